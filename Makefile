@@ -1,0 +1,32 @@
+# The two commands of the README: `make run` and `make test`.
+BUILD_DIR ?= build
+JOBS ?= $(shell nproc)
+LLVM_PREFIX := /usr/lib/llvm-22
+
+.PHONY: run test build deps configure docs clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja: | deps
+	cmake -G Ninja -S . -B $(BUILD_DIR) \
+	  -DCMAKE_BUILD_TYPE=Release \
+	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit
+
+configure: deps $(BUILD_DIR)/build.ninja
+
+build: configure
+	ninja -C $(BUILD_DIR) -j $(JOBS) attune-opt attune-doc
+
+docs: configure
+	ninja -C $(BUILD_DIR) attune-doc
+
+run: build
+	@bash scripts/run-example.sh $(BUILD_DIR)
+
+test: build
+	@bash scripts/run-tests.sh $(BUILD_DIR)
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,10 @@
+//===- AttuneDialect.h - The attune dialect ---------------------*- C++ -*-===//
+
+#ifndef ATTUNE_DIALECT_ATTUNEDIALECT_H
+#define ATTUNE_DIALECT_ATTUNEDIALECT_H
+
+#include "mlir/IR/Dialect.h"
+
+#include "dialect/AttuneDialect.h.inc"
+
+#endif // ATTUNE_DIALECT_ATTUNEDIALECT_H

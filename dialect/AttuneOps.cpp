@@ -1,0 +1,1226 @@
+//===- AttuneOps.cpp - attune operations ----------------------------------===//
+//
+// Each op with inferred results has one `infer<Op>` function that checks every
+// shape, type and attribute rule and computes the result types. The verifier
+// and `inferReturnTypes` both call it, so a rule cannot be checked in one and
+// forgotten in the other. Diagnostics name the operand and give the expected
+// and the actual value.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/AttuneOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::attune;
+
+//===----------------------------------------------------------------------===//
+// Diagnostics and shape helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Emits an op error from the verifier (with the op) or from type inference
+/// (with an optional location and the op name). Without either, diagnostics
+/// are dropped: inference from a builder that does not want errors.
+class Diag {
+public:
+  explicit Diag(Operation *op) : op(op) {}
+  Diag(std::optional<Location> loc, StringRef opName)
+      : loc(loc), opName(opName) {}
+
+  InFlightDiagnostic operator()() const {
+    if (op)
+      return op->emitOpError();
+    if (loc)
+      return mlir::emitError(*loc) << "'" << opName << "' op ";
+    return InFlightDiagnostic();
+  }
+
+private:
+  Operation *op = nullptr;
+  std::optional<Location> loc;
+  StringRef opName;
+};
+
+/// A named operand, for messages. A null value is an absent optional operand.
+struct Named {
+  StringRef name;
+  Value value;
+};
+} // namespace
+
+using Shape = SmallVector<int64_t>;
+static constexpr int64_t kDyn = ShapedType::kDynamic;
+
+static bool isKnown(int64_t d) { return !ShapedType::isDynamic(d); }
+static bool conflicts(int64_t a, int64_t b) {
+  return isKnown(a) && isKnown(b) && a != b;
+}
+/// The more precise of two compatible extents.
+static int64_t refine(int64_t a, int64_t b) { return isKnown(a) ? a : b; }
+
+static std::string dimStr(int64_t d) {
+  return isKnown(d) ? std::to_string(d) : std::string("?");
+}
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::interleave(
+      shape, [&](int64_t d) { s += dimStr(d); }, [&] { s += ", "; });
+  return s + "]";
+}
+
+static RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+static ArrayRef<int64_t> shapeOf(Value v) { return tensorType(v).getShape(); }
+
+/// Normalizes a possibly negative axis into [0, rank); fails with a message.
+static FailureOr<int64_t> normalizeAxis(const Diag &diag, StringRef what,
+                                        int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return diag() << what << " " << axis << " is out of range for rank "
+                  << rank << " (expected " << -rank << " <= " << what << " < "
+                  << rank << ")",
+           failure();
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Every present operand has the element type of the first one.
+static LogicalResult sameElementType(const Diag &diag, ArrayRef<Named> ops) {
+  Type expected;
+  StringRef expectedFrom;
+  for (const Named &n : ops) {
+    if (!n.value)
+      continue;
+    Type t = getElementTypeOrSelf(n.value.getType());
+    if (!expected) {
+      expected = t;
+      expectedFrom = n.name;
+      continue;
+    }
+    if (t != expected)
+      return diag() << n.name << " has element type " << t << ", expected "
+                    << expected << " (the element type of " << expectedFrom
+                    << ")";
+  }
+  return success();
+}
+
+static LogicalResult expectRank(const Diag &diag, const Named &n,
+                                int64_t rank, StringRef layout = {}) {
+  int64_t actual = tensorType(n.value).getRank();
+  if (actual == rank)
+    return success();
+  InFlightDiagnostic d = diag() << n.name << " has rank " << actual
+                                << ", expected rank " << rank;
+  if (!layout.empty())
+    d << " " << layout;
+  return d;
+}
+
+static LogicalResult expectMinRank(const Diag &diag, const Named &n,
+                                   int64_t rank, StringRef layout = {}) {
+  int64_t actual = tensorType(n.value).getRank();
+  if (actual >= rank)
+    return success();
+  InFlightDiagnostic d = diag() << n.name << " has rank " << actual
+                                << ", expected rank >= " << rank;
+  if (!layout.empty())
+    d << " " << layout;
+  return d;
+}
+
+/// Checks a full shape; `?` in `expected` accepts any extent. Absent optional
+/// operands pass.
+static LogicalResult expectShape(const Diag &diag, const Named &n,
+                                 ArrayRef<int64_t> expected) {
+  if (!n.value)
+    return success();
+  ArrayRef<int64_t> actual = shapeOf(n.value);
+  bool ok = actual.size() == expected.size();
+  for (size_t i = 0; ok && i < actual.size(); ++i)
+    ok = !conflicts(actual[i], expected[i]);
+  if (ok)
+    return success();
+  return diag() << n.name << " has shape " << shapeStr(actual)
+                << ", expected " << shapeStr(expected);
+}
+
+/// Checks one extent: `what` is a phrase such as "key dim 3 (Lk)".
+static LogicalResult expectDim(const Diag &diag, StringRef what,
+                               int64_t actual, int64_t expected,
+                               StringRef expectedFrom) {
+  if (!conflicts(actual, expected))
+    return success();
+  return diag() << what << " is " << actual << ", expected " << expected
+                << " (" << expectedFrom << ")";
+}
+
+static LogicalResult expectStatic(const Diag &diag, const Named &n,
+                                  int64_t dim, StringRef meaning) {
+  if (isKnown(shapeOf(n.value)[dim]))
+    return success();
+  return diag() << n.name << " dim " << dim << " (" << meaning
+                << ") must be static, got "
+                << shapeStr(shapeOf(n.value));
+}
+
+/// NumPy broadcast of two shapes (see the dialect description).
+static FailureOr<Shape> broadcastShapes(const Diag &diag, const Named &a,
+                                        ArrayRef<int64_t> as, const Named &b,
+                                        ArrayRef<int64_t> bs) {
+  size_t rank = std::max(as.size(), bs.size());
+  Shape result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i < rank - as.size() ? 1 : as[i - (rank - as.size())];
+    int64_t y = i < rank - bs.size() ? 1 : bs[i - (rank - bs.size())];
+    if (x == 1)
+      result[i] = y;
+    else if (y == 1)
+      result[i] = x;
+    else if (conflicts(x, y))
+      return diag() << "cannot broadcast " << a.name << " of shape "
+                    << shapeStr(as) << " with " << b.name << " of shape "
+                    << shapeStr(bs) << ": extents " << x << " and " << y
+                    << " differ and neither is 1",
+             failure();
+    else
+      result[i] = refine(x, y);
+  }
+  return result;
+}
+
+/// `n` broadcasts to exactly `target` without growing it.
+static LogicalResult expectBroadcastableTo(const Diag &diag, const Named &n,
+                                           ArrayRef<int64_t> target,
+                                           StringRef targetDesc) {
+  if (!n.value)
+    return success();
+  ArrayRef<int64_t> s = shapeOf(n.value);
+  bool ok = s.size() <= target.size();
+  for (size_t i = 0; ok && i < s.size(); ++i) {
+    int64_t x = s[s.size() - 1 - i], t = target[target.size() - 1 - i];
+    ok = x == 1 || !conflicts(x, t);
+  }
+  if (ok)
+    return success();
+  return diag() << n.name << " of shape " << shapeStr(s)
+                << " is not broadcastable to " << targetDesc << " "
+                << shapeStr(target);
+}
+
+static LogicalResult checkKeyLengths(const Diag &diag, Value lengths,
+                                     int64_t batch, StringRef name) {
+  if (!lengths)
+    return success();
+  Named n{name, lengths};
+  if (failed(expectRank(diag, n, 1, "([B])")))
+    return failure();
+  return expectDim(diag, (name + " dim 0 (B)").str(), shapeOf(lengths)[0],
+                   batch, "the batch size");
+}
+
+static LogicalResult checkWindow(const Diag &diag, IntegerAttr window) {
+  if (window && window.getInt() < 1)
+    return diag() << "window must be >= 1, got " << window.getInt();
+  return success();
+}
+
+static LogicalResult checkPositive(const Diag &diag, StringRef what,
+                                   int64_t value) {
+  if (value >= 1)
+    return success();
+  return diag() << what << " must be >= 1, got " << value;
+}
+
+static RankedTensorType makeTensor(ArrayRef<int64_t> shape, Value like) {
+  return RankedTensorType::get(shape, getElementTypeOrSelf(like.getType()));
+}
+
+/// Result types agree when their element types are equal and their shapes
+/// are compatible: a written static extent may refine an inferred `?`.
+static bool compatibleTensorTypes(TypeRange inferred, TypeRange actual) {
+  if (inferred.size() != actual.size())
+    return false;
+  for (auto [a, b] : llvm::zip(inferred, actual)) {
+    auto ta = dyn_cast<RankedTensorType>(a);
+    auto tb = dyn_cast<RankedTensorType>(b);
+    if (!ta || !tb || ta.getElementType() != tb.getElementType() ||
+        failed(verifyCompatibleShape(ta, tb)))
+      return false;
+  }
+  return true;
+}
+
+#define ATTUNE_INFERRED_OP(OP)                                                 \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc, \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return infer##OP(Diag(loc, getOperationName()), adaptor, types);           \
+  }                                                                            \
+  LogicalResult OP::verify() {                                                 \
+    SmallVector<Type> types;                                                   \
+    return infer##OP(Diag(getOperation()), Adaptor(*this), types);             \
+  }                                                                            \
+  bool OP::isCompatibleReturnTypes(TypeRange l, TypeRange r) {                 \
+    return compatibleTensorTypes(l, r);                                        \
+  }
+
+//===----------------------------------------------------------------------===//
+// WeightOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WeightOp::verify() {
+  if (getName().empty())
+    return emitOpError() << "name must be a non-empty state_dict key";
+  if (!getType().hasStaticShape())
+    return emitOpError() << "weight '" << getName()
+                         << "' must have a static shape, got "
+                         << shapeStr(getType().getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferLinearOp(const Diag &diag, LinearOp::Adaptor a,
+                                   SmallVectorImpl<Type> &types) {
+  Named x{"input", a.getInput()}, w{"weight", a.getWeight()},
+      b{"bias", a.getBias()};
+  if (failed(sameElementType(diag, {x, w, b})) ||
+      failed(expectMinRank(diag, x, 1)) ||
+      failed(expectRank(diag, w, 2, "([out, in])")))
+    return failure();
+  ArrayRef<int64_t> xs = shapeOf(x.value), ws = shapeOf(w.value);
+  if (failed(expectDim(diag, "weight dim 1 (in features)", ws[1], xs.back(),
+                       "the last dim of input")) ||
+      failed(expectShape(diag, b, {ws[0]})))
+    return failure();
+  Shape out(xs.drop_back());
+  out.push_back(ws[0]);
+  types.push_back(makeTensor(out, x.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(LinearOp)
+
+static LogicalResult inferMatmulOp(const Diag &diag, MatmulOp::Adaptor a,
+                                   SmallVectorImpl<Type> &types) {
+  Named l{"lhs", a.getLhs()}, r{"rhs", a.getRhs()};
+  if (failed(sameElementType(diag, {l, r})) || failed(expectMinRank(diag, l, 2)) ||
+      failed(expectMinRank(diag, r, 2)))
+    return failure();
+  ArrayRef<int64_t> ls = shapeOf(l.value), rs = shapeOf(r.value);
+  int64_t m = ls[ls.size() - 2], kl = ls.back();
+  if (a.getTransposeLhs())
+    std::swap(m, kl);
+  int64_t kr = rs[rs.size() - 2], n = rs.back();
+  if (a.getTransposeRhs())
+    std::swap(kr, n);
+  if (conflicts(kl, kr))
+    return diag() << "contraction dims differ: lhs has K = " << kl
+                  << " and rhs has K = " << kr;
+  FailureOr<Shape> batch = broadcastShapes(diag, l, ls.drop_back(2), r,
+                                           rs.drop_back(2));
+  if (failed(batch))
+    return failure();
+  Shape out = *batch;
+  out.append({m, n});
+  types.push_back(makeTensor(out, l.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(MatmulOp)
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferTransposeOp(const Diag &diag, TransposeOp::Adaptor a,
+                                      SmallVectorImpl<Type> &types) {
+  ArrayRef<int64_t> in = shapeOf(a.getInput());
+  ArrayRef<int64_t> perm = a.getPermutation();
+  llvm::SmallBitVector seen(in.size());
+  bool ok = perm.size() == in.size();
+  for (int64_t p : perm) {
+    ok = ok && p >= 0 && p < static_cast<int64_t>(in.size()) && !seen[p];
+    if (ok)
+      seen.set(p);
+  }
+  if (!ok)
+    return diag() << "permutation " << shapeStr(perm)
+                  << " is not a permutation of [0, " << in.size()
+                  << ") for an input of rank " << in.size();
+  Shape out;
+  for (int64_t p : perm)
+    out.push_back(in[p]);
+  types.push_back(makeTensor(out, a.getInput()));
+  return success();
+}
+ATTUNE_INFERRED_OP(TransposeOp)
+
+static bool isIdentityPermutation(ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (static_cast<int64_t>(i) != p)
+      return false;
+  return true;
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  if (isIdentityPermutation(getPermutation()) &&
+      getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+namespace {
+/// transpose(transpose(x, p1), p2) -> transpose(x, p1 o p2).
+struct ComposeTransposes : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int64_t> perm;
+    for (int64_t p : op.getPermutation())
+      perm.push_back(inner.getPermutation()[p]);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), inner.getInput(),
+                                             perm);
+    return success();
+  }
+};
+} // namespace
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ComposeTransposes>(context);
+}
+
+static LogicalResult inferSplitHeadsOp(const Diag &diag,
+                                       SplitHeadsOp::Adaptor a,
+                                       SmallVectorImpl<Type> &types) {
+  Named x{"input", a.getInput()};
+  int64_t heads = static_cast<int64_t>(a.getNumHeads());
+  if (failed(expectRank(diag, x, 3, "([B, L, H*D])")) ||
+      failed(checkPositive(diag, "num_heads", heads)) ||
+      failed(expectStatic(diag, x, 2, "H*D")))
+    return failure();
+  ArrayRef<int64_t> s = shapeOf(x.value);
+  if (s[2] % heads != 0)
+    return diag() << "input dim 2 (" << s[2]
+                  << ") is not divisible by num_heads (" << heads << ")";
+  types.push_back(makeTensor({s[0], heads, s[1], s[2] / heads}, x.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(SplitHeadsOp)
+
+static LogicalResult inferMergeHeadsOp(const Diag &diag,
+                                       MergeHeadsOp::Adaptor a,
+                                       SmallVectorImpl<Type> &types) {
+  Named x{"input", a.getInput()};
+  if (failed(expectRank(diag, x, 4, "([B, H, L, D])")) ||
+      failed(expectStatic(diag, x, 1, "H")) ||
+      failed(expectStatic(diag, x, 3, "D")))
+    return failure();
+  ArrayRef<int64_t> s = shapeOf(x.value);
+  types.push_back(makeTensor({s[0], s[2], s[1] * s[3]}, x.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(MergeHeadsOp)
+
+OpFoldResult MergeHeadsOp::fold(FoldAdaptor) {
+  if (auto split = getInput().getDefiningOp<SplitHeadsOp>())
+    if (split.getInput().getType() == getType())
+      return split.getInput();
+  return {};
+}
+
+static LogicalResult inferSliceOp(const Diag &diag, SliceOp::Adaptor a,
+                                  SmallVectorImpl<Type> &types) {
+  ArrayRef<int64_t> s = shapeOf(a.getInput());
+  FailureOr<int64_t> axis = normalizeAxis(
+      diag, "axis", static_cast<int64_t>(a.getAxis()), s.size());
+  if (failed(axis))
+    return failure();
+  int64_t offset = static_cast<int64_t>(a.getOffset());
+  int64_t size = static_cast<int64_t>(a.getSize());
+  if (offset < 0)
+    return diag() << "offset must be >= 0, got " << offset;
+  if (failed(checkPositive(diag, "size", size)))
+    return failure();
+  if (isKnown(s[*axis]) && offset + size > s[*axis])
+    return diag() << "slice [" << offset << ", " << offset + size
+                  << ") exceeds input dim " << *axis << " of extent "
+                  << s[*axis];
+  Shape out(s);
+  out[*axis] = size;
+  types.push_back(makeTensor(out, a.getInput()));
+  return success();
+}
+ATTUNE_INFERRED_OP(SliceOp)
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (getOffset() == 0 && getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+static LogicalResult inferExpandDimsOp(const Diag &diag,
+                                       ExpandDimsOp::Adaptor a,
+                                       SmallVectorImpl<Type> &types) {
+  ArrayRef<int64_t> s = shapeOf(a.getInput());
+  FailureOr<int64_t> axis = normalizeAxis(
+      diag, "axis", static_cast<int64_t>(a.getAxis()), s.size() + 1);
+  if (failed(axis))
+    return failure();
+  Shape out(s);
+  out.insert(out.begin() + *axis, 1);
+  types.push_back(makeTensor(out, a.getInput()));
+  return success();
+}
+ATTUNE_INFERRED_OP(ExpandDimsOp)
+
+static LogicalResult inferSqueezeOp(const Diag &diag, SqueezeOp::Adaptor a,
+                                    SmallVectorImpl<Type> &types) {
+  ArrayRef<int64_t> s = shapeOf(a.getInput());
+  FailureOr<int64_t> axis = normalizeAxis(
+      diag, "axis", static_cast<int64_t>(a.getAxis()), s.size());
+  if (failed(axis))
+    return failure();
+  if (s[*axis] != 1)
+    return diag() << "input dim " << *axis << " has extent "
+                  << dimStr(s[*axis]) << ", expected a static 1";
+  Shape out(s);
+  out.erase(out.begin() + *axis);
+  types.push_back(makeTensor(out, a.getInput()));
+  return success();
+}
+ATTUNE_INFERRED_OP(SqueezeOp)
+
+OpFoldResult SqueezeOp::fold(FoldAdaptor) {
+  auto expand = getInput().getDefiningOp<ExpandDimsOp>();
+  if (!expand)
+    return {};
+  int64_t rank = getInput().getType().getRank();
+  auto norm = [&](int64_t axis) { return axis < 0 ? axis + rank : axis; };
+  if (norm(static_cast<int64_t>(expand.getAxis())) ==
+          norm(static_cast<int64_t>(getAxis())) &&
+      expand.getInput().getType() == getType())
+    return expand.getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise and normalization
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ScaleOp::fold(FoldAdaptor) {
+  if (getFactor().convertToDouble() == 1.0)
+    return getInput();
+  return {};
+}
+
+namespace {
+/// scale(scale(x, a), b) -> scale(x, a * b).
+struct CombineScales : OpRewritePattern<ScaleOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScaleOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<ScaleOp>();
+    if (!inner)
+      return failure();
+    double factor = inner.getFactor().convertToDouble() *
+                    op.getFactor().convertToDouble();
+    rewriter.replaceOpWithNewOp<ScaleOp>(op, inner.getInput(),
+                                         rewriter.getF64FloatAttr(factor));
+    return success();
+  }
+};
+} // namespace
+
+void ScaleOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<CombineScales>(context);
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return normalizeAxis(Diag(getOperation()), "axis",
+                       static_cast<int64_t>(getAxis()),
+                       getInput().getType().getRank());
+}
+
+static LogicalResult inferBroadcastBinary(const Diag &diag, Value lhs,
+                                          Value rhs,
+                                          SmallVectorImpl<Type> &types) {
+  Named l{"lhs", lhs}, r{"rhs", rhs};
+  if (failed(sameElementType(diag, {l, r})))
+    return failure();
+  FailureOr<Shape> out =
+      broadcastShapes(diag, l, shapeOf(lhs), r, shapeOf(rhs));
+  if (failed(out))
+    return failure();
+  types.push_back(makeTensor(*out, lhs));
+  return success();
+}
+
+static LogicalResult inferAddOp(const Diag &diag, AddOp::Adaptor a,
+                                SmallVectorImpl<Type> &types) {
+  return inferBroadcastBinary(diag, a.getLhs(), a.getRhs(), types);
+}
+ATTUNE_INFERRED_OP(AddOp)
+
+static LogicalResult inferMulOp(const Diag &diag, MulOp::Adaptor a,
+                                SmallVectorImpl<Type> &types) {
+  return inferBroadcastBinary(diag, a.getLhs(), a.getRhs(), types);
+}
+ATTUNE_INFERRED_OP(MulOp)
+
+static LogicalResult inferLayerNormOp(const Diag &diag, LayerNormOp::Adaptor a,
+                                      SmallVectorImpl<Type> &types) {
+  Named x{"input", a.getInput()}, w{"weight", a.getWeight()},
+      b{"bias", a.getBias()};
+  if (failed(sameElementType(diag, {x, w, b})))
+    return failure();
+  ArrayRef<int64_t> s = shapeOf(x.value);
+  int64_t nrank = static_cast<int64_t>(a.getNormalizedRank());
+  if (nrank < 1 || nrank > static_cast<int64_t>(s.size()))
+    return diag() << "normalized_rank " << nrank << " is out of range for an "
+                  << "input of rank " << s.size() << " (expected 1 <= "
+                  << "normalized_rank <= " << s.size() << ")";
+  ArrayRef<int64_t> normalized = s.take_back(nrank);
+  for (int64_t i = s.size() - nrank; i < static_cast<int64_t>(s.size()); ++i)
+    if (failed(expectStatic(diag, x, i, "normalized")))
+      return failure();
+  double eps = a.getEpsilon().convertToDouble();
+  if (!(eps > 0.0))
+    return diag() << "epsilon must be positive, got " << eps;
+  if (failed(expectShape(diag, w, normalized)) ||
+      failed(expectShape(diag, b, normalized)))
+    return failure();
+  types.push_back(x.value.getType());
+  return success();
+}
+ATTUNE_INFERRED_OP(LayerNormOp)
+
+//===----------------------------------------------------------------------===//
+// Embeddings
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferEmbeddingOp(const Diag &diag, EmbeddingOp::Adaptor a,
+                                      SmallVectorImpl<Type> &types) {
+  Named t{"table", a.getTable()};
+  if (failed(expectRank(diag, t, 2, "([V, E])")) ||
+      failed(expectStatic(diag, t, 0, "V")) ||
+      failed(expectStatic(diag, t, 1, "E")))
+    return failure();
+  Shape out(shapeOf(a.getIds()));
+  out.push_back(shapeOf(t.value)[1]);
+  types.push_back(makeTensor(out, t.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(EmbeddingOp)
+
+static LogicalResult
+inferPositionalEncodingOp(const Diag &diag, PositionalEncodingOp::Adaptor a,
+                          SmallVectorImpl<Type> &types) {
+  Named x{"input", a.getInput()}, t{"table", a.getTable()};
+  if (failed(sameElementType(diag, {x, t})) ||
+      failed(expectMinRank(diag, x, 2, "([..., L, E])")))
+    return failure();
+  ArrayRef<int64_t> s = shapeOf(x.value);
+  if (failed(expectStatic(diag, x, s.size() - 1, "E")))
+    return failure();
+  int64_t offset = static_cast<int64_t>(a.getOffset());
+  if (offset < 0)
+    return diag() << "offset must be >= 0, got " << offset;
+  bool learned = a.getKind() == PositionalKind::learned;
+  if (learned && !t.value)
+    return diag() << "learned positional encoding requires a table operand";
+  if (!learned && t.value)
+    return diag() << "sinusoidal positional encoding takes no table operand";
+  if (learned) {
+    if (failed(expectRank(diag, t, 2, "([maxLen, E])")) ||
+        failed(expectDim(diag, "table dim 1 (E)", shapeOf(t.value)[1],
+                         s.back(), "the last dim of input")))
+      return failure();
+    int64_t maxLen = shapeOf(t.value)[0], len = s[s.size() - 2];
+    if (isKnown(maxLen) && isKnown(len) && offset + len > maxLen)
+      return diag() << "positions [" << offset << ", " << offset + len
+                    << ") exceed the table's " << maxLen << " rows";
+  }
+  types.push_back(x.value.getType());
+  return success();
+}
+ATTUNE_INFERRED_OP(PositionalEncodingOp)
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferAttentionOp(const Diag &diag, AttentionOp::Adaptor a,
+                                      SmallVectorImpl<Type> &types) {
+  Named q{"query", a.getQuery()}, k{"key", a.getKey()}, v{"value", a.getValue()},
+      bias{"bias", a.getBias()};
+  if (failed(sameElementType(diag, {q, k, v, bias})) ||
+      failed(expectRank(diag, q, 4, "([B, H, Lq, D])")) ||
+      failed(expectRank(diag, k, 4, "([B, Hk, Lk, D])")) ||
+      failed(expectRank(diag, v, 4, "([B, Hk, Lk, Dv])")) ||
+      failed(expectStatic(diag, q, 1, "H")) ||
+      failed(expectStatic(diag, q, 3, "D")) ||
+      failed(expectStatic(diag, k, 1, "Hk")) ||
+      failed(expectStatic(diag, v, 3, "Dv")))
+    return failure();
+  ArrayRef<int64_t> qs = shapeOf(q.value), ks = shapeOf(k.value),
+                    vs = shapeOf(v.value);
+  int64_t heads = qs[1], kvHeads = ks[1];
+  if (kvHeads < 1 || heads % kvHeads != 0)
+    return diag() << "key heads (" << kvHeads
+                  << ") must divide query heads (" << heads << ")";
+  if (failed(expectDim(diag, "key dim 0 (B)", ks[0], qs[0], "query batch")) ||
+      failed(expectDim(diag, "value dim 0 (B)", vs[0], qs[0], "query batch")) ||
+      failed(expectDim(diag, "value dim 1 (Hk)", vs[1], kvHeads,
+                       "key heads")) ||
+      failed(expectDim(diag, "key head dim", ks[3], qs[3],
+                       "query head dim")) ||
+      failed(expectDim(diag, "value dim 2 (Lk)", vs[2], ks[2], "key length")))
+    return failure();
+  int64_t batch = refine(refine(qs[0], ks[0]), vs[0]);
+  int64_t kvLen = refine(ks[2], vs[2]);
+  if (failed(checkKeyLengths(diag, a.getKeyLengths(), batch, "key_lengths")) ||
+      failed(expectBroadcastableTo(diag, bias, {batch, heads, qs[2], kvLen},
+                                   "[B, H, Lq, Lk] =")) ||
+      failed(checkWindow(diag, a.getWindowAttr())))
+    return failure();
+  if (a.getScaleAttr() && a.getScore() == ScoreKind::dot)
+    return diag() << "scale is only meaningful with score = scaled_dot";
+  types.push_back(makeTensor({batch, heads, qs[2], vs[3]}, q.value));
+  if (a.getReturnWeights())
+    types.push_back(makeTensor({batch, heads, qs[2], kvLen}, q.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(AttentionOp)
+
+double AttentionOp::getEffectiveScale() {
+  if (getScore() == ScoreKind::dot)
+    return 1.0;
+  if (std::optional<APFloat> s = getScale())
+    return s->convertToDouble();
+  return 1.0 / std::sqrt(static_cast<double>(getQuery().getType().getShape()[3]));
+}
+
+static LogicalResult inferMaskOp(const Diag &diag, MaskOp::Adaptor a,
+                                 SmallVectorImpl<Type> &types) {
+  Named x{"input", a.getInput()};
+  if (failed(expectMinRank(diag, x, a.getKeyLengths() ? 3 : 2,
+                           a.getKeyLengths() ? "([B, ..., Lq, Lk])"
+                                             : "([..., Lq, Lk])")) ||
+      failed(checkKeyLengths(diag, a.getKeyLengths(), shapeOf(x.value)[0],
+                             "key_lengths")) ||
+      failed(checkWindow(diag, a.getWindowAttr())))
+    return failure();
+  types.push_back(x.value.getType());
+  return success();
+}
+ATTUNE_INFERRED_OP(MaskOp)
+
+OpFoldResult MaskOp::fold(FoldAdaptor) {
+  if (!getCausal() && !getWindow() && !getKeyLengths())
+    return getInput();
+  return {};
+}
+
+static LogicalResult
+inferMultiHeadAttentionOp(const Diag &diag, MultiHeadAttentionOp::Adaptor a,
+                          SmallVectorImpl<Type> &types) {
+  Named q{"query", a.getQuery()}, k{"key", a.getKey()}, v{"value", a.getValue()},
+      inW{"in_proj_weight", a.getInProjWeight()},
+      qW{"q_proj_weight", a.getQProjWeight()},
+      kW{"k_proj_weight", a.getKProjWeight()},
+      vW{"v_proj_weight", a.getVProjWeight()},
+      inB{"in_proj_bias", a.getInProjBias()},
+      outW{"out_proj_weight", a.getOutProjWeight()},
+      outB{"out_proj_bias", a.getOutProjBias()}, bias{"bias", a.getBias()};
+  if (failed(sameElementType(diag,
+                             {q, k, v, inW, qW, kW, vW, inB, outW, outB, bias})) ||
+      failed(expectRank(diag, q, 3, "([B, Lq, E])")) ||
+      failed(expectRank(diag, k, 3, "([B, Lk, Ek])")) ||
+      failed(expectRank(diag, v, 3, "([B, Lk, Ev])")) ||
+      failed(expectStatic(diag, q, 2, "E")))
+    return failure();
+  ArrayRef<int64_t> qs = shapeOf(q.value), ks = shapeOf(k.value),
+                    vs = shapeOf(v.value);
+  int64_t embed = qs[2];
+  int64_t heads = static_cast<int64_t>(a.getNumHeads());
+  int64_t kvHeads =
+      a.getNumKvHeadsAttr() ? a.getNumKvHeadsAttr().getInt() : heads;
+  if (failed(checkPositive(diag, "num_heads", heads)) ||
+      failed(checkPositive(diag, "num_kv_heads", kvHeads)))
+    return failure();
+  if (embed % heads != 0)
+    return diag() << "embedding dim " << embed
+                  << " is not divisible by num_heads " << heads;
+  if (heads % kvHeads != 0)
+    return diag() << "num_kv_heads " << kvHeads << " does not divide num_heads "
+                  << heads;
+  int64_t kvDim = kvHeads * (embed / heads);
+  if (failed(expectDim(diag, "key dim 0 (B)", ks[0], qs[0], "query batch")) ||
+      failed(expectDim(diag, "value dim 0 (B)", vs[0], qs[0], "query batch")) ||
+      failed(expectDim(diag, "value dim 1 (Lk)", vs[1], ks[1], "key length")))
+    return failure();
+  bool separate = qW.value || kW.value || vW.value;
+  if (inW.value && separate)
+    return diag() << "expected either in_proj_weight or q/k/v_proj_weight, "
+                     "got both";
+  if (inW.value) {
+    if (failed(expectShape(diag, inW, {embed + 2 * kvDim, embed})) ||
+        failed(expectDim(diag, "key dim 2 (Ek)", ks[2], embed,
+                         "a packed in_proj_weight needs Ek = E")) ||
+        failed(expectDim(diag, "value dim 2 (Ev)", vs[2], embed,
+                         "a packed in_proj_weight needs Ev = E")))
+      return failure();
+  } else if (qW.value && kW.value && vW.value) {
+    if (failed(expectShape(diag, qW, {embed, embed})) ||
+        failed(expectShape(diag, kW, {kvDim, ks[2]})) ||
+        failed(expectShape(diag, vW, {kvDim, vs[2]})))
+      return failure();
+  } else {
+    return diag() << "expected in_proj_weight or all of q_proj_weight, "
+                     "k_proj_weight and v_proj_weight";
+  }
+  int64_t batch = refine(refine(qs[0], ks[0]), vs[0]);
+  if (failed(expectShape(diag, inB, {embed + 2 * kvDim})) ||
+      failed(expectShape(diag, outW, {embed, embed})) ||
+      failed(expectShape(diag, outB, {embed})) ||
+      failed(checkKeyLengths(diag, a.getKeyLengths(), batch, "key_lengths")) ||
+      failed(expectBroadcastableTo(diag, bias,
+                                   {batch, heads, qs[1], refine(ks[1], vs[1])},
+                                   "[B, num_heads, Lq, Lk] =")) ||
+      failed(checkWindow(diag, a.getWindowAttr())))
+    return failure();
+  types.push_back(makeTensor({batch, qs[1], embed}, q.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(MultiHeadAttentionOp)
+
+static LogicalResult inferSeq2SeqAttentionOp(const Diag &diag,
+                                             Seq2SeqAttentionOp::Adaptor a,
+                                             SmallVectorImpl<Type> &types) {
+  Named q{"query", a.getQuery()}, k{"keys", a.getKeys()},
+      v{"values", a.getValues()};
+  SmallVector<Named> all = {q, k, v};
+  for (Value w : a.getWeights())
+    all.push_back({"weight", w});
+  if (failed(sameElementType(diag, all)) ||
+      failed(expectRank(diag, q, 3, "([B, Lq, Dq])")) ||
+      failed(expectRank(diag, k, 3, "([B, Lk, Dk])")) ||
+      failed(expectRank(diag, v, 3, "([B, Lk, Dv])")))
+    return failure();
+  ArrayRef<int64_t> qs = shapeOf(q.value), ks = shapeOf(k.value),
+                    vs = shapeOf(v.value);
+  if (failed(expectDim(diag, "keys dim 0 (B)", ks[0], qs[0], "query batch")) ||
+      failed(expectDim(diag, "values dim 0 (B)", vs[0], qs[0],
+                       "query batch")) ||
+      failed(expectDim(diag, "values dim 1 (Lk)", vs[1], ks[1],
+                       "keys length")))
+    return failure();
+  int64_t batch = refine(refine(qs[0], ks[0]), vs[0]);
+  int64_t kvLen = refine(ks[1], vs[1]);
+  int64_t dq = qs[2], dk = ks[2];
+  ValueRange w = a.getWeights();
+  auto expectCount = [&](StringRef layout, size_t lo,
+                         size_t hi) -> LogicalResult {
+    if (w.size() >= lo && w.size() <= hi)
+      return success();
+    return diag() << "score " << stringifySeq2SeqScore(a.getScore())
+                  << " expects weights " << layout << ", got " << w.size()
+                  << " weight operand(s)";
+  };
+  switch (a.getScore()) {
+  case Seq2SeqScore::dot:
+    if (failed(expectCount("()", 0, 0)) ||
+        failed(expectDim(diag, "keys dim 2 (Dk)", dk, dq,
+                         "dot scores need Dk = Dq")))
+      return failure();
+    break;
+  case Seq2SeqScore::general:
+    if (failed(expectCount("(W [Dq, Dk])", 1, 1)) ||
+        failed(expectShape(diag, {"W", w[0]}, {dq, dk})))
+      return failure();
+    break;
+  case Seq2SeqScore::additive: {
+    if (failed(expectCount("(W1 [A, Dq], W2 [A, Dk], v [1, A][, b [A]])", 3,
+                           4)) ||
+        failed(expectRank(diag, {"W1", w[0]}, 2, "([A, Dq])")))
+      return failure();
+    int64_t attn = shapeOf(w[0])[0];
+    if (failed(expectShape(diag, {"W1", w[0]}, {attn, dq})) ||
+        failed(expectShape(diag, {"W2", w[1]}, {attn, dk})) ||
+        failed(expectShape(diag, {"v", w[2]}, {1, attn})) ||
+        (w.size() == 4 && failed(expectShape(diag, {"b", w[3]}, {attn}))))
+      return failure();
+    break;
+  }
+  case Seq2SeqScore::location: {
+    if (failed(expectCount("(W [Lk, Dq][, b [Lk]])", 1, 2)) ||
+        failed(expectRank(diag, {"W", w[0]}, 2, "([Lk, Dq])")))
+      return failure();
+    int64_t rows = shapeOf(w[0])[0];
+    if (failed(expectShape(diag, {"W", w[0]}, {kvLen, dq})) ||
+        (w.size() == 2 && failed(expectShape(diag, {"b", w[1]}, {rows}))))
+      return failure();
+    kvLen = refine(kvLen, rows);
+    break;
+  }
+  }
+  if (failed(checkKeyLengths(diag, a.getKeyLengths(), batch, "key_lengths")))
+    return failure();
+  types.push_back(makeTensor({batch, qs[1], vs[2]}, q.value));
+  if (a.getReturnWeights())
+    types.push_back(makeTensor({batch, qs[1], kvLen}, q.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(Seq2SeqAttentionOp)
+
+//===----------------------------------------------------------------------===//
+// Transformer blocks
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferFeedForwardOp(const Diag &diag,
+                                        FeedForwardOp::Adaptor a,
+                                        SmallVectorImpl<Type> &types) {
+  Named x{"input", a.getInput()}, w1{"weight1", a.getWeight1()},
+      b1{"bias1", a.getBias1()}, w2{"weight2", a.getWeight2()},
+      b2{"bias2", a.getBias2()};
+  if (failed(sameElementType(diag, {x, w1, b1, w2, b2})) ||
+      failed(expectMinRank(diag, x, 1)) ||
+      failed(expectRank(diag, w1, 2, "([F, E])")) ||
+      failed(expectRank(diag, w2, 2, "([E2, F])")))
+    return failure();
+  ArrayRef<int64_t> xs = shapeOf(x.value), s1 = shapeOf(w1.value),
+                    s2 = shapeOf(w2.value);
+  if (failed(expectDim(diag, "weight1 dim 1 (E)", s1[1], xs.back(),
+                       "the last dim of input")) ||
+      failed(expectShape(diag, b1, {s1[0]})) ||
+      failed(expectDim(diag, "weight2 dim 1 (F)", s2[1], s1[0],
+                       "weight1 dim 0")) ||
+      failed(expectShape(diag, b2, {s2[0]})))
+    return failure();
+  Shape out(xs.drop_back());
+  out.push_back(s2[0]);
+  types.push_back(makeTensor(out, x.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(FeedForwardOp)
+
+/// Checks the parts shared by the encoder and decoder layers: the model input
+/// `x [B, L, E]`, heads, activation, epsilon, the feed-forward weights and the
+/// given layer norms. Returns E.
+static FailureOr<int64_t>
+checkLayerCommon(const Diag &diag, const Named &x, int64_t heads,
+                 Activation act, double eps, const Named &l1w,
+                 const Named &l1b, const Named &l2w, const Named &l2b,
+                 ArrayRef<Named> normParams) {
+  if (failed(expectRank(diag, x, 3, "([B, L, E])")) ||
+      failed(expectStatic(diag, x, 2, "E")) ||
+      failed(checkPositive(diag, "num_heads", heads)))
+    return failure();
+  int64_t embed = shapeOf(x.value)[2];
+  if (embed % heads != 0)
+    return diag() << "embedding dim " << embed
+                  << " is not divisible by num_heads " << heads,
+           failure();
+  if (act != Activation::relu && act != Activation::gelu)
+    return diag() << "activation must be relu or gelu (as in PyTorch), got "
+                  << stringifyActivation(act),
+           failure();
+  if (!(eps > 0.0))
+    return diag() << "layer_norm_eps must be positive, got " << eps,
+           failure();
+  if (failed(expectRank(diag, l1w, 2, "([F, E])")))
+    return failure();
+  int64_t ff = shapeOf(l1w.value)[0];
+  if (failed(expectShape(diag, l1w, {ff, embed})) ||
+      failed(expectShape(diag, l1b, {ff})) ||
+      failed(expectShape(diag, l2w, {embed, ff})) ||
+      failed(expectShape(diag, l2b, {embed})))
+    return failure();
+  for (const Named &n : normParams)
+    if (failed(expectShape(diag, n, {embed})))
+      return failure();
+  return embed;
+}
+
+static LogicalResult checkPackedAttention(const Diag &diag, int64_t embed,
+                                          const Named &inW, const Named &inB,
+                                          const Named &outW,
+                                          const Named &outB) {
+  if (failed(expectShape(diag, inW, {3 * embed, embed})) ||
+      failed(expectShape(diag, inB, {3 * embed})) ||
+      failed(expectShape(diag, outW, {embed, embed})) ||
+      failed(expectShape(diag, outB, {embed})))
+    return failure();
+  return success();
+}
+
+static LogicalResult inferEncoderLayerOp(const Diag &diag,
+                                         EncoderLayerOp::Adaptor a,
+                                         SmallVectorImpl<Type> &types) {
+  Named x{"src", a.getSrc()},
+      inW{"self_attn.in_proj_weight", a.getInProjWeight()},
+      inB{"self_attn.in_proj_bias", a.getInProjBias()},
+      outW{"self_attn.out_proj.weight", a.getOutProjWeight()},
+      outB{"self_attn.out_proj.bias", a.getOutProjBias()},
+      l1w{"linear1.weight", a.getLinear1Weight()},
+      l1b{"linear1.bias", a.getLinear1Bias()},
+      l2w{"linear2.weight", a.getLinear2Weight()},
+      l2b{"linear2.bias", a.getLinear2Bias()},
+      n1w{"norm1.weight", a.getNorm1Weight()},
+      n1b{"norm1.bias", a.getNorm1Bias()},
+      n2w{"norm2.weight", a.getNorm2Weight()},
+      n2b{"norm2.bias", a.getNorm2Bias()};
+  if (failed(sameElementType(
+          diag, {x, inW, inB, outW, outB, l1w, l1b, l2w, l2b, n1w, n1b, n2w,
+                 n2b})))
+    return failure();
+  FailureOr<int64_t> embed = checkLayerCommon(
+      diag, x, static_cast<int64_t>(a.getNumHeads()), a.getActivation(),
+      a.getLayerNormEps().convertToDouble(), l1w, l1b, l2w, l2b,
+      {n1w, n1b, n2w, n2b});
+  if (failed(embed) ||
+      failed(checkPackedAttention(diag, *embed, inW, inB, outW, outB)) ||
+      failed(checkKeyLengths(diag, a.getKeyLengths(), shapeOf(x.value)[0],
+                             "key_lengths")))
+    return failure();
+  types.push_back(x.value.getType());
+  return success();
+}
+ATTUNE_INFERRED_OP(EncoderLayerOp)
+
+static LogicalResult inferDecoderLayerOp(const Diag &diag,
+                                         DecoderLayerOp::Adaptor a,
+                                         SmallVectorImpl<Type> &types) {
+  Named x{"tgt", a.getTgt()}, mem{"memory", a.getMemory()},
+      saW{"self_attn.in_proj_weight", a.getSaInProjWeight()},
+      saB{"self_attn.in_proj_bias", a.getSaInProjBias()},
+      saOW{"self_attn.out_proj.weight", a.getSaOutProjWeight()},
+      saOB{"self_attn.out_proj.bias", a.getSaOutProjBias()},
+      caW{"multihead_attn.in_proj_weight", a.getCaInProjWeight()},
+      caB{"multihead_attn.in_proj_bias", a.getCaInProjBias()},
+      caOW{"multihead_attn.out_proj.weight", a.getCaOutProjWeight()},
+      caOB{"multihead_attn.out_proj.bias", a.getCaOutProjBias()},
+      l1w{"linear1.weight", a.getLinear1Weight()},
+      l1b{"linear1.bias", a.getLinear1Bias()},
+      l2w{"linear2.weight", a.getLinear2Weight()},
+      l2b{"linear2.bias", a.getLinear2Bias()},
+      n1w{"norm1.weight", a.getNorm1Weight()},
+      n1b{"norm1.bias", a.getNorm1Bias()},
+      n2w{"norm2.weight", a.getNorm2Weight()},
+      n2b{"norm2.bias", a.getNorm2Bias()},
+      n3w{"norm3.weight", a.getNorm3Weight()},
+      n3b{"norm3.bias", a.getNorm3Bias()};
+  if (failed(sameElementType(diag, {x, mem, saW, saB, saOW, saOB, caW, caB,
+                                    caOW, caOB, l1w, l1b, l2w, l2b, n1w, n1b,
+                                    n2w, n2b, n3w, n3b})))
+    return failure();
+  FailureOr<int64_t> embed = checkLayerCommon(
+      diag, x, static_cast<int64_t>(a.getNumHeads()), a.getActivation(),
+      a.getLayerNormEps().convertToDouble(), l1w, l1b, l2w, l2b,
+      {n1w, n1b, n2w, n2b, n3w, n3b});
+  if (failed(embed) || failed(expectRank(diag, mem, 3, "([B, Ls, E])")))
+    return failure();
+  ArrayRef<int64_t> ts = shapeOf(x.value), ms = shapeOf(mem.value);
+  if (failed(expectDim(diag, "memory dim 0 (B)", ms[0], ts[0], "tgt batch")) ||
+      failed(expectDim(diag, "memory dim 2 (E)", ms[2], *embed,
+                       "tgt embedding dim")) ||
+      failed(checkPackedAttention(diag, *embed, saW, saB, saOW, saOB)) ||
+      failed(checkPackedAttention(diag, *embed, caW, caB, caOW, caOB)))
+    return failure();
+  int64_t batch = refine(ts[0], ms[0]);
+  if (failed(checkKeyLengths(diag, a.getTgtKeyLengths(), batch,
+                             "tgt_key_lengths")) ||
+      failed(checkKeyLengths(diag, a.getMemoryKeyLengths(), batch,
+                             "memory_key_lengths")))
+    return failure();
+  types.push_back(makeTensor({batch, ts[1], *embed}, x.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(DecoderLayerOp)
+
+//===----------------------------------------------------------------------===//
+// Recurrent layers
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkNonlinearity(const Diag &diag, Activation act) {
+  if (act == Activation::tanh || act == Activation::relu)
+    return success();
+  return diag() << "nonlinearity must be tanh or relu (as in PyTorch), got "
+                << stringifyActivation(act);
+}
+
+/// Checks `weight_ih [G*H, in]`, `weight_hh [G*H, H]` and, when present, the
+/// two biases at `weights[first..]`. `suffix` names the layer, e.g. "_l1".
+static LogicalResult checkGateWeights(const Diag &diag, ValueRange weights,
+                                      size_t first, bool biases, int64_t gates,
+                                      int64_t hidden, int64_t inFeatures,
+                                      StringRef suffix) {
+  std::string sfx = suffix.str();
+  std::string ih = "weight_ih" + sfx, hh = "weight_hh" + sfx,
+              bih = "bias_ih" + sfx, bhh = "bias_hh" + sfx;
+  if (failed(expectShape(diag, {ih, weights[first]},
+                         {gates * hidden, inFeatures})) ||
+      failed(expectShape(diag, {hh, weights[first + 1]},
+                         {gates * hidden, hidden})))
+    return failure();
+  if (biases && (failed(expectShape(diag, {bih, weights[first + 2]},
+                                    {gates * hidden})) ||
+                 failed(expectShape(diag, {bhh, weights[first + 3]},
+                                    {gates * hidden}))))
+    return failure();
+  return success();
+}
+
+/// Shared by rnn, lstm and gru: checks everything and pushes the output, the
+/// final hidden state and, when `initialC` is given (LSTM), the final cell
+/// state types.
+static LogicalResult
+inferRecurrent(const Diag &diag, int64_t gates, Value input, ValueRange weights,
+               Value initialH, Value initialC, bool isLstm, int64_t hidden,
+               int64_t layers, bool bidirectional, bool biases,
+               SmallVectorImpl<Type> &types) {
+  Named x{"input", input}, h0{"initial_h", initialH}, c0{"initial_c", initialC};
+  SmallVector<Named> all = {x, h0, c0};
+  for (Value w : weights)
+    all.push_back({"weight", w});
+  if (failed(sameElementType(diag, all)) ||
+      failed(expectRank(diag, x, 3, "([B, T, I])")) ||
+      failed(expectStatic(diag, x, 2, "I")) ||
+      failed(checkPositive(diag, "hidden_size", hidden)) ||
+      failed(checkPositive(diag, "num_layers", layers)))
+    return failure();
+  int64_t dirs = bidirectional ? 2 : 1;
+  size_t perLayer = biases ? 4 : 2;
+  size_t expected = layers * dirs * perLayer;
+  if (weights.size() != expected)
+    return diag() << "expected " << expected << " weight operands ("
+                  << layers << " layer(s) x " << dirs << " direction(s) x "
+                  << perLayer << "), got " << weights.size();
+  ArrayRef<int64_t> xs = shapeOf(input);
+  for (int64_t l = 0; l < layers; ++l) {
+    int64_t inFeatures = l == 0 ? xs[2] : dirs * hidden;
+    for (int64_t d = 0; d < dirs; ++d) {
+      std::string suffix = "_l" + std::to_string(l) + (d ? "_reverse" : "");
+      if (failed(checkGateWeights(diag, weights, (l * dirs + d) * perLayer,
+                                  biases, gates, hidden, inFeatures, suffix)))
+        return failure();
+    }
+  }
+  Shape state = {layers * dirs, xs[0], hidden};
+  if (failed(expectShape(diag, h0, state)) ||
+      failed(expectShape(diag, c0, state)))
+    return failure();
+  types.push_back(makeTensor({xs[0], xs[1], dirs * hidden}, input));
+  types.push_back(makeTensor(state, input));
+  if (isLstm)
+    types.push_back(makeTensor(state, input));
+  return success();
+}
+
+static LogicalResult inferRNNOp(const Diag &diag, RNNOp::Adaptor a,
+                                SmallVectorImpl<Type> &types) {
+  if (failed(checkNonlinearity(diag, a.getNonlinearity())))
+    return failure();
+  return inferRecurrent(diag, RNNOp::kNumGates, a.getInput(), a.getWeights(),
+                        a.getInitialH(), Value(), /*isLstm=*/false,
+                        static_cast<int64_t>(a.getHiddenSize()),
+                        static_cast<int64_t>(a.getNumLayers()),
+                        a.getBidirectional(), a.getHasBiases(), types);
+}
+ATTUNE_INFERRED_OP(RNNOp)
+
+static LogicalResult inferLSTMOp(const Diag &diag, LSTMOp::Adaptor a,
+                                 SmallVectorImpl<Type> &types) {
+  return inferRecurrent(diag, LSTMOp::kNumGates, a.getInput(), a.getWeights(),
+                        a.getInitialH(), a.getInitialC(), /*isLstm=*/true,
+                        static_cast<int64_t>(a.getHiddenSize()),
+                        static_cast<int64_t>(a.getNumLayers()),
+                        a.getBidirectional(), a.getHasBiases(), types);
+}
+ATTUNE_INFERRED_OP(LSTMOp)
+
+static LogicalResult inferGRUOp(const Diag &diag, GRUOp::Adaptor a,
+                                SmallVectorImpl<Type> &types) {
+  return inferRecurrent(diag, GRUOp::kNumGates, a.getInput(), a.getWeights(),
+                        a.getInitialH(), Value(), /*isLstm=*/false,
+                        static_cast<int64_t>(a.getHiddenSize()),
+                        static_cast<int64_t>(a.getNumLayers()),
+                        a.getBidirectional(), a.getHasBiases(), types);
+}
+ATTUNE_INFERRED_OP(GRUOp)
+
+/// Shared by the cells: `input [B, I]`, `h [B, H]`, optional `c [B, H]` and
+/// 2 or 4 gate weights. Pushes one `[B, H]` type per state.
+static LogicalResult inferCell(const Diag &diag, int64_t gates, Value input,
+                               Value h, Value c, ValueRange weights,
+                               SmallVectorImpl<Type> &types) {
+  Named x{"input", input}, hn{"h", h}, cn{"c", c};
+  SmallVector<Named> all = {x, hn, cn};
+  for (Value w : weights)
+    all.push_back({"weight", w});
+  if (failed(sameElementType(diag, all)) ||
+      failed(expectRank(diag, x, 2, "([B, I])")) ||
+      failed(expectRank(diag, hn, 2, "([B, H])")) ||
+      failed(expectStatic(diag, x, 1, "I")) ||
+      failed(expectStatic(diag, hn, 1, "H")))
+    return failure();
+  if (weights.size() != 2 && weights.size() != 4)
+    return diag() << "expected 2 weight operands (weight_ih, weight_hh) or 4 "
+                     "(with bias_ih, bias_hh), got "
+                  << weights.size();
+  ArrayRef<int64_t> xs = shapeOf(input), hs = shapeOf(h);
+  int64_t batch = refine(xs[0], hs[0]);
+  if (failed(expectDim(diag, "h dim 0 (B)", hs[0], xs[0], "input batch")) ||
+      failed(expectShape(diag, cn, {batch, hs[1]})) ||
+      failed(checkGateWeights(diag, weights, 0, weights.size() == 4, gates,
+                              hs[1], xs[1], "")))
+    return failure();
+  types.push_back(makeTensor({batch, hs[1]}, input));
+  if (c)
+    types.push_back(makeTensor({batch, hs[1]}, input));
+  return success();
+}
+
+static LogicalResult inferRNNCellOp(const Diag &diag, RNNCellOp::Adaptor a,
+                                    SmallVectorImpl<Type> &types) {
+  if (failed(checkNonlinearity(diag, a.getNonlinearity())))
+    return failure();
+  return inferCell(diag, RNNCellOp::kNumGates, a.getInput(), a.getH(), Value(),
+                   a.getWeights(), types);
+}
+ATTUNE_INFERRED_OP(RNNCellOp)
+
+static LogicalResult inferLSTMCellOp(const Diag &diag, LSTMCellOp::Adaptor a,
+                                     SmallVectorImpl<Type> &types) {
+  return inferCell(diag, LSTMCellOp::kNumGates, a.getInput(), a.getH(),
+                   a.getC(), a.getWeights(), types);
+}
+ATTUNE_INFERRED_OP(LSTMCellOp)
+
+static LogicalResult inferGRUCellOp(const Diag &diag, GRUCellOp::Adaptor a,
+                                    SmallVectorImpl<Type> &types) {
+  return inferCell(diag, GRUCellOp::kNumGates, a.getInput(), a.getH(), Value(),
+                   a.getWeights(), types);
+}
+ATTUNE_INFERRED_OP(GRUCellOp)
+
+#define GET_OP_CLASSES
+#include "dialect/AttuneOps.cpp.inc"

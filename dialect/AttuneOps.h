@@ -1,0 +1,23 @@
+//===- AttuneOps.h - attune operations and attributes -----------*- C++ -*-===//
+
+#ifndef ATTUNE_DIALECT_ATTUNEOPS_H
+#define ATTUNE_DIALECT_ATTUNEOPS_H
+
+#include "dialect/AttuneDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialect/AttuneEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/AttuneAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialect/AttuneOps.h.inc"
+
+#endif // ATTUNE_DIALECT_ATTUNEOPS_H

@@ -1,0 +1,42 @@
+//===- Passes.td - attune -> attune passes -----------------*- tablegen -*-===//
+
+#ifndef ATTUNE_PASSES_TD
+#define ATTUNE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AttuneDecompose : Pass<"attune-decompose"> {
+  let summary = "Rewrite composite attune ops into primitive attune ops";
+  let description = [{
+    Rewrites `attune.encoder_layer`, `attune.decoder_layer`,
+    `attune.multi_head_attention`, `attune.feed_forward` and
+    `attune.seq2seq_attention` into the primitive ops the lowerings consume
+    (`linear`, `slice`, `split_heads`, `attention`, `merge_heads`, `add`,
+    `layer_norm`, `activation`, `matmul`, `mask`, `softmax`, ...), with exactly
+    the semantics of the composite op. Primitive ops are left alone. In
+    self-attention with a packed `in_proj_weight`, Q, K and V come from one
+    GEMM; in cross-attention, K and V share one GEMM over the memory.
+
+    Each rewrite is also available on its own through a
+    `populateDecompose<Op>Patterns` function.
+
+    Before:
+    ```mlir
+    %y = attune.feed_forward %x linear1(%w1, %b1) linear2(%w2, %b2)
+        {activation = #attune.activation<gelu>}
+        : (tensor<?x16x64xf32>, tensor<128x64xf32>, tensor<128xf32>,
+           tensor<64x128xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+    ```
+    After:
+    ```mlir
+    %0 = attune.linear %x, %w1, %b1
+        : (tensor<?x16x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x16x128xf32>
+    %1 = attune.activation <gelu> %0 : tensor<?x16x128xf32>
+    %y = attune.linear %1, %w2, %b2
+        : (tensor<?x16x128xf32>, tensor<64x128xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::attune::AttuneDialect"];
+}
+
+#endif // ATTUNE_PASSES_TD
