@@ -12,7 +12,8 @@ $(BUILD_DIR)/build.ninja: | deps
 	cmake -G Ninja -S . -B $(BUILD_DIR) \
 	  -DCMAKE_BUILD_TYPE=Release \
 	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
-	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit \
+	  -DPython3_EXECUTABLE=/usr/bin/python3
 
 configure: deps $(BUILD_DIR)/build.ninja
 

@@ -103,6 +103,13 @@ static Value buildMultiHeadAttention(PrimitiveBuilder &pb,
   int64_t kvDim = p.numKvHeads * (embed / p.numHeads);
   // Rows of the packed projection: [0, E) for Q, then K, then V.
   int64_t kOff = embed, vOff = embed + kvDim;
+  // x W^T + b with the bias rows [offset, offset + rows) of in_proj_bias. The
+  // weight is created by the caller first, so the IR order does not depend on
+  // the evaluation order of C++ arguments.
+  auto projection = [&](Value x, Value w, int64_t offset, int64_t rows) {
+    Value bias = pb.slice(p.inProjBias, 0, offset, rows);
+    return pb.linear(x, w, bias);
+  };
   Value q, k, v;
   if (p.inProjWeight && p.query == p.key && p.key == p.value) {
     // Self-attention: one GEMM produces Q, K and V.
@@ -112,22 +119,18 @@ static Value buildMultiHeadAttention(PrimitiveBuilder &pb,
     v = pb.slice(qkv, -1, vOff, kvDim);
   } else if (p.inProjWeight && p.key == p.value) {
     // Cross-attention over one memory: K and V share one GEMM.
-    q = pb.linear(p.query, pb.slice(p.inProjWeight, 0, 0, embed),
-                  pb.slice(p.inProjBias, 0, 0, embed));
-    Value kv = pb.linear(p.key, pb.slice(p.inProjWeight, 0, kOff, 2 * kvDim),
-                         pb.slice(p.inProjBias, 0, kOff, 2 * kvDim));
+    q = projection(p.query, pb.slice(p.inProjWeight, 0, 0, embed), 0, embed);
+    Value kv = projection(p.key, pb.slice(p.inProjWeight, 0, kOff, 2 * kvDim),
+                          kOff, 2 * kvDim);
     k = pb.slice(kv, -1, 0, kvDim);
     v = pb.slice(kv, -1, kvDim, kvDim);
   } else {
     auto weight = [&](Value separate, int64_t offset, int64_t rows) {
       return separate ? separate : pb.slice(p.inProjWeight, 0, offset, rows);
     };
-    q = pb.linear(p.query, weight(p.qProjWeight, 0, embed),
-                  pb.slice(p.inProjBias, 0, 0, embed));
-    k = pb.linear(p.key, weight(p.kProjWeight, kOff, kvDim),
-                  pb.slice(p.inProjBias, 0, kOff, kvDim));
-    v = pb.linear(p.value, weight(p.vProjWeight, vOff, kvDim),
-                  pb.slice(p.inProjBias, 0, vOff, kvDim));
+    q = projection(p.query, weight(p.qProjWeight, 0, embed), 0, embed);
+    k = projection(p.key, weight(p.kProjWeight, kOff, kvDim), kOff, kvDim);
+    v = projection(p.value, weight(p.vProjWeight, vOff, kvDim), vOff, kvDim);
   }
   Value qh = pb.splitHeads(q, p.numHeads);
   Value kh = pb.splitHeads(k, p.numKvHeads);
@@ -310,9 +313,9 @@ struct DecomposeSeq2SeqAttention : OpRewritePattern<Seq2SeqAttentionOp> {
       Value pq = pb.linear(query, w[0], w.size() == 4 ? w[3] : Value());
       Value pk = pb.linear(keys, w[1]);
       // [B, Lq, 1, A] + [B, 1, Lk, A] -> [B, Lq, Lk, A].
-      Value e = pb.activation(
-          Activation::tanh,
-          pb.add(pb.expandDims(pq, 2), pb.expandDims(pk, 1)));
+      Value eq = pb.expandDims(pq, 2);
+      Value ek = pb.expandDims(pk, 1);
+      Value e = pb.activation(Activation::tanh, pb.add(eq, ek));
       scores = pb.squeeze(pb.linear(e, w[2]), -1);
       break;
     }

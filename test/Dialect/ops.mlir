@@ -1,0 +1,269 @@
+// RUN: attune-opt %s | attune-opt | FileCheck %s
+// RUN: attune-opt %s --mlir-print-op-generic | attune-opt | FileCheck %s
+
+// CHECK-LABEL: func @weight
+// CHECK: attune.weight "encoder.layers.0.linear1.weight" : tensor<128x64xf32>
+// CHECK: attune.weight "norm.bias" : tensor<64xbf16>
+func.func @weight() -> (tensor<128x64xf32>, tensor<64xbf16>) {
+  %0 = attune.weight "encoder.layers.0.linear1.weight" : tensor<128x64xf32>
+  %1 = attune.weight "norm.bias" : tensor<64xbf16>
+  return %0, %1 : tensor<128x64xf32>, tensor<64xbf16>
+}
+
+// CHECK-LABEL: func @linear
+// CHECK: attune.linear %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x16x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x16x128xf32>
+// CHECK: attune.linear %{{.*}}, %{{.*}} : (tensor<64xf16>, tensor<8x64xf16>) -> tensor<8xf16>
+func.func @linear(%x: tensor<?x16x64xf32>, %w: tensor<128x64xf32>, %b: tensor<128xf32>,
+                  %y: tensor<64xf16>, %w2: tensor<8x64xf16>) -> (tensor<?x16x128xf32>, tensor<8xf16>) {
+  %0 = attune.linear %x, %w, %b : (tensor<?x16x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x16x128xf32>
+  %1 = attune.linear %y, %w2 : (tensor<64xf16>, tensor<8x64xf16>) -> tensor<8xf16>
+  return %0, %1 : tensor<?x16x128xf32>, tensor<8xf16>
+}
+
+// A static result type may refine an inferred dynamic extent.
+// CHECK-LABEL: func @linear_refined
+// CHECK: -> tensor<4x8xf32>
+func.func @linear_refined(%x: tensor<?x16xf32>, %w: tensor<8x16xf32>) -> tensor<4x8xf32> {
+  %0 = attune.linear %x, %w : (tensor<?x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func @matmul
+// CHECK: attune.matmul %{{.*}}, %{{.*}} {transpose_rhs} : (tensor<2x4x?x16xf32>, tensor<2x4x?x16xf32>) -> tensor<2x4x?x?xf32>
+// CHECK: attune.matmul %{{.*}}, %{{.*}} {transpose_lhs} : (tensor<3x5x7xf32>, tensor<5x2xf32>) -> tensor<3x7x2xf32>
+// CHECK: attune.matmul %{{.*}}, %{{.*}} : (tensor<1x8x16xbf16>, tensor<4x16x2xbf16>) -> tensor<4x8x2xbf16>
+func.func @matmul(%a: tensor<2x4x?x16xf32>, %b: tensor<2x4x?x16xf32>, %c: tensor<3x5x7xf32>, %d: tensor<5x2xf32>,
+                  %e: tensor<1x8x16xbf16>, %f: tensor<4x16x2xbf16>) {
+  %0 = attune.matmul %a, %b {transpose_rhs} : (tensor<2x4x?x16xf32>, tensor<2x4x?x16xf32>) -> tensor<2x4x?x?xf32>
+  %1 = attune.matmul %c, %d {transpose_lhs} : (tensor<3x5x7xf32>, tensor<5x2xf32>) -> tensor<3x7x2xf32>
+  %2 = attune.matmul %e, %f : (tensor<1x8x16xbf16>, tensor<4x16x2xbf16>) -> tensor<4x8x2xbf16>
+  return
+}
+
+// CHECK-LABEL: func @shapes
+// CHECK: attune.transpose %{{.*}} {permutation = array<i64: 0, 2, 1, 3>} : (tensor<?x?x4x16xf32>) -> tensor<?x4x?x16xf32>
+// CHECK: attune.split_heads %{{.*}} {num_heads = 4 : i64} : (tensor<?x?x64xf32>) -> tensor<?x4x?x16xf32>
+// CHECK: attune.merge_heads %{{.*}} : (tensor<?x4x?x16xf32>) -> tensor<?x?x64xf32>
+// CHECK: attune.slice %{{.*}} {axis = -1 : i64, offset = 64 : i64, size = 64 : i64} : (tensor<?x?x192xf32>) -> tensor<?x?x64xf32>
+// CHECK: attune.expand_dims %{{.*}} {axis = 2 : i64} : (tensor<?x?x32xf32>) -> tensor<?x?x1x32xf32>
+// CHECK: attune.squeeze %{{.*}} {axis = -1 : i64} : (tensor<?x?x?x1xf32>) -> tensor<?x?x?xf32>
+func.func @shapes(%a: tensor<?x?x4x16xf32>, %b: tensor<?x?x64xf32>, %c: tensor<?x4x?x16xf32>,
+                  %d: tensor<?x?x192xf32>, %e: tensor<?x?x32xf32>, %f: tensor<?x?x?x1xf32>) {
+  %0 = attune.transpose %a {permutation = array<i64: 0, 2, 1, 3>} : (tensor<?x?x4x16xf32>) -> tensor<?x4x?x16xf32>
+  %1 = attune.split_heads %b {num_heads = 4 : i64} : (tensor<?x?x64xf32>) -> tensor<?x4x?x16xf32>
+  %2 = attune.merge_heads %c : (tensor<?x4x?x16xf32>) -> tensor<?x?x64xf32>
+  %3 = attune.slice %d {axis = -1 : i64, offset = 64 : i64, size = 64 : i64} : (tensor<?x?x192xf32>) -> tensor<?x?x64xf32>
+  %4 = attune.expand_dims %e {axis = 2 : i64} : (tensor<?x?x32xf32>) -> tensor<?x?x1x32xf32>
+  %5 = attune.squeeze %f {axis = -1 : i64} : (tensor<?x?x?x1xf32>) -> tensor<?x?x?xf32>
+  return
+}
+
+// CHECK-LABEL: func @elementwise
+// CHECK: attune.activation <relu> %{{.*}} : tensor<?x128xf32>
+// CHECK: attune.activation <gelu> %{{.*}} : tensor<?x128xf32>
+// CHECK: attune.activation <gelu_tanh> %{{.*}} : tensor<?x128xf32>
+// CHECK: attune.activation <tanh> %{{.*}} : tensor<?x128xf32>
+// CHECK: attune.activation <sigmoid> %{{.*}} : tensor<?x128xf32>
+// CHECK: attune.activation <silu> %{{.*}} : tensor<?x128xf32>
+// CHECK: attune.scale %{{.*}} {factor = 8.000000e+00 : f64} : tensor<?x128xf32>
+// CHECK: attune.softmax %{{.*}} : tensor<?x128xf32>
+// CHECK: attune.softmax %{{.*}} {axis = 0 : i64} : tensor<?x128xf32>
+// CHECK: attune.add %{{.*}}, %{{.*}} : (tensor<?x128xf32>, tensor<128xf32>) -> tensor<?x128xf32>
+// CHECK: attune.mul %{{.*}}, %{{.*}} : (tensor<4x1x8xf32>, tensor<3x1xf32>) -> tensor<4x3x8xf32>
+func.func @elementwise(%x: tensor<?x128xf32>, %b: tensor<128xf32>, %p: tensor<4x1x8xf32>, %q: tensor<3x1xf32>) {
+  %0 = attune.activation <relu> %x : tensor<?x128xf32>
+  %1 = attune.activation <gelu> %x : tensor<?x128xf32>
+  %2 = attune.activation <gelu_tanh> %x : tensor<?x128xf32>
+  %3 = attune.activation <tanh> %x : tensor<?x128xf32>
+  %4 = attune.activation <sigmoid> %x : tensor<?x128xf32>
+  %5 = attune.activation <silu> %x : tensor<?x128xf32>
+  %6 = attune.scale %x {factor = 8.0 : f64} : tensor<?x128xf32>
+  %7 = attune.softmax %x : tensor<?x128xf32>
+  %8 = attune.softmax %x {axis = 0 : i64} : tensor<?x128xf32>
+  %9 = attune.add %x, %b : (tensor<?x128xf32>, tensor<128xf32>) -> tensor<?x128xf32>
+  %10 = attune.mul %p, %q : (tensor<4x1x8xf32>, tensor<3x1xf32>) -> tensor<4x3x8xf32>
+  return
+}
+
+// CHECK-LABEL: func @layer_norm
+// CHECK: attune.layer_norm %{{.*}} weight(%{{.*}}) bias(%{{.*}}) : (tensor<?x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+// CHECK: attune.layer_norm %{{.*}} {epsilon = 9.9999999999999995E-7 : f64, normalized_rank = 2 : i64} : (tensor<?x16x64xf32>) -> tensor<?x16x64xf32>
+// CHECK: attune.layer_norm %{{.*}} bias(%{{.*}}) : (tensor<?x16x64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+func.func @layer_norm(%x: tensor<?x16x64xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>) {
+  %0 = attune.layer_norm %x weight(%g) bias(%b) : (tensor<?x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+  %1 = attune.layer_norm %x {epsilon = 1.0e-6 : f64, normalized_rank = 2 : i64} : (tensor<?x16x64xf32>) -> tensor<?x16x64xf32>
+  %2 = attune.layer_norm %x bias(%b) : (tensor<?x16x64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+  return
+}
+
+// CHECK-LABEL: func @embeddings
+// CHECK: attune.embedding %{{.*}}, %{{.*}} : (tensor<?x?xi64>, tensor<1000x64xf32>) -> tensor<?x?x64xf32>
+// CHECK: attune.embedding %{{.*}}, %{{.*}} : (tensor<7xi32>, tensor<1000x64xf32>) -> tensor<7x64xf32>
+// CHECK: attune.positional_encoding <sinusoidal> %{{.*}} : (tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+// CHECK: attune.positional_encoding <learned> %{{.*}}, %{{.*}} {offset = 3 : i64} : (tensor<?x?x64xf32>, tensor<512x64xf32>) -> tensor<?x?x64xf32>
+func.func @embeddings(%ids: tensor<?x?xi64>, %ids32: tensor<7xi32>, %t: tensor<1000x64xf32>,
+                      %x: tensor<?x?x64xf32>, %pe: tensor<512x64xf32>) {
+  %0 = attune.embedding %ids, %t : (tensor<?x?xi64>, tensor<1000x64xf32>) -> tensor<?x?x64xf32>
+  %1 = attune.embedding %ids32, %t : (tensor<7xi32>, tensor<1000x64xf32>) -> tensor<7x64xf32>
+  %2 = attune.positional_encoding <sinusoidal> %x : (tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  %3 = attune.positional_encoding <learned> %x, %pe {offset = 3 : i64} : (tensor<?x?x64xf32>, tensor<512x64xf32>) -> tensor<?x?x64xf32>
+  return
+}
+
+// CHECK-LABEL: func @attention
+// CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+// CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%{{.*}}) {causal} : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>) -> tensor<?x8x?x32xf32>
+// CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} {align = #attune.align<bottom_right>, causal, window = 4 : i64} : (tensor<2x8x4x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x4x64xf32>
+// CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} {return_weights, selection = #attune.selection<hard>} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> (tensor<2x8x16x64xf32>, tensor<2x8x16x16xf32>)
+// CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}}) {score = #attune.score<dot>} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<8x16x16xf32>) -> tensor<2x8x16x64xf32>
+// CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+func.func @attention(%q: tensor<2x8x16x64xf32>, %dq: tensor<?x8x?x64xf32>, %dk: tensor<?x2x?x64xf32>,
+                     %dv: tensor<?x2x?x32xf32>, %len: tensor<?xi64>, %q4: tensor<2x8x4x64xf32>,
+                     %bias: tensor<8x16x16xf32>) {
+  %0 = attune.attention %q, %q, %q : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  %1 = attune.attention %dq, %dk, %dv key_lengths(%len) {causal}
+      : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>) -> tensor<?x8x?x32xf32>
+  %2 = attune.attention %q4, %q, %q {causal, align = #attune.align<bottom_right>, window = 4 : i64}
+      : (tensor<2x8x4x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x4x64xf32>
+  %3:2 = attune.attention %q, %q, %q {selection = #attune.selection<hard>, return_weights}
+      : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> (tensor<2x8x16x64xf32>, tensor<2x8x16x16xf32>)
+  %4 = attune.attention %q, %q, %q bias(%bias) {score = #attune.score<dot>}
+      : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<8x16x16xf32>) -> tensor<2x8x16x64xf32>
+  %5 = attune.attention %q, %q, %q {scale = 0.125 : f64}
+      : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// CHECK-LABEL: func @mask
+// CHECK: attune.mask %{{.*}} key_lengths(%{{.*}}) : (tensor<?x1x?xf32>, tensor<?xi32>) -> tensor<?x1x?xf32>
+// CHECK: attune.mask %{{.*}} {causal, window = 2 : i64} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+func.func @mask(%s: tensor<?x1x?xf32>, %len: tensor<?xi32>, %t: tensor<8x8xf32>) {
+  %0 = attune.mask %s key_lengths(%len) : (tensor<?x1x?xf32>, tensor<?xi32>) -> tensor<?x1x?xf32>
+  %1 = attune.mask %t {causal, window = 2 : i64} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return
+}
+
+// CHECK-LABEL: func @multi_head_attention
+// CHECK: attune.multi_head_attention %[[X:.*]], %[[X]], %[[X]] in_proj_weight(%{{.*}}) in_proj_bias(%{{.*}}) out_proj_weight(%{{.*}}) out_proj_bias(%{{.*}}) key_lengths(%{{.*}}) {causal, num_heads = 4 : i64}
+// CHECK: attune.multi_head_attention %{{.*}}, %{{.*}}, %{{.*}} q_proj_weight(%{{.*}}) k_proj_weight(%{{.*}}) v_proj_weight(%{{.*}}) out_proj_weight(%{{.*}}) bias(%{{.*}}) {num_heads = 4 : i64, num_kv_heads = 2 : i64}
+func.func @multi_head_attention(%x: tensor<?x?x64xf32>, %w: tensor<192x64xf32>, %b: tensor<192xf32>,
+                                %wo: tensor<64x64xf32>, %bo: tensor<64xf32>, %len: tensor<?xi64>,
+                                %q: tensor<2x5x64xf32>, %m: tensor<2x7x48xf32>, %wq: tensor<64x64xf32>,
+                                %wk: tensor<32x48xf32>, %wv: tensor<32x48xf32>, %bias: tensor<5x7xf32>) {
+  %0 = attune.multi_head_attention %x, %x, %x in_proj_weight(%w) in_proj_bias(%b)
+      out_proj_weight(%wo) out_proj_bias(%bo) key_lengths(%len) {num_heads = 4 : i64, causal}
+      : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<192x64xf32>, tensor<192xf32>,
+         tensor<64x64xf32>, tensor<64xf32>, tensor<?xi64>) -> tensor<?x?x64xf32>
+  %1 = attune.multi_head_attention %q, %m, %m q_proj_weight(%wq) k_proj_weight(%wk) v_proj_weight(%wv)
+      out_proj_weight(%wo) bias(%bias) {num_heads = 4 : i64, num_kv_heads = 2 : i64}
+      : (tensor<2x5x64xf32>, tensor<2x7x48xf32>, tensor<2x7x48xf32>, tensor<64x64xf32>, tensor<32x48xf32>,
+         tensor<32x48xf32>, tensor<64x64xf32>, tensor<5x7xf32>) -> tensor<2x5x64xf32>
+  return
+}
+
+// CHECK-LABEL: func @seq2seq_attention
+// CHECK: attune.seq2seq_attention <dot> %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%{{.*}}) : (tensor<?x1x48xf32>, tensor<?x?x48xf32>, tensor<?x?x48xf32>, tensor<?xi64>) -> tensor<?x1x48xf32>
+// CHECK: attune.seq2seq_attention <general> %{{.*}}, %{{.*}}, %{{.*}} weights(%{{.*}})
+// CHECK: attune.seq2seq_attention <additive> %{{.*}}, %{{.*}}, %{{.*}} weights(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {return_weights}
+// CHECK-SAME: -> (tensor<?x1x48xf32>, tensor<?x1x?xf32>)
+// CHECK: attune.seq2seq_attention <location> %{{.*}}, %{{.*}}, %{{.*}} weights(%{{.*}}, %{{.*}})
+// CHECK-SAME: -> tensor<2x1x48xf32>
+func.func @seq2seq_attention(%s: tensor<?x1x48xf32>, %s32: tensor<?x1x32xf32>, %h: tensor<?x?x48xf32>,
+                             %len: tensor<?xi64>, %wg: tensor<32x48xf32>, %w1: tensor<40x32xf32>,
+                             %w2: tensor<40x48xf32>, %v: tensor<1x40xf32>, %b: tensor<40xf32>,
+                             %s2: tensor<2x1x32xf32>, %h2: tensor<2x10x48xf32>, %wl: tensor<10x32xf32>,
+                             %bl: tensor<10xf32>) {
+  %0 = attune.seq2seq_attention <dot> %s, %h, %h key_lengths(%len)
+      : (tensor<?x1x48xf32>, tensor<?x?x48xf32>, tensor<?x?x48xf32>, tensor<?xi64>) -> tensor<?x1x48xf32>
+  %1 = attune.seq2seq_attention <general> %s32, %h, %h weights(%wg)
+      : (tensor<?x1x32xf32>, tensor<?x?x48xf32>, tensor<?x?x48xf32>, tensor<32x48xf32>) -> tensor<?x1x48xf32>
+  %2:2 = attune.seq2seq_attention <additive> %s32, %h, %h weights(%w1, %w2, %v, %b) {return_weights}
+      : (tensor<?x1x32xf32>, tensor<?x?x48xf32>, tensor<?x?x48xf32>, tensor<40x32xf32>, tensor<40x48xf32>,
+         tensor<1x40xf32>, tensor<40xf32>) -> (tensor<?x1x48xf32>, tensor<?x1x?xf32>)
+  %3 = attune.seq2seq_attention <location> %s2, %h2, %h2 weights(%wl, %bl)
+      : (tensor<2x1x32xf32>, tensor<2x10x48xf32>, tensor<2x10x48xf32>, tensor<10x32xf32>, tensor<10xf32>)
+      -> tensor<2x1x48xf32>
+  return
+}
+
+// CHECK-LABEL: func @blocks
+// CHECK: attune.feed_forward %{{.*}} linear1(%{{.*}}, %{{.*}}) linear2(%{{.*}}, %{{.*}}) {activation = #attune.activation<gelu>}
+// CHECK: attune.feed_forward %{{.*}} linear1(%{{.*}}) linear2(%{{.*}}) :
+// CHECK: attune.encoder_layer %{{.*}} self_attn(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) linear1(%{{.*}}, %{{.*}}) linear2(%{{.*}}, %{{.*}}) norm1(%{{.*}}, %{{.*}}) norm2(%{{.*}}, %{{.*}}) {num_heads = 4 : i64}
+// CHECK: attune.encoder_layer %{{.*}} key_lengths(%{{.*}}) {activation = #attune.activation<gelu>, causal, layer_norm_eps = 9.9999999999999995E-7 : f64, norm_first, num_heads = 4 : i64}
+// CHECK: attune.decoder_layer %{{.*}}, %{{.*}} self_attn({{.*}}) cross_attn({{.*}}) linear1({{.*}}) linear2({{.*}}) norm1({{.*}}) norm2({{.*}}) norm3({{.*}}) tgt_key_lengths(%{{.*}}) memory_key_lengths(%{{.*}}) {causal, num_heads = 4 : i64}
+func.func @blocks(%x: tensor<?x?x64xf32>, %m: tensor<?x?x64xf32>, %ipw: tensor<192x64xf32>, %ipb: tensor<192xf32>,
+                  %opw: tensor<64x64xf32>, %v64: tensor<64xf32>, %w1: tensor<128x64xf32>, %b1: tensor<128xf32>,
+                  %w2: tensor<64x128xf32>, %len: tensor<?xi64>) {
+  %0 = attune.feed_forward %x linear1(%w1, %b1) linear2(%w2, %v64) {activation = #attune.activation<gelu>}
+      : (tensor<?x?x64xf32>, tensor<128x64xf32>, tensor<128xf32>, tensor<64x128xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
+  %1 = attune.feed_forward %x linear1(%w1) linear2(%w2)
+      : (tensor<?x?x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<?x?x64xf32>
+  %2 = attune.encoder_layer %x self_attn(%ipw, %ipb, %opw, %v64) linear1(%w1, %b1) linear2(%w2, %v64)
+      norm1(%v64, %v64) norm2(%v64, %v64) {num_heads = 4 : i64}
+      : (tensor<?x?x64xf32>, tensor<192x64xf32>, tensor<192xf32>, tensor<64x64xf32>, tensor<64xf32>,
+         tensor<128x64xf32>, tensor<128xf32>, tensor<64x128xf32>, tensor<64xf32>,
+         tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
+  %3 = attune.encoder_layer %x self_attn(%ipw, %ipb, %opw, %v64) linear1(%w1, %b1) linear2(%w2, %v64)
+      norm1(%v64, %v64) norm2(%v64, %v64) key_lengths(%len)
+      {num_heads = 4 : i64, norm_first, causal, activation = #attune.activation<gelu>, layer_norm_eps = 1.0e-6 : f64}
+      : (tensor<?x?x64xf32>, tensor<192x64xf32>, tensor<192xf32>, tensor<64x64xf32>, tensor<64xf32>,
+         tensor<128x64xf32>, tensor<128xf32>, tensor<64x128xf32>, tensor<64xf32>,
+         tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<?xi64>) -> tensor<?x?x64xf32>
+  %4 = attune.decoder_layer %x, %m self_attn(%ipw, %ipb, %opw, %v64) cross_attn(%ipw, %ipb, %opw, %v64)
+      linear1(%w1, %b1) linear2(%w2, %v64) norm1(%v64, %v64) norm2(%v64, %v64) norm3(%v64, %v64)
+      tgt_key_lengths(%len) memory_key_lengths(%len) {num_heads = 4 : i64, causal}
+      : (tensor<?x?x64xf32>, tensor<?x?x64xf32>,
+         tensor<192x64xf32>, tensor<192xf32>, tensor<64x64xf32>, tensor<64xf32>,
+         tensor<192x64xf32>, tensor<192xf32>, tensor<64x64xf32>, tensor<64xf32>,
+         tensor<128x64xf32>, tensor<128xf32>, tensor<64x128xf32>, tensor<64xf32>,
+         tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>,
+         tensor<?xi64>, tensor<?xi64>) -> tensor<?x?x64xf32>
+  return
+}
+
+// CHECK-LABEL: func @recurrent
+// CHECK: attune.rnn %{{.*}} weights(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {hidden_size = 32 : i64} : {{.*}} -> (tensor<?x?x32xf32>, tensor<1x?x32xf32>)
+// CHECK: attune.rnn %{{.*}} weights(%{{.*}}, %{{.*}}) initial_h(%{{.*}}) {has_biases = false, hidden_size = 32 : i64, nonlinearity = #attune.activation<relu>}
+// CHECK: attune.lstm %{{.*}} weights({{.*}}) initial_h(%{{.*}}) initial_c(%{{.*}}) {hidden_size = 32 : i64, num_layers = 2 : i64} : {{.*}} -> (tensor<?x?x32xf32>, tensor<2x?x32xf32>, tensor<2x?x32xf32>)
+// CHECK: attune.gru %{{.*}} weights({{.*}}) {bidirectional, hidden_size = 32 : i64} : {{.*}} -> (tensor<?x?x64xf32>, tensor<2x?x32xf32>)
+func.func @recurrent(%x: tensor<?x?x16xf32>, %rih: tensor<32x16xf32>, %rhh: tensor<32x32xf32>, %rb: tensor<32xf32>,
+                     %h1: tensor<1x?x32xf32>, %lih0: tensor<128x16xf32>, %lhh: tensor<128x32xf32>, %lb: tensor<128xf32>,
+                     %lih1: tensor<128x32xf32>, %h2: tensor<2x?x32xf32>, %gih: tensor<96x16xf32>,
+                     %ghh: tensor<96x32xf32>, %gb: tensor<96xf32>) {
+  %0:2 = attune.rnn %x weights(%rih, %rhh, %rb, %rb) {hidden_size = 32 : i64}
+      : (tensor<?x?x16xf32>, tensor<32x16xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>)
+      -> (tensor<?x?x32xf32>, tensor<1x?x32xf32>)
+  %1:2 = attune.rnn %x weights(%rih, %rhh) initial_h(%h1)
+      {hidden_size = 32 : i64, has_biases = false, nonlinearity = #attune.activation<relu>}
+      : (tensor<?x?x16xf32>, tensor<32x16xf32>, tensor<32x32xf32>, tensor<1x?x32xf32>)
+      -> (tensor<?x?x32xf32>, tensor<1x?x32xf32>)
+  %2:3 = attune.lstm %x weights(%lih0, %lhh, %lb, %lb, %lih1, %lhh, %lb, %lb) initial_h(%h2) initial_c(%h2)
+      {hidden_size = 32 : i64, num_layers = 2 : i64}
+      : (tensor<?x?x16xf32>, tensor<128x16xf32>, tensor<128x32xf32>, tensor<128xf32>, tensor<128xf32>,
+         tensor<128x32xf32>, tensor<128x32xf32>, tensor<128xf32>, tensor<128xf32>,
+         tensor<2x?x32xf32>, tensor<2x?x32xf32>) -> (tensor<?x?x32xf32>, tensor<2x?x32xf32>, tensor<2x?x32xf32>)
+  %3:2 = attune.gru %x weights(%gih, %ghh, %gb, %gb, %gih, %ghh, %gb, %gb) {hidden_size = 32 : i64, bidirectional}
+      : (tensor<?x?x16xf32>, tensor<96x16xf32>, tensor<96x32xf32>, tensor<96xf32>, tensor<96xf32>,
+         tensor<96x16xf32>, tensor<96x32xf32>, tensor<96xf32>, tensor<96xf32>)
+      -> (tensor<?x?x64xf32>, tensor<2x?x32xf32>)
+  return
+}
+
+// CHECK-LABEL: func @cells
+// CHECK: attune.rnn_cell %{{.*}}, %{{.*}} weights(%{{.*}}, %{{.*}}) : (tensor<?x16xf32>, tensor<?x32xf32>, tensor<32x16xf32>, tensor<32x32xf32>) -> tensor<?x32xf32>
+// CHECK: attune.lstm_cell %{{.*}}, %{{.*}}, %{{.*}} weights(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : {{.*}} -> (tensor<?x32xf32>, tensor<?x32xf32>)
+// CHECK: attune.gru_cell %{{.*}}, %{{.*}} weights(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : {{.*}} -> tensor<?x32xf32>
+func.func @cells(%x: tensor<?x16xf32>, %h: tensor<?x32xf32>, %rih: tensor<32x16xf32>, %rhh: tensor<32x32xf32>,
+                 %lih: tensor<128x16xf32>, %lhh: tensor<128x32xf32>, %lb: tensor<128xf32>,
+                 %gih: tensor<96x16xf32>, %ghh: tensor<96x32xf32>, %gb: tensor<96xf32>) {
+  %0 = attune.rnn_cell %x, %h weights(%rih, %rhh)
+      : (tensor<?x16xf32>, tensor<?x32xf32>, tensor<32x16xf32>, tensor<32x32xf32>) -> tensor<?x32xf32>
+  %1:2 = attune.lstm_cell %x, %h, %h weights(%lih, %lhh, %lb, %lb)
+      : (tensor<?x16xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<128x16xf32>, tensor<128x32xf32>,
+         tensor<128xf32>, tensor<128xf32>) -> (tensor<?x32xf32>, tensor<?x32xf32>)
+  %2 = attune.gru_cell %x, %h weights(%gih, %ghh, %gb, %gb)
+      : (tensor<?x16xf32>, tensor<?x32xf32>, tensor<96x16xf32>, tensor<96x32xf32>, tensor<96xf32>, tensor<96xf32>)
+      -> tensor<?x32xf32>
+  return
+}
