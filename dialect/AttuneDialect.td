@@ -33,11 +33,21 @@ def Attune_Dialect : Dialect {
     follows NumPy: shapes are aligned at the trailing dimension and a static
     extent of 1 stretches. A dynamic extent is never broadcast: at run time it
     must equal the other operand's extent unless that extent is a static 1.
+
+    Attributes an op does not define are rejected unless their name carries
+    a dialect prefix (`foo.bar`), so a misspelt attribute is an error rather
+    than an ignored annotation.
   }];
   let useDefaultAttributePrinterParser = 1;
 }
 
+// Rejects attributes that are neither inherent to the op nor prefixed by a
+// dialect name (`{casual}` for `{causal}` is an error, not an annotation).
+def Attune_NoUnknownAttributes : NativeOpTrait<"NoUnknownAttributes"> {
+  let cppNamespace = "::mlir::attune::OpTrait";
+}
+
 class Attune_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Attune_Dialect, mnemonic, traits>;
+    : Op<Attune_Dialect, mnemonic, traits # [Attune_NoUnknownAttributes]>;
 
 #endif // ATTUNE_DIALECT_TD

@@ -17,6 +17,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
 #include <numeric>
@@ -236,11 +237,16 @@ static LogicalResult checkWindow(const Diag &diag, IntegerAttr window) {
   return success();
 }
 
+/// Counts and sizes from attributes: at least 1, and small enough that the
+/// shapes computed from them cannot overflow.
 static LogicalResult checkPositive(const Diag &diag, StringRef what,
                                    int64_t value) {
-  if (value >= 1)
-    return success();
-  return diag() << what << " must be >= 1, got " << value;
+  constexpr int64_t kLimit = int64_t(1) << 31;
+  if (value < 1)
+    return diag() << what << " must be >= 1, got " << value;
+  if (value >= kLimit)
+    return diag() << what << " must be < 2^31, got " << value;
+  return success();
 }
 
 static RankedTensorType makeTensor(ArrayRef<int64_t> shape, Value like) {
@@ -275,6 +281,28 @@ static bool compatibleTensorTypes(TypeRange inferred, TypeRange actual) {
   bool OP::isCompatibleReturnTypes(TypeRange l, TypeRange r) {                 \
     return compatibleTensorTypes(l, r);                                        \
   }
+
+LogicalResult mlir::attune::verifyNoUnknownAttributes(
+    Operation *op, ArrayRef<StringRef> known) {
+  for (NamedAttribute attr : op->getDiscardableAttrs()) {
+    if (attr.getName().getValue().contains('.'))
+      continue;
+    InFlightDiagnostic d = op->emitOpError()
+                           << "has unknown attribute '" << attr.getName().getValue()
+                           << "'";
+    SmallVector<StringRef> names;
+    for (StringRef name : known)
+      if (name != "operandSegmentSizes" && name != "resultSegmentSizes")
+        names.push_back(name);
+    llvm::sort(names);
+    if (names.empty())
+      d << " (it takes no attributes)";
+    else
+      d << " (known attributes: " << llvm::join(names, ", ") << ")";
+    return d;
+  }
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // WeightOp
@@ -458,8 +486,8 @@ static LogicalResult inferSliceOp(const Diag &diag, SliceOp::Adaptor a,
     return diag() << "offset must be >= 0, got " << offset;
   if (failed(checkPositive(diag, "size", size)))
     return failure();
-  if (isKnown(s[*axis]) && offset + size > s[*axis])
-    return diag() << "slice [" << offset << ", " << offset + size
+  if (isKnown(s[*axis]) && (offset > s[*axis] || size > s[*axis] - offset))
+    return diag() << "slice [" << offset << ", +" << size
                   << ") exceeds input dim " << *axis << " of extent "
                   << s[*axis];
   Shape out(s);
@@ -654,8 +682,9 @@ inferPositionalEncodingOp(const Diag &diag, PositionalEncodingOp::Adaptor a,
                          s.back(), "the last dim of input")))
       return failure();
     int64_t maxLen = shapeOf(t.value)[0], len = s[s.size() - 2];
-    if (isKnown(maxLen) && isKnown(len) && offset + len > maxLen)
-      return diag() << "positions [" << offset << ", " << offset + len
+    if (isKnown(maxLen) && isKnown(len) &&
+        (offset > maxLen || len > maxLen - offset))
+      return diag() << "positions [" << offset << ", +" << len
                     << ") exceed the table's " << maxLen << " rows";
   }
   types.push_back(x.value.getType());
@@ -1108,9 +1137,11 @@ inferRecurrent(const Diag &diag, int64_t gates, Value input, ValueRange weights,
       failed(checkPositive(diag, "num_layers", layers)))
     return failure();
   int64_t dirs = bidirectional ? 2 : 1;
-  size_t perLayer = biases ? 4 : 2;
-  size_t expected = layers * dirs * perLayer;
-  if (weights.size() != expected)
+  int64_t perLayer = biases ? 4 : 2;
+  int64_t expected = layers * dirs * perLayer; // layers < 2^31: no overflow
+  if (failed(checkPositive(diag, "hidden_size * gates", hidden * gates)))
+    return failure();
+  if (static_cast<int64_t>(weights.size()) != expected)
     return diag() << "expected " << expected << " weight operands ("
                   << layers << " layer(s) x " << dirs << " direction(s) x "
                   << perLayer << "), got " << weights.size();

@@ -14,6 +14,24 @@
 
 #include "dialect/AttuneEnums.h.inc"
 
+namespace mlir::attune {
+/// Fails with a diagnostic naming the first discardable attribute of `op`
+/// whose name has no dialect prefix; `known` lists the inherent attributes.
+LogicalResult verifyNoUnknownAttributes(Operation *op,
+                                        ArrayRef<StringRef> known);
+
+namespace OpTrait {
+template <typename ConcreteType>
+class NoUnknownAttributes
+    : public ::mlir::OpTrait::TraitBase<ConcreteType, NoUnknownAttributes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyNoUnknownAttributes(op, ConcreteType::getAttributeNames());
+  }
+};
+} // namespace OpTrait
+} // namespace mlir::attune
+
 #define GET_ATTRDEF_CLASSES
 #include "dialect/AttuneAttrs.h.inc"
 
