@@ -22,3 +22,6 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.attune_tools_dir, config.llvm_tools_dir]
 tools = ["attune-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+# FileCheck, not and count come from LLVM's tool directory.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.attune_tools_dir, append_path=True)
