@@ -156,6 +156,14 @@ static Value buildSelfAttention(PrimitiveBuilder &pb, Value x, Value inW,
   return buildMultiHeadAttention(pb, p);
 }
 
+/// The feed-forward block of an encoder or decoder layer.
+template <typename LayerOp>
+static Value buildLayerFeedForward(PrimitiveBuilder &pb, LayerOp op, Value x) {
+  return pb.feedForward(x, op.getLinear1Weight(), op.getLinear1Bias(),
+                        op.getActivation(), op.getLinear2Weight(),
+                        op.getLinear2Bias());
+}
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -214,11 +222,7 @@ struct DecomposeEncoderLayer : OpRewritePattern<EncoderLayerOp> {
                                 op.getOutProjBias(), op.getKeyLengths(), heads,
                                 op.getCausal());
     };
-    auto feedForward = [&](Value x) {
-      return pb.feedForward(x, op.getLinear1Weight(), op.getLinear1Bias(),
-                            op.getActivation(), op.getLinear2Weight(),
-                            op.getLinear2Bias());
-    };
+    auto feedForward = [&](Value x) { return buildLayerFeedForward(pb, op, x); };
     auto norm1 = [&](Value x) {
       return pb.layerNorm(x, op.getNorm1Weight(), op.getNorm1Bias(), eps);
     };
@@ -264,11 +268,7 @@ struct DecomposeDecoderLayer : OpRewritePattern<DecoderLayerOp> {
       p.numHeads = p.numKvHeads = heads;
       return buildMultiHeadAttention(pb, p);
     };
-    auto feedForward = [&](Value x) {
-      return pb.feedForward(x, op.getLinear1Weight(), op.getLinear1Bias(),
-                            op.getActivation(), op.getLinear2Weight(),
-                            op.getLinear2Bias());
-    };
+    auto feedForward = [&](Value x) { return buildLayerFeedForward(pb, op, x); };
     auto norm = [&](Value x, Value w, Value b) {
       return pb.layerNorm(x, w, b, eps);
     };
