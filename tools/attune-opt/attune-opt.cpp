@@ -1,6 +1,7 @@
 //===- attune-opt.cpp - opt-style driver for attune -----------------------===//
 
 #include "dialect/AttuneDialect.h"
+#include "lowering/Passes.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -16,6 +17,8 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
   mlir::attune::registerAttunePasses();
+  mlir::attune::registerAttuneLoweringPasses();
+  mlir::attune::registerAttunePipelines();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Attune optimizer driver\n", registry));
 }

@@ -1,0 +1,819 @@
+//===- AttuneToLinalg.cpp - attune -> linalg on tensors -------------------===//
+//
+// Every primitive op becomes linalg on tensors. Masks are computed from loop
+// indices inside the kernels (`linalg.index`); no [Lq, Lk] mask tensor exists.
+// This is the plain (untiled) form of attention; the fusion and tiling passes
+// produce the flash-attention form.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/AttuneToLinalg/AttuneToLinalg.h"
+#include "lowering/AttuneToLinalg/KernelBuilder.h"
+#include "lowering/Passes.h"
+
+#include "dialect/AttuneOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <cmath>
+#include <limits>
+
+namespace mlir::attune {
+#define GEN_PASS_DEF_CONVERTATTUNETOLINALG
+#include "lowering/Passes.h.inc"
+} // namespace mlir::attune
+
+using namespace mlir;
+using namespace mlir::attune;
+
+using Iter = utils::IteratorType;
+static constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+static RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+static SmallVector<Iter> parallelIters(int64_t n) {
+  return SmallVector<Iter>(n, Iter::parallel);
+}
+
+/// Whether key `j` is visible to query `i` under the attention masks
+/// (see the `attune.attention` description). `len` is the key length of this
+/// batch element (index), or null. All values are `index`.
+static Value buildVisible(OpBuilder &b, Location loc, Value i, Value j,
+                          Value lq, Value lk, bool causal, MaskAlign align,
+                          std::optional<int64_t> window, Value len) {
+  Value visible = arith::ConstantIntOp::create(b, loc, 1, 1);
+  auto both = [&](Value c) {
+    visible = arith::AndIOp::create(b, loc, visible, c);
+  };
+  Value p = i;
+  if (align == MaskAlign::bottom_right)
+    p = arith::AddIOp::create(b, loc, i,
+                              arith::SubIOp::create(b, loc, lk, lq));
+  if (causal)
+    both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, p));
+  if (window) {
+    Value w = arith::ConstantIndexOp::create(b, loc, *window);
+    Value pj = arith::SubIOp::create(b, loc, p, j);
+    both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, pj, w));
+    if (!causal) {
+      Value jp = arith::SubIOp::create(b, loc, j, p);
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, jp, w));
+    }
+  }
+  if (len)
+    both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, len));
+  return visible;
+}
+
+/// An integer tensor element as `index`.
+static Value toIndex(OpBuilder &b, Location loc, Value v) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
+
+static std::optional<int64_t> windowOf(IntegerAttr attr) {
+  if (!attr)
+    return std::nullopt;
+  return attr.getInt();
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+struct LinearLowering : OpConversionPattern<LinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LinearOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    replaceWithCast(rewriter, op,
+                    kb.linear(adaptor.getInput(), adaptor.getWeight(),
+                              adaptor.getBias()));
+    return success();
+  }
+};
+
+struct MatmulLowering : OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    MLIRContext *ctx = rewriter.getContext();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank(), batch = rank - 2;
+    ArrayRef<int64_t> out = type.getShape();
+    AffineExpr m = getAffineDimExpr(batch, ctx),
+               n = getAffineDimExpr(batch + 1, ctx),
+               k = getAffineDimExpr(batch + 2, ctx);
+
+    // Operand map: broadcast-aligned batch dims, then the matrix dims.
+    auto operandMap = [&](Value v, AffineExpr row, AffineExpr col,
+                          bool transpose) {
+      ArrayRef<int64_t> s = tensorType(v).getShape();
+      int64_t vb = s.size() - 2;
+      SmallVector<AffineExpr> exprs;
+      for (int64_t i = 0; i < vb; ++i) {
+        int64_t od = batch - vb + i;
+        exprs.push_back(s[i] == 1 && out[od] != 1
+                            ? getAffineConstantExpr(0, ctx)
+                            : getAffineDimExpr(od, ctx));
+      }
+      exprs.push_back(transpose ? col : row);
+      exprs.push_back(transpose ? row : col);
+      return AffineMap::get(rank + 1, 0, exprs, ctx);
+    };
+
+    // Result sizes: batch dims from whichever operand has them dynamic.
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!type.isDynamicDim(i)) {
+        sizes.push_back(rewriter.getIndexAttr(out[i]));
+        continue;
+      }
+      auto pick = [&](Value v, int64_t d) -> OpFoldResult {
+        if (d >= 0 && tensorType(v).isDynamicDim(d))
+          return kb.dim(v, d);
+        return {};
+      };
+      int64_t lr = tensorType(lhs).getRank(), rr = tensorType(rhs).getRank();
+      OpFoldResult found;
+      if (i < batch) {
+        found = pick(lhs, i - (batch - (lr - 2)));
+        if (!found)
+          found = pick(rhs, i - (batch - (rr - 2)));
+      } else if (i == batch) {
+        found = pick(lhs, op.getTransposeLhs() ? lr - 1 : lr - 2);
+      } else {
+        found = pick(rhs, op.getTransposeRhs() ? rr - 2 : rr - 1);
+      }
+      sizes.push_back(found);
+    }
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t i = 0; i < rank; ++i)
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    SmallVector<Iter> iters = parallelIters(rank);
+    iters.push_back(Iter::reduction);
+    Value result = kb.generic(
+        ValueRange{lhs, rhs}, kb.filled(sizes, type.getElementType(), 0.0),
+        {operandMap(lhs, m, k, op.getTransposeLhs()),
+         operandMap(rhs, k, n, op.getTransposeRhs()),
+         AffineMap::get(rank + 1, 0, outExprs, ctx)},
+        iters, [](OpBuilder &b, Location l, ValueRange a) {
+          Value p = arith::MulFOp::create(b, l, a[0], a[1]);
+          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[2], p)});
+        });
+    replaceWithCast(rewriter, op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+static Value transpose(KernelBuilder &kb, Value input,
+                       ArrayRef<int64_t> perm) {
+  SmallVector<OpFoldResult> in = kb.sizes(input), sizes;
+  for (int64_t p : perm)
+    sizes.push_back(in[p]);
+  Value init = kb.empty(sizes, tensorType(input).getElementType());
+  return linalg::TransposeOp::create(kb.builder(), kb.location(), input, init,
+                                     perm)
+      ->getResult(0);
+}
+
+struct TransposeLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    replaceWithCast(rewriter, op, transpose(kb, adaptor.getInput(),
+                                     op.getPermutation()));
+    return success();
+  }
+};
+
+struct SplitHeadsLowering : OpConversionPattern<SplitHeadsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SplitHeadsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    Value x = adaptor.getInput();
+    RankedTensorType out = op.getType(); // [B, H, L, D]
+    int64_t heads = out.getDimSize(1), headDim = out.getDimSize(3);
+    SmallVector<OpFoldResult> in = kb.sizes(x);
+    SmallVector<OpFoldResult> expanded = {in[0], in[1],
+                                          rewriter.getIndexAttr(heads),
+                                          rewriter.getIndexAttr(headDim)};
+    auto expandedType = RankedTensorType::get(
+        {out.getDimSize(0), out.getDimSize(2), heads, headDim},
+        out.getElementType());
+    Value e = tensor::ExpandShapeOp::create(
+        rewriter, op.getLoc(), expandedType, x,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}}, expanded);
+    replaceWithCast(rewriter, op, transpose(kb, e, {0, 2, 1, 3}));
+    return success();
+  }
+};
+
+struct MergeHeadsLowering : OpConversionPattern<MergeHeadsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MergeHeadsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    Value t = transpose(kb, adaptor.getInput(), {0, 2, 1, 3}); // [B, L, H, D]
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, op.getType(), t, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    return success();
+  }
+};
+
+struct SliceLowering : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    Value x = adaptor.getInput();
+    int64_t rank = tensorType(x).getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes = kb.sizes(x);
+    offsets[axis] = rewriter.getIndexAttr(static_cast<int64_t>(op.getOffset()));
+    sizes[axis] = rewriter.getIndexAttr(static_cast<int64_t>(op.getSize()));
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, op.getType(), x,
+                                                        offsets, sizes, strides);
+    return success();
+  }
+};
+
+/// Reassociation that merges a unit dim at `axis` of the `rank`-dim side into
+/// a neighbour, for expand/collapse between rank and rank - 1.
+static SmallVector<ReassociationIndices> unitDimReassociation(int64_t axis,
+                                                              int64_t rank) {
+  SmallVector<ReassociationIndices> groups;
+  if (rank <= 1)
+    return groups;
+  int64_t target = axis < rank - 1 ? axis : rank - 2; // small-side dim
+  for (int64_t d = 0, big = 0; d < rank - 1; ++d) {
+    ReassociationIndices g = {big++};
+    if (d == target)
+      g.push_back(big++);
+    groups.push_back(g);
+  }
+  return groups;
+}
+
+struct ExpandDimsLowering : OpConversionPattern<ExpandDimsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    Value x = adaptor.getInput();
+    int64_t rank = op.getType().getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    SmallVector<OpFoldResult> sizes = kb.sizes(x);
+    sizes.insert(sizes.begin() + axis, rewriter.getIndexAttr(1));
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, op.getType(), x, unitDimReassociation(axis, rank), sizes);
+    return success();
+  }
+};
+
+struct SqueezeLowering : OpConversionPattern<SqueezeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SqueezeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getInput();
+    int64_t rank = tensorType(x).getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, op.getType(), x, unitDimReassociation(axis, rank));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Elementwise and normalization
+//===----------------------------------------------------------------------===//
+
+struct ActivationLowering : OpConversionPattern<ActivationOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ActivationOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    Activation kind = op.getKind();
+    replaceWithCast(rewriter, 
+        op, kb.elementwise(op.getType(), adaptor.getInput(),
+                           [&](OpBuilder &b, Location l, ValueRange a) {
+                             linalg::YieldOp::create(
+                                 b, l, KernelBuilder::activation(b, l, kind, a[0]));
+                           }));
+    return success();
+  }
+};
+
+struct ScaleLowering : OpConversionPattern<ScaleOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ScaleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    Value factor = kb.floatConst(op.getType().getElementType(),
+                                 op.getFactor().convertToDouble());
+    replaceWithCast(rewriter, 
+        op, kb.elementwise(op.getType(), adaptor.getInput(),
+                           [&](OpBuilder &b, Location l, ValueRange a) {
+                             linalg::YieldOp::create(
+                                 b, l, ValueRange{arith::MulFOp::create(b, l, a[0], factor)});
+                           }));
+    return success();
+  }
+};
+
+template <typename AttuneOp, typename ArithOp>
+struct BinaryLowering : OpConversionPattern<AttuneOp> {
+  using OpConversionPattern<AttuneOp>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AttuneOp op, typename AttuneOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    replaceWithCast(rewriter, 
+        op, kb.elementwise(op.getType(),
+                           ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+                           [](OpBuilder &b, Location l, ValueRange a) {
+                             linalg::YieldOp::create(
+                                 b, l, ValueRange{ArithOp::create(b, l, a[0], a[1])});
+                           }));
+    return success();
+  }
+};
+
+struct SoftmaxLowering : OpConversionPattern<SoftmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SoftmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    int64_t rank = op.getType().getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    replaceWithCast(rewriter, op, kb.softmax(adaptor.getInput(), axis));
+    return success();
+  }
+};
+
+struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LayerNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = adaptor.getInput();
+    RankedTensorType type = op.getType();
+    Type elem = type.getElementType();
+    int64_t rank = type.getRank();
+    int64_t nrank = static_cast<int64_t>(op.getNormalizedRank());
+    int64_t lead = rank - nrank;
+    int64_t count = 1;
+    for (int64_t d : type.getShape().take_back(nrank))
+      count *= d;
+
+    SmallVector<OpFoldResult> sizes = kb.sizes(x);
+    SmallVector<OpFoldResult> reducedSizes(sizes.begin(), sizes.begin() + lead);
+    SmallVector<AffineExpr> leadExprs, trailExprs;
+    for (int64_t d = 0; d < rank; ++d)
+      (d < lead ? leadExprs : trailExprs).push_back(getAffineDimExpr(d, ctx));
+    AffineMap full = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap reduced = AffineMap::get(rank, 0, leadExprs, ctx);
+    AffineMap trailing = AffineMap::get(rank, 0, trailExprs, ctx);
+    SmallVector<Iter> reduce = parallelIters(rank);
+    for (int64_t d = lead; d < rank; ++d)
+      reduce[d] = Iter::reduction;
+    Value invCount = kb.floatConst(elem, 1.0 / static_cast<double>(count));
+
+    // Two passes (mean, then the biased variance of x - mean): stable for
+    // inputs with a large mean, as PyTorch's kernel is.
+    Value mean = kb.generic(
+        x, kb.filled(reducedSizes, elem, 0.0), {full, reduced}, reduce,
+        [](OpBuilder &b, Location l, ValueRange a) {
+          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[0], a[1])});
+        });
+    Value var = kb.generic(
+        ValueRange{x, mean}, kb.filled(reducedSizes, elem, 0.0),
+        {full, reduced, reduced}, reduce,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value m = arith::MulFOp::create(b, l, a[1], invCount);
+          Value d = arith::SubFOp::create(b, l, a[0], m);
+          Value sq = arith::MulFOp::create(b, l, d, d);
+          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[2], sq)});
+        });
+    SmallVector<Value> inputs = {x, mean, var};
+    SmallVector<AffineMap> maps = {full, reduced, reduced};
+    Value weight = adaptor.getWeight(), bias = adaptor.getBias();
+    if (weight) {
+      inputs.push_back(weight);
+      maps.push_back(trailing);
+    }
+    if (bias) {
+      inputs.push_back(bias);
+      maps.push_back(trailing);
+    }
+    maps.push_back(full);
+    Value eps = kb.floatConst(elem, op.getEpsilon().convertToDouble());
+    Value result = kb.generic(
+        inputs, kb.empty(sizes, elem), maps, parallelIters(rank),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value m = arith::MulFOp::create(b, l, a[1], invCount);
+          Value v = arith::MulFOp::create(b, l, a[2], invCount);
+          Value r = math::RsqrtOp::create(b, l, arith::AddFOp::create(b, l, v, eps));
+          Value y = arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, a[0], m), r);
+          unsigned next = 3;
+          if (weight)
+            y = arith::MulFOp::create(b, l, y, a[next++]);
+          if (bias)
+            y = arith::AddFOp::create(b, l, y, a[next++]);
+          linalg::YieldOp::create(b, l, y);
+        });
+    replaceWithCast(rewriter, op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Embeddings
+//===----------------------------------------------------------------------===//
+
+struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(EmbeddingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    MLIRContext *ctx = rewriter.getContext();
+    Value ids = adaptor.getIds(), table = adaptor.getTable();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    int64_t vocab = tensorType(table).getDimSize(0);
+    Type elem = type.getElementType();
+    SmallVector<OpFoldResult> sizes = kb.sizes(ids);
+    sizes.push_back(rewriter.getIndexAttr(type.getShape().back()));
+    SmallVector<AffineExpr> idExprs;
+    for (int64_t d = 0; d < rank - 1; ++d)
+      idExprs.push_back(getAffineDimExpr(d, ctx));
+    Value result = kb.generic(
+        ids, kb.empty(sizes, elem),
+        {AffineMap::get(rank, 0, idExprs, ctx),
+         rewriter.getMultiDimIdentityMap(rank)},
+        parallelIters(rank), [&](OpBuilder &b, Location l, ValueRange a) {
+          // Out-of-range ids read row 0 and give zeros.
+          Value id = toIndex(b, l, a[0]);
+          Value zeroIdx = arith::ConstantIndexOp::create(b, l, 0);
+          Value vocabIdx = arith::ConstantIndexOp::create(b, l, vocab);
+          Value inRange = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id, zeroIdx),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, id, vocabIdx));
+          Value safe = arith::SelectOp::create(b, l, inRange, id, zeroIdx);
+          Value e = linalg::IndexOp::create(b, l, rank - 1);
+          Value row = tensor::ExtractOp::create(b, l, table, ValueRange{safe, e});
+          Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
+          linalg::YieldOp::create(
+              b, l, ValueRange{arith::SelectOp::create(b, l, inRange, row, zero)});
+        });
+    replaceWithCast(rewriter, op, result);
+    return success();
+  }
+};
+
+struct PositionalEncodingLowering : OpConversionPattern<PositionalEncodingOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PositionalEncodingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    int64_t embed = type.getShape().back();
+    int64_t offset = static_cast<int64_t>(op.getOffset());
+    Type elem = type.getElementType();
+    Value table = adaptor.getTable();
+    bool learned = op.getKind() == PositionalKind::learned;
+    // PE(pos, 2i) = sin(pos * exp(2i * -ln(10000) / E)), cos for 2i + 1:
+    // the formulation of the PyTorch tutorial, in the element type.
+    Value rate = kb.floatConst(elem, -std::log(10000.0) / static_cast<double>(embed));
+    Value result = kb.elementwise(
+        type, adaptor.getInput(), [&](OpBuilder &b, Location l, ValueRange a) {
+          Value lIdx = linalg::IndexOp::create(b, l, rank - 2);
+          Value eIdx = linalg::IndexOp::create(b, l, rank - 1);
+          Value pos = arith::AddIOp::create(
+              b, l, lIdx, arith::ConstantIndexOp::create(b, l, offset));
+          Value pe;
+          if (learned) {
+            pe = tensor::ExtractOp::create(b, l, table, ValueRange{pos, eIdx});
+          } else {
+            auto toFloat = [&](Value idx) {
+              Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), idx);
+              return arith::SIToFPOp::create(b, l, elem, i).getResult();
+            };
+            Value two = arith::ConstantIndexOp::create(b, l, 2);
+            Value parity = arith::RemUIOp::create(b, l, eIdx, two);
+            Value even = arith::SubIOp::create(b, l, eIdx, parity);
+            Value freq = math::ExpOp::create(
+                b, l, arith::MulFOp::create(b, l, toFloat(even), rate));
+            Value angle = arith::MulFOp::create(b, l, toFloat(pos), freq);
+            Value isEven = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::eq, parity,
+                arith::ConstantIndexOp::create(b, l, 0));
+            pe = arith::SelectOp::create(b, l, isEven,
+                                         math::SinOp::create(b, l, angle),
+                                         math::CosOp::create(b, l, angle));
+          }
+          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[0], pe)});
+        });
+    replaceWithCast(rewriter, op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+struct AttentionLowering : OpConversionPattern<AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    Value lengths = adaptor.getKeyLengths(), bias = adaptor.getBias();
+    RankedTensorType qt = tensorType(q);
+    Type elem = qt.getElementType();
+    int64_t heads = qt.getDimSize(1);
+    int64_t group = heads / tensorType(k).getDimSize(1);
+    int64_t valueDim = tensorType(v).getDimSize(3);
+
+    OpFoldResult batch = kb.staticOrDim({{q, 0}, {k, 0}, {v, 0}});
+    OpFoldResult lq = kb.sizes(q)[2];
+    OpFoldResult lk = kb.staticOrDim({{k, 2}, {v, 2}});
+    OpFoldResult h = rewriter.getIndexAttr(heads);
+    SmallVector<OpFoldResult> scoreSizes = {batch, h, lq, lk};
+    SmallVector<int64_t> scoreShape = {getConstantIntValue(batch).value_or(ShapedType::kDynamic), heads,
+                                       qt.getDimSize(2),
+                                       getConstantIntValue(lk).value_or(ShapedType::kDynamic)};
+
+    AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+               d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx),
+               d4 = getAffineDimExpr(4, ctx);
+    AffineExpr kvHead = d1.floorDiv(group);
+    SmallVector<Iter> contract = {Iter::parallel, Iter::parallel,
+                                  Iter::parallel, Iter::parallel,
+                                  Iter::reduction};
+
+    // s[b,h,i,j] = sum_d q[b,h,i,d] * k[b,h/G,j,d]
+    Value dots = kb.generic(
+        ValueRange{q, k}, kb.filled(scoreSizes, elem, 0.0),
+        {AffineMap::get(5, 0, {d0, d1, d2, d4}, ctx),
+         AffineMap::get(5, 0, {d0, kvHead, d3, d4}, ctx),
+         AffineMap::get(5, 0, {d0, d1, d2, d3}, ctx)},
+        contract, [](OpBuilder &b, Location l, ValueRange a) {
+          Value p = arith::MulFOp::create(b, l, a[0], a[1]);
+          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[2], p)});
+        });
+
+    // Scale, bias and the masks, from indices.
+    Value scale = kb.floatConst(elem, op.getEffectiveScale());
+    Value lqVal = getValueOrCreateConstantIndexOp(rewriter, loc, lq);
+    Value lkVal = getValueOrCreateConstantIndexOp(rewriter, loc, lk);
+    SmallVector<Value> inputs = {dots};
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(4)};
+    if (bias) {
+      inputs.push_back(bias);
+      maps.push_back(kb.broadcastMap(tensorType(bias).getShape(), scoreShape));
+    }
+    if (lengths) {
+      inputs.push_back(lengths);
+      maps.push_back(AffineMap::get(4, 0, {d0}, ctx));
+    }
+    maps.push_back(rewriter.getMultiDimIdentityMap(4));
+    bool causal = op.getCausal();
+    MaskAlign align = op.getAlign();
+    std::optional<int64_t> window = windowOf(op.getWindowAttr());
+    bool masked = causal || window || lengths;
+    Value scores = kb.generic(
+        inputs, kb.empty(scoreSizes, elem), maps, parallelIters(4),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value s = arith::MulFOp::create(b, l, a[0], scale);
+          unsigned next = 1;
+          if (bias)
+            s = arith::AddFOp::create(b, l, s, a[next++]);
+          if (masked) {
+            Value len = lengths ? toIndex(b, l, a[next++]) : Value();
+            Value vis = buildVisible(b, l, linalg::IndexOp::create(b, l, 2),
+                                     linalg::IndexOp::create(b, l, 3), lqVal,
+                                     lkVal, causal, align, window, len);
+            Value ninf = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, kNegInf));
+            s = arith::SelectOp::create(b, l, vis, s, ninf);
+          }
+          linalg::YieldOp::create(b, l, s);
+        });
+
+    Value weights = op.getSelection() == Selection::soft
+                        ? kb.softmax(scores, 3)
+                        : hardSelection(kb, scores, scoreSizes);
+
+    // out[b,h,i,e] = sum_j w[b,h,i,j] * v[b,h/G,j,e]
+    SmallVector<OpFoldResult> outSizes = {batch, h, lq,
+                                          rewriter.getIndexAttr(valueDim)};
+    Value out = kb.generic(
+        ValueRange{weights, v}, kb.filled(outSizes, elem, 0.0),
+        {AffineMap::get(5, 0, {d0, d1, d2, d4}, ctx),
+         AffineMap::get(5, 0, {d0, kvHead, d4, d3}, ctx),
+         AffineMap::get(5, 0, {d0, d1, d2, d3}, ctx)},
+        contract, [](OpBuilder &b, Location l, ValueRange a) {
+          Value p = arith::MulFOp::create(b, l, a[0], a[1]);
+          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[2], p)});
+        });
+    SmallVector<Value> results = {out};
+    if (op.getReturnWeights())
+      results.push_back(weights);
+    replaceWithCast(rewriter, op, results);
+    return success();
+  }
+
+  /// One-hot of the first maximal visible score per row (zeros when every key
+  /// is masked).
+  static Value hardSelection(KernelBuilder &kb, Value scores,
+                             ArrayRef<OpFoldResult> sizes) {
+    OpBuilder &rewriter = kb.builder();
+    Location loc = kb.location();
+    MLIRContext *ctx = rewriter.getContext();
+    Type elem = tensorType(scores).getElementType();
+    Type i64 = rewriter.getI64Type();
+    SmallVector<OpFoldResult> rowSizes(sizes.begin(), sizes.begin() + 3);
+    Value maxInit = kb.filled(rowSizes, elem, kNegInf);
+    Value idxInit = linalg::FillOp::create(
+                        rewriter, loc,
+                        ValueRange{arith::ConstantIntOp::create(
+                            rewriter, loc, i64, std::numeric_limits<int64_t>::max())},
+                        ValueRange{kb.empty(rowSizes, i64)})
+                        .getResult(0);
+    AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+               d2 = getAffineDimExpr(2, ctx);
+    AffineMap row = AffineMap::get(4, 0, {d0, d1, d2}, ctx);
+    auto argmax = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{maxInit.getType(), idxInit.getType()},
+        ValueRange{scores}, ValueRange{maxInit, idxInit},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(4), row, row},
+        ArrayRef<Iter>{Iter::parallel, Iter::parallel, Iter::parallel,
+                       Iter::reduction},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          // Order-independent: larger score wins, ties go to the lower index,
+          // masked (-inf) scores never win.
+          Value j = arith::IndexCastOp::create(b, l, i64,
+                                               linalg::IndexOp::create(b, l, 3));
+          Value ninf = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, kNegInf));
+          Value live = arith::CmpFOp::create(b, l, arith::CmpFPredicate::ONE, a[0], ninf);
+          Value gt = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, a[0], a[1]);
+          Value eq = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[0], a[1]);
+          Value lower = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, j, a[2]);
+          Value take = arith::AndIOp::create(
+              b, l, live,
+              arith::OrIOp::create(b, l, gt, arith::AndIOp::create(b, l, eq, lower)));
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::SelectOp::create(b, l, take, a[0], a[1]),
+                         arith::SelectOp::create(b, l, take, j, a[2])});
+        });
+    return kb.generic(
+        argmax.getResult(1), kb.empty(sizes, elem),
+        {row, rewriter.getMultiDimIdentityMap(4)}, parallelIters(4),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value j = arith::IndexCastOp::create(b, l, i64,
+                                               linalg::IndexOp::create(b, l, 3));
+          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, j, a[0]);
+          Value one = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 1.0));
+          Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
+          linalg::YieldOp::create(b, l, ValueRange{arith::SelectOp::create(b, l, hit, one, zero)});
+        });
+  }
+};
+
+struct MaskLowering : OpConversionPattern<MaskOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MaskOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = adaptor.getInput(), lengths = adaptor.getKeyLengths();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    Type elem = type.getElementType();
+    SmallVector<OpFoldResult> sizes = kb.sizes(x);
+    Value lq = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[rank - 2]);
+    Value lk = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[rank - 1]);
+    SmallVector<Value> inputs = {x};
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
+    if (lengths) {
+      inputs.push_back(lengths);
+      maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(0, ctx)));
+    }
+    maps.push_back(rewriter.getMultiDimIdentityMap(rank));
+    bool causal = op.getCausal();
+    MaskAlign align = op.getAlign();
+    std::optional<int64_t> window = windowOf(op.getWindowAttr());
+    Value result = kb.generic(
+        inputs, kb.empty(sizes, elem), maps, parallelIters(rank),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value len = lengths ? toIndex(b, l, a[1]) : Value();
+          Value vis = buildVisible(b, l, linalg::IndexOp::create(b, l, rank - 2),
+                                   linalg::IndexOp::create(b, l, rank - 1), lq,
+                                   lk, causal, align, window, len);
+          Value ninf = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, kNegInf));
+          linalg::YieldOp::create(
+              b, l, ValueRange{arith::SelectOp::create(b, l, vis, a[0], ninf)});
+        });
+    replaceWithCast(rewriter, op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertAttuneToLinalgPass
+    : mlir::attune::impl::ConvertAttuneToLinalgBase<ConvertAttuneToLinalgPass> {
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    // Composite ops need --attune-decompose first; say so rather than
+    // reporting a failed legalization.
+    WalkResult composite = root->walk([](Operation *op) {
+      if (isa<MultiHeadAttentionOp, FeedForwardOp, EncoderLayerOp,
+              DecoderLayerOp, Seq2SeqAttentionOp>(op)) {
+        op->emitOpError("is a composite op: run --attune-decompose before "
+                        "--convert-attune-to-linalg");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (composite.wasInterrupted())
+      return signalPassFailure();
+
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect, func::FuncDialect>();
+    target.addIllegalDialect<AttuneDialect>();
+    // Parameters are bound to constants or arguments by the driver.
+    target.addLegalOp<WeightOp>();
+    RewritePatternSet patterns(ctx);
+    populateAttuneToLinalgConversionPatterns(patterns);
+    if (failed(applyPartialConversion(root, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::attune::populateAttuneToLinalgConversionPatterns(
+    RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<LinearLowering, MatmulLowering, TransposeLowering,
+               SplitHeadsLowering, MergeHeadsLowering, SliceLowering,
+               ExpandDimsLowering, SqueezeLowering, ActivationLowering,
+               ScaleLowering, BinaryLowering<AddOp, arith::AddFOp>,
+               BinaryLowering<MulOp, arith::MulFOp>, SoftmaxLowering,
+               LayerNormLowering, EmbeddingLowering,
+               PositionalEncodingLowering, AttentionLowering, MaskLowering>(
+      ctx);
+  populateRecurrentToLinalgConversionPatterns(patterns);
+}

@@ -1,0 +1,269 @@
+//===- KernelBuilder.cpp - linalg-on-tensors building blocks --------------===//
+
+#include "lowering/AttuneToLinalg/KernelBuilder.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::attune;
+
+SmallVector<OpFoldResult> KernelBuilder::sizes(Value t) {
+  return tensor::getMixedSizes(b, loc, t);
+}
+
+Value KernelBuilder::dim(Value t, int64_t d) {
+  return b.createOrFold<tensor::DimOp>(loc, t, d);
+}
+
+Value KernelBuilder::empty(ArrayRef<OpFoldResult> sizes, Type elementType) {
+  return tensor::EmptyOp::create(b, loc, sizes, elementType);
+}
+
+Value KernelBuilder::filled(ArrayRef<OpFoldResult> sizes, Type elementType,
+                            double value) {
+  Value init = empty(sizes, elementType);
+  return linalg::FillOp::create(b, loc, ValueRange{floatConst(elementType, value)},
+                                ValueRange{init})
+      .getResult(0);
+}
+
+Value KernelBuilder::floatConst(Type type, double value) {
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+}
+
+Value KernelBuilder::indexConst(int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+SmallVector<OpFoldResult>
+KernelBuilder::broadcastSizes(RankedTensorType type, ValueRange operands) {
+  SmallVector<OpFoldResult> result;
+  int64_t rank = type.getRank();
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t extent = type.getDimSize(i);
+    if (!ShapedType::isDynamic(extent)) {
+      result.push_back(b.getIndexAttr(extent));
+      continue;
+    }
+    OpFoldResult found;
+    for (Value v : operands) {
+      auto t = cast<RankedTensorType>(v.getType());
+      int64_t j = i - (rank - t.getRank());
+      if (j >= 0 && t.isDynamicDim(j)) {
+        found = dim(v, j);
+        break;
+      }
+    }
+    assert(found && "a dynamic result dim must come from a dynamic operand dim");
+    result.push_back(found);
+  }
+  return result;
+}
+
+AffineMap KernelBuilder::broadcastMap(ArrayRef<int64_t> in,
+                                      ArrayRef<int64_t> outShape) {
+  MLIRContext *ctx = b.getContext();
+  size_t rank = outShape.size(), lead = rank - in.size();
+  SmallVector<AffineExpr> exprs;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == 1 && outShape[lead + i] != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(lead + i, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+Value KernelBuilder::elementwise(RankedTensorType type, ValueRange inputs,
+                                 BodyFn body) {
+  SmallVector<AffineMap> maps;
+  for (Value v : inputs)
+    maps.push_back(
+        broadcastMap(cast<RankedTensorType>(v.getType()).getShape(),
+                     type.getShape()));
+  maps.push_back(b.getMultiDimIdentityMap(type.getRank()));
+  Value init = empty(broadcastSizes(type, inputs), type.getElementType());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  return generic(inputs, init, maps, iterators, body);
+}
+
+Value KernelBuilder::generic(ValueRange inputs, Value init,
+                             ArrayRef<AffineMap> maps,
+                             ArrayRef<utils::IteratorType> iterators,
+                             BodyFn body) {
+  return linalg::GenericOp::create(b, loc, TypeRange{init.getType()}, inputs,
+                                   ValueRange{init}, maps, iterators, body)
+      .getResult(0);
+}
+
+OpFoldResult
+KernelBuilder::staticOrDim(ArrayRef<std::pair<Value, int64_t>> dims) {
+  for (auto [v, d] : dims) {
+    int64_t extent = cast<RankedTensorType>(v.getType()).getDimSize(d);
+    if (!ShapedType::isDynamic(extent))
+      return b.getIndexAttr(extent);
+  }
+  return dim(dims.front().first, dims.front().second);
+}
+
+Value KernelBuilder::linear(Value x, Value w, Value bias) {
+  MLIRContext *ctx = b.getContext();
+  auto xType = cast<RankedTensorType>(x.getType());
+  Type elem = xType.getElementType();
+  int64_t rank = xType.getRank(); // loops: lead..., o, k
+  int64_t outFeatures = cast<RankedTensorType>(w.getType()).getDimSize(0);
+
+  SmallVector<OpFoldResult> outSizes = sizes(x);
+  outSizes.back() = b.getIndexAttr(outFeatures);
+  Value init;
+  if (bias) {
+    init = generic(bias, empty(outSizes, elem),
+                   {AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx)),
+                    b.getMultiDimIdentityMap(rank)},
+                   SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+                   [](OpBuilder &nb, Location l, ValueRange a) {
+                     linalg::YieldOp::create(nb, l, a[0]);
+                   });
+  } else {
+    init = filled(outSizes, elem, 0.0);
+  }
+  SmallVector<AffineExpr> xExprs, outExprs;
+  for (int64_t d = 0; d < rank - 1; ++d) {
+    xExprs.push_back(getAffineDimExpr(d, ctx));
+    outExprs.push_back(getAffineDimExpr(d, ctx));
+  }
+  AffineExpr o = getAffineDimExpr(rank - 1, ctx), k = getAffineDimExpr(rank, ctx);
+  xExprs.push_back(k);
+  outExprs.push_back(o);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  return generic(ValueRange{x, w}, init,
+                 {AffineMap::get(rank + 1, 0, xExprs, ctx),
+                  AffineMap::get(rank + 1, 0, {o, k}, ctx),
+                  AffineMap::get(rank + 1, 0, outExprs, ctx)},
+                 iters, [](OpBuilder &nb, Location l, ValueRange a) {
+                   Value p = arith::MulFOp::create(nb, l, a[0], a[1]);
+                   linalg::YieldOp::create(
+                       nb, l, ValueRange{arith::AddFOp::create(nb, l, a[2], p)});
+                 });
+}
+
+Value KernelBuilder::softmax(Value input, int64_t axis) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Type elem = type.getElementType();
+  int64_t rank = type.getRank();
+  MLIRContext *ctx = b.getContext();
+
+  SmallVector<OpFoldResult> reducedSizes = sizes(input);
+  reducedSizes.erase(reducedSizes.begin() + axis);
+  SmallVector<AffineExpr> reducedExprs;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      reducedExprs.push_back(getAffineDimExpr(i, ctx));
+  AffineMap full = b.getMultiDimIdentityMap(rank);
+  AffineMap reduced = AffineMap::get(rank, 0, reducedExprs, ctx);
+  SmallVector<utils::IteratorType> reduction(rank,
+                                             utils::IteratorType::parallel);
+  reduction[axis] = utils::IteratorType::reduction;
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  double negInf = -std::numeric_limits<double>::infinity();
+
+  // The shift: the row maximum, or 0 for an all -inf row so that exp gives 0
+  // rather than NaN.
+  auto shift = [&](OpBuilder &nb, Location l, Value max) {
+    Value ninf = arith::ConstantOp::create(nb, l, nb.getFloatAttr(elem, negInf));
+    Value zero = arith::ConstantOp::create(nb, l, nb.getFloatAttr(elem, 0.0));
+    Value isEmpty =
+        arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, max, ninf);
+    return arith::SelectOp::create(nb, l, isEmpty, zero, max).getResult();
+  };
+
+  Value max = generic(
+      input, filled(reducedSizes, elem, negInf), {full, reduced}, reduction,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        linalg::YieldOp::create(
+            nb, l, ValueRange{arith::MaximumFOp::create(nb, l, a[0], a[1])});
+      });
+  Value sum = generic(
+      ValueRange{input, max}, filled(reducedSizes, elem, 0.0),
+      {full, reduced, reduced}, reduction,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value e = math::ExpOp::create(
+            nb, l, arith::SubFOp::create(nb, l, a[0], shift(nb, l, a[1])));
+        linalg::YieldOp::create(nb, l,
+                                ValueRange{arith::AddFOp::create(nb, l, a[2], e)});
+      });
+  return generic(
+      ValueRange{input, max, sum}, empty(sizes(input), elem),
+      {full, reduced, reduced, full}, parallel,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value e = math::ExpOp::create(
+            nb, l, arith::SubFOp::create(nb, l, a[0], shift(nb, l, a[1])));
+        Value zero = arith::ConstantOp::create(nb, l, nb.getFloatAttr(elem, 0.0));
+        Value isZero =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, a[2], zero);
+        Value q = arith::DivFOp::create(nb, l, e, a[2]);
+        linalg::YieldOp::create(
+            nb, l, ValueRange{arith::SelectOp::create(nb, l, isZero, zero, q)});
+      });
+}
+
+Value KernelBuilder::sigmoid(OpBuilder &b, Location loc, Value x) {
+  Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(x.getType(), 1.0));
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+}
+
+Value KernelBuilder::activation(OpBuilder &b, Location loc, Activation kind,
+                                Value x) {
+  Type t = x.getType();
+  auto c = [&](double v) {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v)).getResult();
+  };
+  switch (kind) {
+  case Activation::relu:
+    // max(x, 0), propagating NaN as torch.relu does.
+    return arith::MaximumFOp::create(b, loc, x, c(0.0));
+  case Activation::gelu: {
+    // 0.5 * x * (1 + erf(x / sqrt(2)))
+    Value erf = math::ErfOp::create(
+        b, loc, arith::MulFOp::create(b, loc, x, c(M_SQRT1_2)));
+    Value onePlus = arith::AddFOp::create(b, loc, c(1.0), erf);
+    return arith::MulFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, c(0.5), x), onePlus);
+  }
+  case Activation::gelu_tanh: {
+    // 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))
+    Value x3 = arith::MulFOp::create(b, loc,
+                                     arith::MulFOp::create(b, loc, x, x), x);
+    Value inner = arith::AddFOp::create(
+        b, loc, x, arith::MulFOp::create(b, loc, c(0.044715), x3));
+    Value t = math::TanhOp::create(
+        b, loc, arith::MulFOp::create(b, loc, c(0.7978845608028654), inner));
+    Value onePlus = arith::AddFOp::create(b, loc, c(1.0), t);
+    return arith::MulFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, c(0.5), x), onePlus);
+  }
+  case Activation::tanh:
+    return math::TanhOp::create(b, loc, x);
+  case Activation::sigmoid:
+    return sigmoid(b, loc, x);
+  case Activation::silu:
+    return arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x));
+  }
+  llvm_unreachable("unknown activation");
+}
+
+void mlir::attune::replaceWithCast(RewriterBase &rewriter, Operation *op,
+                                   ValueRange values) {
+  SmallVector<Value> results;
+  for (auto [v, t] : llvm::zip(values, op->getResultTypes()))
+    results.push_back(v.getType() == t
+                          ? v
+                          : tensor::CastOp::create(rewriter, op->getLoc(), t, v)
+                                .getResult());
+  rewriter.replaceOp(op, results);
+}

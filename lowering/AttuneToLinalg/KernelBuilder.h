@@ -1,0 +1,88 @@
+//===- KernelBuilder.h - linalg-on-tensors building blocks ------*- C++ -*-===//
+//
+// Small helpers shared by the attune -> linalg patterns: empty and filled
+// tensors with dynamic sizes taken from operands, NumPy-broadcast indexing
+// maps, elementwise and reduction `linalg.generic`s, and a numerically stable
+// softmax.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_LOWERING_ATTUNETOLINALG_KERNELBUILDER_H
+#define ATTUNE_LOWERING_ATTUNETOLINALG_KERNELBUILDER_H
+
+#include "dialect/AttuneOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::attune {
+
+/// The body of a generic: block arguments (inputs then outputs) in `args`.
+using BodyFn = function_ref<void(OpBuilder &, Location, ValueRange args)>;
+
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  OpBuilder &builder() { return b; }
+  Location location() { return loc; }
+
+  /// Sizes of `t`, static ones as attributes and dynamic ones as tensor.dim.
+  SmallVector<OpFoldResult> sizes(Value t);
+  /// Index value of dim `d` of `t`.
+  Value dim(Value t, int64_t d);
+
+  Value empty(ArrayRef<OpFoldResult> sizes, Type elementType);
+  Value filled(ArrayRef<OpFoldResult> sizes, Type elementType, double value);
+  Value floatConst(Type type, double value);
+  Value indexConst(int64_t value);
+
+  /// Sizes of a result of type `type` whose dynamic dims are found in the
+  /// (broadcast-aligned) operands: the first operand with a dynamic extent at
+  /// that position supplies it.
+  SmallVector<OpFoldResult> broadcastSizes(RankedTensorType type,
+                                           ValueRange operands);
+
+  /// Indexing map reading a value of shape `in` inside a loop nest over
+  /// `outShape` with NumPy broadcasting (static 1 extents read index 0).
+  AffineMap broadcastMap(ArrayRef<int64_t> in, ArrayRef<int64_t> outShape);
+
+  /// An elementwise generic producing `type` from broadcast-aligned `inputs`.
+  Value elementwise(RankedTensorType type, ValueRange inputs, BodyFn body);
+
+  /// A generic with explicit maps: one output `init` (last map).
+  Value generic(ValueRange inputs, Value init, ArrayRef<AffineMap> maps,
+                ArrayRef<utils::IteratorType> iterators, BodyFn body);
+
+  /// The static extent among `dims` (value, dim) if any, else the first's
+  /// tensor.dim: the extent of a result whose operands must agree.
+  OpFoldResult staticOrDim(ArrayRef<std::pair<Value, int64_t>> dims);
+
+  /// `x W^T + b` over the last dim of `x` (`attune.linear`): a contraction
+  /// generic whose accumulator starts as the broadcast bias (or zero).
+  Value linear(Value x, Value w, Value bias);
+
+  /// Numerically stable softmax of `input` along `axis`. A slice that is all
+  /// -inf gives zeros.
+  Value softmax(Value input, int64_t axis);
+
+  /// Scalar math for generic bodies: they take the body's builder.
+  static Value sigmoid(OpBuilder &b, Location loc, Value x);
+  static Value activation(OpBuilder &b, Location loc, Activation kind,
+                          Value x);
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+
+/// Replaces `op` by `values`, casting where a value's type is less static
+/// than the op's result type (a refined extent stays refined).
+void replaceWithCast(RewriterBase &rewriter, Operation *op, ValueRange values);
+
+} // namespace mlir::attune
+
+#endif // ATTUNE_LOWERING_ATTUNETOLINALG_KERNELBUILDER_H

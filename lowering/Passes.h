@@ -1,0 +1,32 @@
+//===- Passes.h - conversions out of attune ---------------------*- C++ -*-===//
+
+#ifndef ATTUNE_LOWERING_PASSES_H
+#define ATTUNE_LOWERING_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::attune {
+
+#define GEN_PASS_DECL
+#include "lowering/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "lowering/Passes.h.inc"
+
+/// The passes of `attune-cpu-pipeline`, from attune ops to the LLVM dialect.
+/// Weights must be bound (constants or arguments) before the bufferization
+/// part; `attune-compile` does that first.
+void buildCpuPipeline(OpPassManager &pm);
+
+/// Registers the named pipelines (`attune-cpu-pipeline`).
+void registerAttunePipelines();
+
+} // namespace mlir::attune
+
+#endif // ATTUNE_LOWERING_PASSES_H
