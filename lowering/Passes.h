@@ -19,10 +19,18 @@ namespace mlir::attune {
 #define GEN_PASS_REGISTRATION
 #include "lowering/Passes.h.inc"
 
-/// The passes of `attune-cpu-pipeline`, from attune ops to the LLVM dialect.
-/// Weights must be bound (constants or arguments) before the bufferization
-/// part; `attune-compile` does that first.
-void buildCpuPipeline(OpPassManager &pm);
+/// Stages of `attune-cpu-pipeline`, each ending in the IR that
+/// `attune-compile --emit=` names.
+enum class CpuStage {
+  Attune, // decomposed into primitive attune ops, canonicalized
+  Linalg, // linalg on tensors
+  LLVM,   // the LLVM dialect
+};
+
+/// The passes of `attune-cpu-pipeline` up to and including `last`. Weights
+/// must be bound (constants or arguments) before the bufferization part;
+/// `attune-compile` does that first.
+void buildCpuPipeline(OpPassManager &pm, CpuStage last = CpuStage::LLVM);
 
 /// Registers the named pipelines (`attune-cpu-pipeline`).
 void registerAttunePipelines();

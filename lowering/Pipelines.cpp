@@ -19,7 +19,7 @@ static constexpr const char *kCpuLowering =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "canonicalize,"
-    "buffer-deallocation-pipeline,"
+    "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
     "convert-linalg-to-loops,"
     "func.func(llvm-request-c-wrappers),"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
@@ -27,13 +27,17 @@ static constexpr const char *kCpuLowering =
     "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
     "convert-cf-to-llvm,convert-ub-to-llvm,reconcile-unrealized-casts";
 
-void mlir::attune::buildCpuPipeline(OpPassManager &pm) {
+void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last) {
   pm.addPass(createAttuneDecompose());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (last == CpuStage::Attune)
+    return;
   pm.addPass(createConvertAttuneToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (last == CpuStage::Linalg)
+    return;
   if (failed(parsePassPipeline(kCpuLowering, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
 }

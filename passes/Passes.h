@@ -14,6 +14,12 @@ namespace attune {
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 
+class SafetensorsFile;
+
+/// Replaces every attune.weight under `root` by a constant from `file`;
+/// reports every unknown name, dtype or shape mismatch before failing.
+LogicalResult bindWeights(Operation *root, const SafetensorsFile &file);
+
 /// Rewrites of composite ops into primitive attune ops, one per op.
 void populateDecomposeMultiHeadAttentionPatterns(RewritePatternSet &patterns);
 void populateDecomposeFeedForwardPatterns(RewritePatternSet &patterns);

@@ -5,6 +5,33 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AttuneBindWeights : Pass<"attune-bind-weights", "::mlir::ModuleOp"> {
+  let summary = "Bind attune.weight ops to constants from a safetensors file";
+  let description = [{
+    Replaces each `attune.weight "name" : tensor<...>` with an
+    `arith.constant dense_resource<name>` holding the tensor stored under
+    `name` in the safetensors `file` (a PyTorch `state_dict` saved with
+    `safetensors.torch.save_file` or Attune's own writer). The stored dtype and
+    shape must equal the declared type exactly; a missing name is an error
+    that lists the closest names in the file. Tensors in the file that the
+    model does not use are ignored.
+
+    Before:
+    ```mlir
+    %w = attune.weight "linear1.weight" : tensor<128x64xf32>
+    ```
+    After:
+    ```mlir
+    %w = arith.constant dense_resource<linear1.weight> : tensor<128x64xf32>
+    ```
+  }];
+  let options = [
+    Option<"file", "file", "std::string", /*default=*/"\"\"",
+           "Path of the safetensors file">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def AttuneDecompose : Pass<"attune-decompose"> {
   let summary = "Rewrite composite attune ops into primitive attune ops";
   let description = [{

@@ -1,0 +1,114 @@
+//===- BindWeights.cpp - attune.weight -> constants from safetensors ------===//
+
+#include "passes/Passes.h"
+#include "passes/Safetensors.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
+
+namespace mlir::attune {
+#define GEN_PASS_DEF_ATTUNEBINDWEIGHTS
+#include "passes/Passes.h.inc"
+} // namespace mlir::attune
+
+using namespace mlir;
+using namespace mlir::attune;
+
+/// The safetensors dtype that stores `type`, or empty.
+static StringRef safetensorsDtype(Type type) {
+  if (type.isF32())
+    return "F32";
+  if (type.isF16())
+    return "F16";
+  if (type.isBF16())
+    return "BF16";
+  return {};
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  return "[" + llvm::join(llvm::map_range(shape, [](int64_t d) {
+                            return std::to_string(d);
+                          }),
+                          ", ") +
+         "]";
+}
+
+LogicalResult mlir::attune::bindWeights(Operation *root,
+                                        const SafetensorsFile &file) {
+  bool ok = true;
+  std::map<std::string, DenseResourceElementsAttr> bound;
+  root->walk([&](WeightOp op) {
+    StringRef name = op.getName();
+    RankedTensorType type = op.getType();
+    const SafetensorsEntry *entry = file.lookup(name);
+    if (!entry) {
+      // Suggest the closest names: usually a prefix or a typo.
+      std::vector<std::pair<unsigned, std::string>> near;
+      for (const std::string &candidate : file.names())
+        near.push_back({StringRef(candidate).edit_distance(name), candidate});
+      std::sort(near.begin(), near.end());
+      InFlightDiagnostic d = op.emitOpError()
+                             << "weight '" << name << "' is not in "
+                             << file.path();
+      if (!near.empty()) {
+        d << " (closest: ";
+        for (size_t i = 0; i < std::min<size_t>(3, near.size()); ++i)
+          d << (i ? ", " : "") << "'" << near[i].second << "'";
+        d << ")";
+      }
+      ok = false;
+      return;
+    }
+    StringRef want = safetensorsDtype(type.getElementType());
+    if (entry->dtype != want) {
+      op.emitOpError() << "weight '" << name << "' has dtype " << entry->dtype
+                       << " in " << file.path() << ", expected " << want
+                       << " (declared " << type << ")";
+      ok = false;
+      return;
+    }
+    if (ArrayRef<int64_t>(entry->shape) != type.getShape()) {
+      op.emitOpError() << "weight '" << name << "' has shape "
+                       << shapeString(entry->shape) << " in " << file.path()
+                       << ", expected " << shapeString(type.getShape())
+                       << " (declared " << type << ")";
+      ok = false;
+      return;
+    }
+    // One blob per name: every use of a weight shares its data.
+    DenseResourceElementsAttr &attr = bound[name.str()];
+    if (!attr)
+      attr = DenseResourceElementsAttr::get(
+          type, name,
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(entry->data, 64));
+    OpBuilder b(op);
+    op.replaceAllUsesWith(
+        arith::ConstantOp::create(b, op.getLoc(), type, attr).getResult());
+    op.erase();
+  });
+  return success(ok);
+}
+
+namespace {
+struct AttuneBindWeightsPass
+    : mlir::attune::impl::AttuneBindWeightsBase<AttuneBindWeightsPass> {
+  using AttuneBindWeightsBase::AttuneBindWeightsBase;
+  void runOnOperation() override {
+    if (file.empty()) {
+      getOperation()->emitError("--attune-bind-weights needs file=PATH");
+      return signalPassFailure();
+    }
+    llvm::Expected<SafetensorsFile> weights = SafetensorsFile::open(file);
+    if (!weights) {
+      getOperation()->emitError(llvm::toString(weights.takeError()));
+      return signalPassFailure();
+    }
+    if (failed(bindWeights(getOperation(), *weights)))
+      signalPassFailure();
+  }
+};
+} // namespace

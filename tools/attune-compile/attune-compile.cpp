@@ -1,0 +1,460 @@
+//===- attune-compile.cpp - attune model -> native shared library ---------===//
+//
+//   attune-compile MODEL.mlir --weights W.safetensors [--target=cpu] -o MODEL.so
+//
+// Stages (`--emit=`): attune (decomposed attune ops), linalg, llvm-mlir (LLVM
+// dialect), llvm-ir (optimized LLVM IR), obj, lib (the default: a shared
+// library with the code, the weights and the metadata the runtime reads).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/AttuneDialect.h"
+#include "dialect/AttuneOps.h"
+#include "lowering/Passes.h"
+#include "passes/Passes.h"
+#include "passes/Safetensors.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+enum class Emit { Attune, Linalg, LLVMMLIR, LLVMIR, Obj, Lib };
+
+static cl::OptionCategory category("attune-compile options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
+                                      cl::Required, cl::cat(category));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                       cl::value_desc("path"), cl::init("-"),
+                                       cl::cat(category));
+static cl::opt<std::string>
+    weightsFile("weights", cl::desc("Safetensors file with the model's weights"),
+                cl::value_desc("path"), cl::cat(category));
+static cl::opt<std::string> target("target", cl::desc("Target: cpu"),
+                                   cl::init("cpu"), cl::cat(category));
+static cl::opt<Emit> emit(
+    "emit", cl::desc("What to produce"), cl::init(Emit::Lib),
+    cl::values(clEnumValN(Emit::Attune, "attune", "decomposed attune IR"),
+               clEnumValN(Emit::Linalg, "linalg", "linalg on tensors"),
+               clEnumValN(Emit::LLVMMLIR, "llvm-mlir", "the LLVM dialect"),
+               clEnumValN(Emit::LLVMIR, "llvm-ir", "optimized LLVM IR"),
+               clEnumValN(Emit::Obj, "obj", "an object file"),
+               clEnumValN(Emit::Lib, "lib", "a shared library (default)")),
+    cl::cat(category));
+static cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: host)"),
+                                cl::init(""), cl::cat(category));
+static cl::opt<std::string>
+    features("features", cl::desc("Target features, e.g. +avx2,-avx512f "
+                                  "(default: the host's)"),
+             cl::init(""), cl::cat(category));
+
+namespace {
+
+/// One entry point of the artifact: a public func.func on tensors.
+struct TensorInfo {
+  std::string name, dtype;
+  SmallVector<int64_t> shape; // -1: dynamic
+};
+struct EntryInfo {
+  std::string name;
+  std::vector<TensorInfo> inputs, outputs;
+};
+
+FailureOr<std::string> dtypeName(Location loc, Type type, StringRef what) {
+  if (type.isF32())
+    return std::string("f32");
+  if (type.isF16())
+    return std::string("f16");
+  if (type.isBF16())
+    return std::string("bf16");
+  if (type.isSignlessInteger(64))
+    return std::string("i64");
+  if (type.isSignlessInteger(32))
+    return std::string("i32");
+  return emitError(loc) << what << " has element type " << type
+                        << "; entry points take f32, f16, bf16, i32 or i64 "
+                           "tensors",
+         failure();
+}
+
+FailureOr<TensorInfo> tensorInfo(Location loc, Type type, DictionaryAttr attrs,
+                                 std::string defaultName, StringRef what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return emitError(loc) << what << " has type " << type
+                          << "; entry points take and return ranked tensors",
+           failure();
+  TensorInfo info;
+  info.name = std::move(defaultName);
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>("attune.name"))
+      info.name = name.str();
+  if (info.name.empty() ||
+      llvm::any_of(info.name, [](char c) { return !llvm::isAlnum(c) && c != '_' && c != '.' && c != '-'; }))
+    return emitError(loc) << what << " name '" << info.name
+                          << "' must be letters, digits, '_', '.' or '-'",
+           failure();
+  FailureOr<std::string> dtype =
+      dtypeName(loc, tensor.getElementType(), what);
+  if (failed(dtype))
+    return failure();
+  info.dtype = *dtype;
+  for (int64_t d : tensor.getShape())
+    info.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return info;
+}
+
+/// Entry points are the public functions of the module.
+FailureOr<std::vector<EntryInfo>> collectEntries(ModuleOp module) {
+  std::vector<EntryInfo> entries;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    EntryInfo entry;
+    entry.name = func.getSymName().str();
+    FunctionType type = func.getFunctionType();
+    for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+      FailureOr<TensorInfo> info = tensorInfo(
+          func.getLoc(), type.getInput(i), func.getArgAttrDict(i),
+          "input" + std::to_string(i),
+          ("input #" + std::to_string(i) + " of @" + entry.name));
+      if (failed(info))
+        return failure();
+      entry.inputs.push_back(*info);
+    }
+    for (unsigned i = 0; i < type.getNumResults(); ++i) {
+      FailureOr<TensorInfo> info = tensorInfo(
+          func.getLoc(), type.getResult(i), func.getResultAttrDict(i),
+          "output" + std::to_string(i),
+          ("result #" + std::to_string(i) + " of @" + entry.name));
+      if (failed(info))
+        return failure();
+      entry.outputs.push_back(*info);
+    }
+    if (entry.outputs.empty())
+      return emitError(func.getLoc())
+                 << "entry point @" << entry.name << " returns nothing",
+             failure();
+    entries.push_back(std::move(entry));
+  }
+  if (entries.empty())
+    return emitError(module.getLoc())
+               << "the model has no public func.func to compile",
+           failure();
+  return entries;
+}
+
+/// The metadata the runtime reads: one line per record (runtime/cpu).
+std::string metadataText(ArrayRef<EntryInfo> entries) {
+  std::string text = "attune-model 1\n";
+  auto tensorLine = [&](StringRef kind, const TensorInfo &t) {
+    text += (kind + " " + t.name + " " + t.dtype + " " +
+             std::to_string(t.shape.size()))
+                .str();
+    for (int64_t d : t.shape)
+      text += " " + std::to_string(d);
+    text += "\n";
+  };
+  for (const EntryInfo &e : entries) {
+    text += "entry " + e.name + " " + std::to_string(e.inputs.size()) + " " +
+            std::to_string(e.outputs.size()) + "\n";
+    for (const TensorInfo &t : e.inputs)
+      tensorLine("input", t);
+    for (const TensorInfo &t : e.outputs)
+      tensorLine("output", t);
+  }
+  return text + "end\n";
+}
+
+/// Adds `attune_model_metadata` and, per entry, `void attune_invoke_<name>(
+/// void **args)` calling `_mlir_ciface_<name>(args[0], args[1], ...)`: the
+/// result struct then one descriptor per input, all by pointer.
+LogicalResult addRuntimeInterface(llvm::Module &module,
+                                  ArrayRef<EntryInfo> entries) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Constant *text =
+      llvm::ConstantDataArray::getString(ctx, metadataText(entries));
+  new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, text,
+                           "attune_model_metadata");
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  for (const EntryInfo &e : entries) {
+    llvm::Function *ciface = module.getFunction("_mlir_ciface_" + e.name);
+    if (!ciface) {
+      llvm::errs() << "error: no C interface for entry @" << e.name << "\n";
+      return failure();
+    }
+    auto *fnType = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr},
+                                           /*isVarArg=*/false);
+    auto *fn = llvm::Function::Create(fnType, llvm::GlobalValue::ExternalLinkage,
+                                      "attune_invoke_" + e.name, module);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    SmallVector<llvm::Value *> args;
+    for (unsigned i = 0; i < ciface->arg_size(); ++i) {
+      llvm::Value *slot = b.CreateConstGEP1_64(ptr, fn->getArg(0), i);
+      args.push_back(b.CreateLoad(ptr, slot));
+    }
+    b.CreateCall(ciface, args);
+    b.CreateRetVoid();
+  }
+  return success();
+}
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine() {
+  std::string triple = llvm::sys::getDefaultTargetTriple();
+  std::string error;
+  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), error);
+  if (!t) {
+    llvm::errs() << "error: no LLVM target for " << triple << ": " << error
+                 << "\n";
+    return nullptr;
+  }
+  std::string cpuName = cpu.empty() ? llvm::sys::getHostCPUName().str() : cpu;
+  std::string featureString = features;
+  if (cpu.empty() && features.empty()) {
+    SmallVector<std::string> hostFeatures;
+    for (const auto &f : llvm::sys::getHostCPUFeatures())
+      hostFeatures.push_back((f.second ? "+" : "-") + f.first().str());
+    featureString = llvm::join(hostFeatures, ",");
+  }
+  llvm::TargetOptions options;
+  return std::unique_ptr<llvm::TargetMachine>(t->createTargetMachine(
+      llvm::Triple(triple), cpuName, featureString, options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+}
+
+void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+}
+
+LogicalResult emitObject(llvm::Module &module, llvm::TargetMachine &tm,
+                         StringRef path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    llvm::errs() << "error: cannot write " << path << ": " << ec.message()
+                 << "\n";
+    return failure();
+  }
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, out, nullptr,
+                             llvm::CodeGenFileType::ObjectFile)) {
+    llvm::errs() << "error: the target cannot emit object files\n";
+    return failure();
+  }
+  pm.run(module);
+  return success();
+}
+
+/// Links `object` into the shared library `output` with the system driver.
+LogicalResult linkSharedLibrary(StringRef object, StringRef output) {
+  llvm::ErrorOr<std::string> driver = llvm::sys::findProgramByName("cc");
+  if (!driver)
+    driver = llvm::sys::findProgramByName("gcc");
+  if (!driver) {
+    llvm::errs() << "error: no C compiler driver (cc) on PATH to link the "
+                    "shared library; install gcc or use --emit=obj\n";
+    return failure();
+  }
+  SmallVector<StringRef> args = {*driver, "-shared",  "-o",  output,
+                                 object,  "-Wl,-z,noexecstack", "-lm"};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0) {
+    llvm::errs() << "error: linking " << output << " failed"
+                 << (message.empty() ? "" : ": " + message) << "\n";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult printModule(ModuleOp module) {
+  std::string error;
+  auto out = openOutputFile(outputFile, &error);
+  if (!out) {
+    llvm::errs() << "error: " << error << "\n";
+    return failure();
+  }
+  module.print(out->os());
+  out->keep();
+  return success();
+}
+
+LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return failure();
+  if (target != "cpu") {
+    llvm::errs() << "error: --target=" << target
+                 << " is not supported (targets: cpu)\n";
+    return failure();
+  }
+  FailureOr<std::vector<EntryInfo>> entries = collectEntries(*module);
+  if (failed(entries))
+    return failure();
+
+  // Bind the weights before anything else, so that a model and its weights
+  // that disagree fail early with the weight's location.
+  bool hasWeights = false;
+  module->walk([&](attune::WeightOp) { hasWeights = true; });
+  if (hasWeights) {
+    if (weightsFile.empty()) {
+      SmallVector<std::string> names;
+      module->walk([&](attune::WeightOp op) { names.push_back(op.getName().str()); });
+      emitError(module->getLoc())
+          << "the model has " << names.size()
+          << " attune.weight op(s) (first: '" << names.front()
+          << "'); pass --weights FILE.safetensors";
+      return failure();
+    }
+    llvm::Expected<attune::SafetensorsFile> weights =
+        attune::SafetensorsFile::open(weightsFile);
+    if (!weights) {
+      llvm::errs() << "error: " << llvm::toString(weights.takeError()) << "\n";
+      return failure();
+    }
+    if (failed(attune::bindWeights(*module, *weights)))
+      return failure();
+  }
+
+  attune::CpuStage stage = emit == Emit::Attune   ? attune::CpuStage::Attune
+                           : emit == Emit::Linalg ? attune::CpuStage::Linalg
+                                                  : attune::CpuStage::LLVM;
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
+  attune::buildCpuPipeline(pm, stage);
+  if (failed(pm.run(*module)))
+    return failure();
+  if (emit == Emit::Attune || emit == Emit::Linalg || emit == Emit::LLVMMLIR)
+    return printModule(*module);
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, "attune_model");
+  if (!llvmModule) {
+    llvm::errs() << "error: translation to LLVM IR failed\n";
+    return failure();
+  }
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine();
+  if (!tm)
+    return failure();
+  llvmModule->setDataLayout(tm->createDataLayout());
+  llvmModule->setTargetTriple(tm->getTargetTriple());
+  if (failed(addRuntimeInterface(*llvmModule, *entries)))
+    return failure();
+  optimize(*llvmModule, *tm);
+
+  if (emit == Emit::LLVMIR) {
+    std::string error;
+    auto out = openOutputFile(outputFile, &error);
+    if (!out) {
+      llvm::errs() << "error: " << error << "\n";
+      return failure();
+    }
+    llvmModule->print(out->os(), nullptr);
+    out->keep();
+    return success();
+  }
+  if (outputFile == "-") {
+    llvm::errs() << "error: --emit=obj and --emit=lib need -o PATH\n";
+    return failure();
+  }
+  if (emit == Emit::Obj)
+    return emitObject(*llvmModule, *tm, outputFile);
+
+  SmallString<128> object;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("attune", "o", object)) {
+    llvm::errs() << "error: cannot create a temporary object file: "
+                 << ec.message() << "\n";
+    return failure();
+  }
+  llvm::FileRemover removeObject(object);
+  if (failed(emitObject(*llvmModule, *tm, object)))
+    return failure();
+  return linkSharedLibrary(object, outputFile);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  cl::HideUnrelatedOptions({&category, &cl::getGeneralCategory()});
+  // The MLIR options (--mlir-print-ir-after-all, --mlir-timing, ...) stay
+  // visible: they are registered in their own categories.
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "attune-compile: compile an attune model to a native shared library\n\n"
+      "  attune-compile MODEL.mlir --weights W.safetensors -o MODEL.so\n");
+
+  DialectRegistry registry;
+  registry.insert<attune::AttuneDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerAllPasses();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  auto input = openInputFile(inputFile, &error);
+  if (!input) {
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  return failed(compile(context, sourceMgr)) ? 1 : 0;
+}
