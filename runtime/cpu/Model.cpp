@@ -1,0 +1,303 @@
+//===- Model.cpp - loading and running compiled models --------------------===//
+//
+// A model is a shared library from attune-compile. It exports
+// `attune_model_metadata` (text, see attune-compile's metadataText) and, per
+// entry point, `void attune_invoke_<name>(void **args)` where args[0] points
+// to the results (one memref descriptor per output, back to back) and
+// args[1 + i] to the descriptor of input i. A rank-r descriptor is
+// {allocated ptr, aligned ptr, int64 offset, int64 sizes[r], int64 strides[r]}.
+// Results are malloc'ed by the model and owned by the caller.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+using namespace attune::runtime;
+
+namespace {
+struct TensorSpec {
+  std::string name;
+  attune_dtype dtype;
+  std::vector<int64_t> shape;
+};
+struct Entry {
+  std::string name;
+  std::vector<TensorSpec> inputs, outputs;
+  void (*invoke)(void **) = nullptr;
+};
+
+bool parseDtype(const std::string &s, attune_dtype &dtype) {
+  static const std::pair<const char *, attune_dtype> names[] = {
+      {"f32", ATTUNE_F32}, {"f16", ATTUNE_F16}, {"bf16", ATTUNE_BF16},
+      {"i32", ATTUNE_I32}, {"i64", ATTUNE_I64}};
+  for (const auto &[n, d] : names)
+    if (s == n) {
+      dtype = d;
+      return true;
+    }
+  return false;
+}
+
+size_t descriptorWords(size_t rank) { return 3 + 2 * rank; }
+} // namespace
+
+struct attune_model {
+  void *library = nullptr;
+  std::string path;
+  std::vector<Entry> entries;
+};
+
+static attune_status *parseMetadata(attune_model &model, const char *text) {
+  std::istringstream in(text);
+  std::string word;
+  int version = 0;
+  if (!(in >> word >> version) || word != "attune-model" || version != 1)
+    return error("%s: unsupported model metadata (expected 'attune-model 1')",
+                 model.path.c_str());
+  while (in >> word) {
+    if (word == "end")
+      return nullptr;
+    if (word == "entry") {
+      Entry e;
+      size_t numIn, numOut;
+      if (!(in >> e.name >> numIn >> numOut))
+        break;
+      for (size_t i = 0; i < numIn + numOut; ++i) {
+        std::string kind, dtype;
+        size_t rank;
+        TensorSpec t;
+        if (!(in >> kind >> t.name >> dtype >> rank) ||
+            kind != (i < numIn ? "input" : "output") ||
+            !parseDtype(dtype, t.dtype) || rank > 64)
+          return error("%s: corrupt metadata for entry '%s'",
+                       model.path.c_str(), e.name.c_str());
+        t.shape.resize(rank);
+        for (int64_t &d : t.shape)
+          if (!(in >> d))
+            return error("%s: corrupt metadata for entry '%s'",
+                         model.path.c_str(), e.name.c_str());
+        (i < numIn ? e.inputs : e.outputs).push_back(std::move(t));
+      }
+      std::string symbol = "attune_invoke_" + e.name;
+      e.invoke = reinterpret_cast<void (*)(void **)>(
+          dlsym(model.library, symbol.c_str()));
+      if (!e.invoke)
+        return error("%s: entry '%s' has no symbol %s", model.path.c_str(),
+                     e.name.c_str(), symbol.c_str());
+      model.entries.push_back(std::move(e));
+      continue;
+    }
+    break;
+  }
+  return error("%s: corrupt model metadata near '%s'", model.path.c_str(),
+               word.c_str());
+}
+
+static attune_tensor_info infoOf(const TensorSpec &t) {
+  return attune_tensor_info{t.name.c_str(), t.dtype, t.shape.size(),
+                            t.shape.data()};
+}
+
+extern "C" {
+
+attune_status *attune_model_open(const char *path, attune_model **out) {
+  if (!path || !out)
+    return error("attune_model_open: NULL argument");
+  // dlopen searches the library path for names without a slash.
+  std::string resolved = std::strchr(path, '/') ? path : std::string("./") + path;
+  void *library = dlopen(resolved.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return error("%s: cannot load the model: %s", path, dlerror());
+  auto *model = new attune_model;
+  model->library = library;
+  model->path = path;
+  const char *metadata =
+      static_cast<const char *>(dlsym(library, "attune_model_metadata"));
+  attune_status *status =
+      metadata ? parseMetadata(*model, metadata)
+               : error("%s: not an Attune model (no attune_model_metadata "
+                       "symbol)",
+                       path);
+  if (status) {
+    attune_model_close(model);
+    return status;
+  }
+  *out = model;
+  return nullptr;
+}
+
+void attune_model_close(attune_model *model) {
+  if (!model)
+    return;
+  if (model->library)
+    dlclose(model->library);
+  delete model;
+}
+
+size_t attune_model_num_entries(const attune_model *m) {
+  return m->entries.size();
+}
+
+const char *attune_model_entry_name(const attune_model *m, size_t entry) {
+  return entry < m->entries.size() ? m->entries[entry].name.c_str() : nullptr;
+}
+
+attune_status *attune_model_find_entry(const attune_model *m, const char *name,
+                                       size_t *entry) {
+  std::string known;
+  for (size_t i = 0; i < m->entries.size(); ++i) {
+    if (m->entries[i].name == name) {
+      *entry = i;
+      return nullptr;
+    }
+    known += (i ? ", " : "") + m->entries[i].name;
+  }
+  return error("%s: no entry point '%s' (entries: %s)", m->path.c_str(), name,
+               known.c_str());
+}
+
+size_t attune_model_num_inputs(const attune_model *m, size_t entry) {
+  return entry < m->entries.size() ? m->entries[entry].inputs.size() : 0;
+}
+
+size_t attune_model_num_outputs(const attune_model *m, size_t entry) {
+  return entry < m->entries.size() ? m->entries[entry].outputs.size() : 0;
+}
+
+attune_tensor_info attune_model_input(const attune_model *m, size_t entry,
+                                      size_t index) {
+  if (entry >= m->entries.size() || index >= m->entries[entry].inputs.size())
+    return attune_tensor_info{nullptr, ATTUNE_F32, 0, nullptr};
+  return infoOf(m->entries[entry].inputs[index]);
+}
+
+attune_tensor_info attune_model_output(const attune_model *m, size_t entry,
+                                       size_t index) {
+  if (entry >= m->entries.size() || index >= m->entries[entry].outputs.size())
+    return attune_tensor_info{nullptr, ATTUNE_F32, 0, nullptr};
+  return infoOf(m->entries[entry].outputs[index]);
+}
+
+attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
+                                const attune_tensor *const *inputs,
+                                size_t numInputs, attune_tensor **outputs,
+                                size_t numOutputs) {
+  if (!m || entryIndex >= m->entries.size())
+    return error("attune_model_run: no entry point #%zu", entryIndex);
+  const Entry &entry = m->entries[entryIndex];
+  const char *where = entry.name.c_str();
+  if (numInputs != entry.inputs.size())
+    return error("%s: expected %zu input(s), got %zu", where,
+                 entry.inputs.size(), numInputs);
+  if (numOutputs != entry.outputs.size())
+    return error("%s: expected room for %zu output(s), got %zu", where,
+                 entry.outputs.size(), numOutputs);
+
+  // Input descriptors.
+  std::vector<std::vector<int64_t>> descriptors(numInputs);
+  for (size_t i = 0; i < numInputs; ++i) {
+    const TensorSpec &spec = entry.inputs[i];
+    const attune_tensor *t = inputs[i];
+    if (!t)
+      return error("%s: input '%s' is NULL", where, spec.name.c_str());
+    if (t->dtype != spec.dtype)
+      return error("%s: input '%s' has dtype %s, expected %s", where,
+                   spec.name.c_str(), attune_dtype_name(t->dtype),
+                   attune_dtype_name(spec.dtype));
+    bool shapeOk = t->shape.size() == spec.shape.size();
+    for (size_t d = 0; shapeOk && d < spec.shape.size(); ++d)
+      shapeOk = spec.shape[d] < 0 || spec.shape[d] == t->shape[d];
+    if (!shapeOk)
+      return error("%s: input '%s' has shape %s, expected %s", where,
+                   spec.name.c_str(),
+                   shapeString(t->shape.data(), t->shape.size()).c_str(),
+                   shapeString(spec.shape.data(), spec.shape.size()).c_str());
+    size_t rank = t->shape.size();
+    std::vector<int64_t> &desc = descriptors[i];
+    desc.resize(descriptorWords(rank));
+    std::memcpy(&desc[0], &t->data, sizeof(void *));
+    std::memcpy(&desc[1], &t->data, sizeof(void *));
+    desc[2] = 0;
+    int64_t stride = 1;
+    for (size_t d = rank; d-- > 0;) {
+      desc[3 + d] = t->shape[d];
+      desc[3 + rank + d] = stride;
+      stride *= t->shape[d];
+    }
+  }
+  size_t resultWords = 0;
+  for (const TensorSpec &o : entry.outputs)
+    resultWords += descriptorWords(o.shape.size());
+  std::vector<int64_t> results(resultWords, 0);
+  std::vector<void *> args;
+  args.push_back(results.data());
+  for (auto &d : descriptors)
+    args.push_back(d.data());
+
+  entry.invoke(args.data());
+
+  // Copy each result into a tensor the caller owns and free the model's
+  // buffer. Every output is read (and freed) even if an earlier copy fails.
+  attune_status *status = nullptr;
+  size_t at = 0;
+  for (size_t o = 0; o < numOutputs; ++o) {
+    const TensorSpec &spec = entry.outputs[o];
+    size_t rank = spec.shape.size();
+    const int64_t *desc = &results[at];
+    at += descriptorWords(rank);
+    void *allocated, *aligned;
+    std::memcpy(&allocated, &desc[0], sizeof(void *));
+    std::memcpy(&aligned, &desc[1], sizeof(void *));
+    outputs[o] = nullptr;
+    attune_tensor *t = nullptr;
+    if (!status)
+      status = attune_tensor_create(spec.dtype, rank, desc + 3, &t);
+    if (t) {
+      size_t elem = attune_dtype_size(spec.dtype);
+      size_t count = attune_tensor_num_elements(t);
+      const char *base = static_cast<const char *>(aligned) + desc[2] * elem;
+      // Row-major results are one copy; anything else goes element-wise.
+      bool contiguous = true;
+      int64_t expect = 1;
+      for (size_t d = rank; d-- > 0;) {
+        if (desc[3 + d] != 1 && desc[3 + rank + d] != expect)
+          contiguous = false;
+        expect *= desc[3 + d];
+      }
+      if (contiguous) {
+        if (count)
+          std::memcpy(t->data, base, count * elem);
+      } else {
+        std::vector<int64_t> index(rank, 0);
+        for (size_t n = 0; n < count; ++n) {
+          int64_t offset = 0;
+          for (size_t d = 0; d < rank; ++d)
+            offset += index[d] * desc[3 + rank + d];
+          std::memcpy(static_cast<char *>(t->data) + n * elem,
+                      base + offset * elem, elem);
+          for (size_t d = rank; d-- > 0;)
+            if (++index[d] < desc[3 + d])
+              break;
+            else
+              index[d] = 0;
+        }
+      }
+      outputs[o] = t;
+    }
+    std::free(allocated);
+  }
+  if (status)
+    for (size_t o = 0; o < numOutputs; ++o) {
+      attune_tensor_free(outputs[o]);
+      outputs[o] = nullptr;
+    }
+  return status;
+}
+
+} // extern "C"

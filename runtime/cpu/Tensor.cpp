@@ -1,0 +1,337 @@
+//===- Tensor.cpp - statuses, tensors and .npy files ----------------------===//
+
+#include "Internal.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+
+using namespace attune::runtime;
+
+attune_status *attune::runtime::error(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  char buffer[2048];
+  vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  return new attune_status{buffer};
+}
+
+std::string attune::runtime::shapeString(const int64_t *shape, size_t rank) {
+  std::string s = "[";
+  for (size_t i = 0; i < rank; ++i) {
+    if (i)
+      s += ", ";
+    s += shape[i] < 0 ? "?" : std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+int64_t attune::runtime::elementCount(const int64_t *shape, size_t rank) {
+  int64_t count = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    if (shape[i] < 0)
+      return -1;
+    if (shape[i] != 0 && count > std::numeric_limits<int64_t>::max() / shape[i])
+      return -1;
+    count *= shape[i];
+  }
+  return count;
+}
+
+extern "C" {
+
+const char *attune_status_message(const attune_status *status) {
+  return status ? status->message.c_str() : "ok";
+}
+
+void attune_status_free(attune_status *status) { delete status; }
+
+const char *attune_dtype_name(attune_dtype dtype) {
+  switch (dtype) {
+  case ATTUNE_F32:
+    return "f32";
+  case ATTUNE_F16:
+    return "f16";
+  case ATTUNE_BF16:
+    return "bf16";
+  case ATTUNE_I32:
+    return "i32";
+  case ATTUNE_I64:
+    return "i64";
+  }
+  return "unknown";
+}
+
+size_t attune_dtype_size(attune_dtype dtype) {
+  switch (dtype) {
+  case ATTUNE_F32:
+  case ATTUNE_I32:
+    return 4;
+  case ATTUNE_F16:
+  case ATTUNE_BF16:
+    return 2;
+  case ATTUNE_I64:
+    return 8;
+  }
+  return 0;
+}
+
+static attune_status *checkShape(attune_dtype dtype, size_t rank,
+                                 const int64_t *shape, int64_t *bytes) {
+  if (attune_dtype_size(dtype) == 0)
+    return error("unknown dtype %d", static_cast<int>(dtype));
+  if (rank && !shape)
+    return error("shape is NULL for a tensor of rank %zu", rank);
+  int64_t count = elementCount(shape, rank);
+  if (count < 0 ||
+      count > std::numeric_limits<int64_t>::max() /
+                  static_cast<int64_t>(attune_dtype_size(dtype)))
+    return error("invalid tensor shape %s", shapeString(shape, rank).c_str());
+  *bytes = count * static_cast<int64_t>(attune_dtype_size(dtype));
+  return nullptr;
+}
+
+attune_status *attune_tensor_create(attune_dtype dtype, size_t rank,
+                                    const int64_t *shape, attune_tensor **out) {
+  int64_t bytes = 0;
+  if (attune_status *s = checkShape(dtype, rank, shape, &bytes))
+    return s;
+  // 64-byte aligned, at least one byte so that empty tensors have storage.
+  size_t size = (static_cast<size_t>(bytes) + 63) / 64 * 64 + 64;
+  void *data = std::aligned_alloc(64, size);
+  if (!data)
+    return error("out of memory allocating a %s tensor of shape %s (%lld bytes)",
+                 attune_dtype_name(dtype), shapeString(shape, rank).c_str(),
+                 static_cast<long long>(bytes));
+  std::memset(data, 0, size);
+  *out = new attune_tensor{dtype, std::vector<int64_t>(shape, shape + rank),
+                           data, true};
+  return nullptr;
+}
+
+attune_status *attune_tensor_wrap(attune_dtype dtype, size_t rank,
+                                  const int64_t *shape, void *data,
+                                  attune_tensor **out) {
+  int64_t bytes = 0;
+  if (attune_status *s = checkShape(dtype, rank, shape, &bytes))
+    return s;
+  if (!data && bytes)
+    return error("attune_tensor_wrap: data is NULL");
+  *out = new attune_tensor{dtype, std::vector<int64_t>(shape, shape + rank),
+                           data, false};
+  return nullptr;
+}
+
+void attune_tensor_free(attune_tensor *tensor) {
+  if (!tensor)
+    return;
+  if (tensor->owned)
+    std::free(tensor->data);
+  delete tensor;
+}
+
+attune_dtype attune_tensor_dtype(const attune_tensor *t) { return t->dtype; }
+size_t attune_tensor_rank(const attune_tensor *t) { return t->shape.size(); }
+const int64_t *attune_tensor_shape(const attune_tensor *t) {
+  return t->shape.data();
+}
+size_t attune_tensor_num_elements(const attune_tensor *t) {
+  return static_cast<size_t>(elementCount(t->shape.data(), t->shape.size()));
+}
+void *attune_tensor_data(attune_tensor *t) { return t->data; }
+
+//===----------------------------------------------------------------------===//
+// .npy
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct FileCloser {
+  void operator()(FILE *f) const {
+    if (f)
+      std::fclose(f);
+  }
+};
+using File = std::unique_ptr<FILE, FileCloser>;
+
+/// The value of `key` in the header dict, as written by NumPy:
+/// {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+bool headerField(const std::string &header, const char *key,
+                 std::string &value) {
+  std::string quoted = std::string("'") + key + "'";
+  size_t at = header.find(quoted);
+  if (at == std::string::npos)
+    return false;
+  at = header.find(':', at + quoted.size());
+  if (at == std::string::npos)
+    return false;
+  ++at;
+  while (at < header.size() && header[at] == ' ')
+    ++at;
+  if (at >= header.size())
+    return false;
+  size_t end;
+  if (header[at] == '\'') {
+    end = header.find('\'', at + 1);
+    if (end == std::string::npos)
+      return false;
+    value = header.substr(at + 1, end - at - 1);
+  } else if (header[at] == '(') {
+    end = header.find(')', at);
+    if (end == std::string::npos)
+      return false;
+    value = header.substr(at + 1, end - at - 1);
+  } else {
+    end = header.find_first_of(",}", at);
+    if (end == std::string::npos)
+      return false;
+    value = header.substr(at, end - at);
+  }
+  return true;
+}
+} // namespace
+
+attune_status *attune_tensor_read_npy(const char *path, attune_tensor **out) {
+  File f(std::fopen(path, "rb"));
+  if (!f)
+    return error("%s: cannot open: %s", path, std::strerror(errno));
+  unsigned char magic[8];
+  if (std::fread(magic, 1, 8, f.get()) != 8 ||
+      std::memcmp(magic, "\x93NUMPY", 6) != 0)
+    return error("%s: not a .npy file (bad magic)", path);
+  int major = magic[6];
+  uint32_t headerLen = 0;
+  if (major == 1) {
+    unsigned char len[2];
+    if (std::fread(len, 1, 2, f.get()) != 2)
+      return error("%s: truncated .npy header", path);
+    headerLen = len[0] | (len[1] << 8);
+  } else if (major == 2 || major == 3) {
+    unsigned char len[4];
+    if (std::fread(len, 1, 4, f.get()) != 4)
+      return error("%s: truncated .npy header", path);
+    headerLen = len[0] | (len[1] << 8) | (len[2] << 16) |
+                (static_cast<uint32_t>(len[3]) << 24);
+  } else {
+    return error("%s: unsupported .npy version %d.%d", path, major, magic[7]);
+  }
+  if (headerLen > (1u << 20))
+    return error("%s: .npy header of %u bytes is implausibly large", path,
+                 headerLen);
+  std::string header(headerLen, '\0');
+  if (std::fread(header.data(), 1, headerLen, f.get()) != headerLen)
+    return error("%s: truncated .npy header", path);
+
+  std::string descr, fortran, shapeText;
+  if (!headerField(header, "descr", descr) ||
+      !headerField(header, "fortran_order", fortran) ||
+      !headerField(header, "shape", shapeText))
+    return error("%s: malformed .npy header: %s", path, header.c_str());
+  if (fortran.find("True") != std::string::npos)
+    return error("%s: Fortran-order arrays are not supported; save a "
+                 "C-contiguous array (numpy.ascontiguousarray)",
+                 path);
+  if (descr.size() < 3)
+    return error("%s: unsupported dtype '%s'", path, descr.c_str());
+  if (descr[0] == '>')
+    return error("%s: big-endian dtype '%s' is not supported; use "
+                 "array.astype('<%s')",
+                 path, descr.c_str(), descr.c_str() + 1);
+  std::string kind = descr.substr(1);
+  attune_dtype dtype;
+  if (kind == "f4")
+    dtype = ATTUNE_F32;
+  else if (kind == "f2")
+    dtype = ATTUNE_F16;
+  else if (kind == "i4")
+    dtype = ATTUNE_I32;
+  else if (kind == "i8")
+    dtype = ATTUNE_I64;
+  else
+    return error("%s: unsupported dtype '%s' (expected <f4, <f2, <i4 or <i8)",
+                 path, descr.c_str());
+
+  std::vector<int64_t> shape;
+  const char *p = shapeText.c_str();
+  while (*p) {
+    while (*p == ' ' || *p == ',')
+      ++p;
+    if (!*p)
+      break;
+    char *end;
+    errno = 0;
+    long long extent = std::strtoll(p, &end, 10);
+    if (end == p || errno || extent < 0)
+      return error("%s: malformed shape (%s)", path, shapeText.c_str());
+    shape.push_back(extent);
+    p = end;
+    while (*p == 'L' || *p == ' ')
+      ++p;
+    if (*p && *p != ',')
+      return error("%s: malformed shape (%s)", path, shapeText.c_str());
+  }
+  attune_tensor *tensor;
+  if (attune_status *s =
+          attune_tensor_create(dtype, shape.size(), shape.data(), &tensor))
+    return error("%s: %s", path, s->message.c_str());
+  size_t bytes = attune_tensor_num_elements(tensor) * attune_dtype_size(dtype);
+  size_t got = std::fread(tensor->data, 1, bytes, f.get());
+  if (got != bytes) {
+    attune_tensor_free(tensor);
+    return error("%s: truncated data: %zu bytes, expected %zu for %s %s", path,
+                 got, bytes, descr.c_str(),
+                 shapeString(shape.data(), shape.size()).c_str());
+  }
+  *out = tensor;
+  return nullptr;
+}
+
+attune_status *attune_tensor_write_npy(const attune_tensor *tensor,
+                                       const char *path) {
+  const char *descr = nullptr;
+  switch (tensor->dtype) {
+  case ATTUNE_F32:
+    descr = "<f4";
+    break;
+  case ATTUNE_F16:
+    descr = "<f2";
+    break;
+  case ATTUNE_I32:
+    descr = "<i4";
+    break;
+  case ATTUNE_I64:
+    descr = "<i8";
+    break;
+  case ATTUNE_BF16:
+    return error("%s: NumPy has no bfloat16; convert the tensor first", path);
+  }
+  // NumPy's tuple syntax: (), (5,), (2, 3).
+  std::string shape = "(";
+  for (size_t i = 0; i < tensor->shape.size(); ++i)
+    shape += (i ? ", " : "") + std::to_string(tensor->shape[i]);
+  shape += tensor->shape.size() == 1 ? ",)" : ")";
+  std::string header = std::string("{'descr': '") + descr +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Pad so that the data starts at a multiple of 64 bytes.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  File f(std::fopen(path, "wb"));
+  if (!f)
+    return error("%s: cannot create: %s", path, std::strerror(errno));
+  unsigned char prefix[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                              static_cast<unsigned char>(header.size() & 0xff),
+                              static_cast<unsigned char>(header.size() >> 8)};
+  size_t bytes = attune_tensor_num_elements(tensor) *
+                 attune_dtype_size(tensor->dtype);
+  if (std::fwrite(prefix, 1, 10, f.get()) != 10 ||
+      std::fwrite(header.data(), 1, header.size(), f.get()) != header.size() ||
+      std::fwrite(tensor->data, 1, bytes, f.get()) != bytes)
+    return error("%s: write failed: %s", path, std::strerror(errno));
+  return nullptr;
+}
+
+} // extern "C"

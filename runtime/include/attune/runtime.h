@@ -1,0 +1,121 @@
+/*===- attune/runtime.h - the Attune runtime C API -------------------------===*
+ *
+ * Loads a model compiled by attune-compile and runs it on tensors. No MLIR
+ * or LLVM dependency: link libattune_runtime.so (and libdl).
+ *
+ * Errors: every call that can fail returns an `attune_status *`: NULL on
+ * success, otherwise an object carrying a message, which the caller frees
+ * with attune_status_free.
+ *
+ * Thread safety: a model is immutable once opened. attune_model_run may be
+ * called concurrently from several threads on the same model, each with its
+ * own input and output tensors. Tensors are not synchronized: do not write a
+ * tensor while another thread reads it. Closing a model while it runs is
+ * undefined.
+ *
+ * Tensors are dense and row-major (C order).
+ *===----------------------------------------------------------------------===*/
+
+#ifndef ATTUNE_RUNTIME_H
+#define ATTUNE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define ATTUNE_API __attribute__((visibility("default")))
+#else
+#define ATTUNE_API
+#endif
+
+typedef struct attune_status attune_status;
+ATTUNE_API const char *attune_status_message(const attune_status *status);
+ATTUNE_API void attune_status_free(attune_status *status);
+
+typedef enum attune_dtype {
+  ATTUNE_F32 = 0,
+  ATTUNE_F16 = 1,
+  ATTUNE_BF16 = 2,
+  ATTUNE_I32 = 3,
+  ATTUNE_I64 = 4,
+} attune_dtype;
+/* "f32", "f16", "bf16", "i32", "i64". */
+ATTUNE_API const char *attune_dtype_name(attune_dtype dtype);
+ATTUNE_API size_t attune_dtype_size(attune_dtype dtype);
+
+/*--- Tensors --------------------------------------------------------------*/
+
+typedef struct attune_tensor attune_tensor;
+
+/* A new zero-filled tensor that owns its memory. */
+ATTUNE_API attune_status *attune_tensor_create(attune_dtype dtype, size_t rank,
+                                               const int64_t *shape,
+                                               attune_tensor **out);
+/* A tensor over caller-owned memory, which must outlive it. */
+ATTUNE_API attune_status *attune_tensor_wrap(attune_dtype dtype, size_t rank,
+                                             const int64_t *shape, void *data,
+                                             attune_tensor **out);
+ATTUNE_API void attune_tensor_free(attune_tensor *tensor);
+ATTUNE_API attune_dtype attune_tensor_dtype(const attune_tensor *tensor);
+ATTUNE_API size_t attune_tensor_rank(const attune_tensor *tensor);
+ATTUNE_API const int64_t *attune_tensor_shape(const attune_tensor *tensor);
+ATTUNE_API size_t attune_tensor_num_elements(const attune_tensor *tensor);
+ATTUNE_API void *attune_tensor_data(attune_tensor *tensor);
+
+/* NumPy .npy files (little-endian, C order; f32, f16, i32, i64). */
+ATTUNE_API attune_status *attune_tensor_read_npy(const char *path,
+                                                 attune_tensor **out);
+ATTUNE_API attune_status *attune_tensor_write_npy(const attune_tensor *tensor,
+                                                  const char *path);
+
+/*--- Models ---------------------------------------------------------------*/
+
+typedef struct attune_model attune_model;
+
+typedef struct attune_tensor_info {
+  const char *name;     /* NULL when the index is out of range */
+  attune_dtype dtype;
+  size_t rank;
+  const int64_t *shape; /* -1 marks a dynamic dimension */
+} attune_tensor_info;
+
+/* Opens a shared library produced by attune-compile. */
+ATTUNE_API attune_status *attune_model_open(const char *path,
+                                            attune_model **out);
+ATTUNE_API void attune_model_close(attune_model *model);
+
+/* Entry points: the model's public functions, in definition order. */
+ATTUNE_API size_t attune_model_num_entries(const attune_model *model);
+ATTUNE_API const char *attune_model_entry_name(const attune_model *model,
+                                               size_t entry);
+ATTUNE_API attune_status *attune_model_find_entry(const attune_model *model,
+                                                  const char *name,
+                                                  size_t *entry);
+ATTUNE_API size_t attune_model_num_inputs(const attune_model *model,
+                                          size_t entry);
+ATTUNE_API size_t attune_model_num_outputs(const attune_model *model,
+                                           size_t entry);
+ATTUNE_API attune_tensor_info attune_model_input(const attune_model *model,
+                                                 size_t entry, size_t index);
+ATTUNE_API attune_tensor_info attune_model_output(const attune_model *model,
+                                                  size_t entry, size_t index);
+
+/* Runs `entry` on `inputs` (in the entry's order). Each input is checked
+ * against the metadata (dtype, rank, static dimensions). On success,
+ * outputs[0 .. num_outputs) receive new tensors that the caller frees. */
+ATTUNE_API attune_status *attune_model_run(const attune_model *model,
+                                           size_t entry,
+                                           const attune_tensor *const *inputs,
+                                           size_t num_inputs,
+                                           attune_tensor **outputs,
+                                           size_t num_outputs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ATTUNE_RUNTIME_H */
