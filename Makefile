@@ -18,7 +18,7 @@ $(BUILD_DIR)/build.ninja: | deps
 configure: deps $(BUILD_DIR)/build.ninja
 
 build: configure
-	ninja -C $(BUILD_DIR) -j $(JOBS) attune-opt attune-doc
+	ninja -C $(BUILD_DIR) -j $(JOBS) all attune-doc attune-golden
 
 docs: configure
 	ninja -C $(BUILD_DIR) attune-doc

@@ -10,7 +10,7 @@
 // <sinusoidal>: PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...).
 
 module {
-  func.func @forward(%ids: tensor<?x?xi64>) -> tensor<?x?x64xf32> {
+  func.func @forward(%ids: tensor<?x?xi64> {attune.name = "ids"}) -> tensor<?x?x64xf32> {
     %table = attune.weight "embedding.weight" : tensor<1000x64xf32>
     %tok = attune.embedding %ids, %table : (tensor<?x?xi64>, tensor<1000x64xf32>) -> tensor<?x?x64xf32>
     %x = attune.positional_encoding <sinusoidal> %tok : (tensor<?x?x64xf32>) -> tensor<?x?x64xf32>

@@ -20,8 +20,18 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.attune_tools_dir, config.llvm_tools_dir]
-tools = ["attune-opt"]
+tools = ["attune-opt", "attune-compile", "attune-run"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # FileCheck, not and count come from LLVM's tool directory.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.attune_tools_dir, append_path=True)
+
+# End-to-end numerics: compile a model and compare every golden case.
+config.substitutions.append(("%golden", os.path.join(config.attune_obj_root, "test", "golden")))
+config.substitutions.append((
+    "%check-golden",
+    "%s %s --golden %s --bin %s" % (
+        config.python_executable,
+        os.path.join(config.attune_src_root, "scripts", "check_golden.py"),
+        os.path.join(config.attune_obj_root, "test", "golden"),
+        config.attune_tools_dir)))

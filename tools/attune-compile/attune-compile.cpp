@@ -333,6 +333,13 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   FailureOr<std::vector<EntryInfo>> entries = collectEntries(*module);
   if (failed(entries))
     return failure();
+  // The names now live in the metadata; the lowering has no use for them.
+  for (auto func : module->getOps<func::FuncOp>()) {
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.removeArgAttr(i, "attune.name");
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      func.removeResultAttr(i, StringAttr::get(&context, "attune.name"));
+  }
 
   // Bind the weights before anything else, so that a model and its weights
   // that disagree fail early with the weight's location.

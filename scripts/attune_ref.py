@@ -1,0 +1,117 @@
+"""Independent PyTorch references for Attune's golden data.
+
+Written naively and on purpose differently from Attune's kernels: masks are
+materialized as boolean [Lq, Lk] tensors, grouped-query heads are repeated,
+softmax is torch.softmax. Model headers call these as `ref.<name>(...)`.
+"""
+import math
+
+import torch
+
+
+def sinusoidal_positions(length, dim, offset=0):
+    """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...), in
+    float32 as the PyTorch tutorial computes it."""
+    position = torch.arange(offset, offset + length, dtype=torch.float32)[:, None]
+    div_term = torch.exp(torch.arange(0, dim, 2).float() * (-math.log(10000.0) / dim))
+    pe = torch.zeros(length, dim)
+    pe[:, 0::2] = torch.sin(position * div_term)
+    pe[:, 1::2] = torch.cos(position * div_term)[:, : dim // 2]
+    return pe
+
+
+def visibility(lq, lk, causal=False, align="top_left", window=None):
+    """Boolean [lq, lk]: key j visible to query i."""
+    i = torch.arange(lq)[:, None]
+    j = torch.arange(lk)[None, :]
+    p = i + (lk - lq) if align == "bottom_right" else i
+    vis = torch.ones(lq, lk, dtype=torch.bool)
+    if causal:
+        vis &= j <= p
+    if window is not None:
+        vis &= (p - j) < window
+        if not causal:
+            vis &= (j - p) < window
+    return vis
+
+
+def key_padding(lengths, lk):
+    """Boolean [B, lk]: key j of batch b is valid."""
+    return torch.arange(lk)[None, :] < lengths[:, None]
+
+
+def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None,
+              bias=None, scale=None, score="scaled_dot", hard=False,
+              return_weights=False):
+    b, h, lq, d = q.shape
+    hk, lk = k.shape[1], k.shape[2]
+    k = k.repeat_interleave(h // hk, dim=1)
+    v = v.repeat_interleave(h // hk, dim=1)
+    factor = 1.0 if score == "dot" else (scale if scale is not None else 1.0 / math.sqrt(d))
+    s = torch.matmul(q, k.transpose(-1, -2)) * factor
+    if bias is not None:
+        s = s + bias
+    vis = visibility(lq, lk, causal, align, window)[None, None].expand(b, h, lq, lk)
+    if lengths is not None:
+        vis = vis & key_padding(lengths, lk)[:, None, None, :]
+    s = s.masked_fill(~vis, float("-inf"))
+    if hard:
+        idx = torch.argmax(s, dim=-1, keepdim=True)  # first maximum
+        w = torch.zeros_like(s).scatter_(-1, idx, 1.0)
+        w = torch.where(vis.any(-1, keepdim=True), w, torch.zeros_like(w))
+    else:
+        w = torch.softmax(s, dim=-1)
+        w = torch.nan_to_num(w, nan=0.0)  # rows with no visible key
+    out = torch.matmul(w, v)
+    return (out, w) if return_weights else out
+
+
+def mask(scores, lengths=None, causal=False, align="top_left", window=None):
+    lq, lk = scores.shape[-2], scores.shape[-1]
+    vis = visibility(lq, lk, causal, align, window)
+    vis = vis.expand(scores.shape)
+    if lengths is not None:
+        pad = key_padding(lengths, lk)
+        pad = pad.reshape(pad.shape[0], *([1] * (scores.dim() - 2)), lk)
+        vis = vis & pad
+    return scores.masked_fill(~vis, float("-inf"))
+
+
+def softmax(x, dim=-1):
+    """Softmax where an all -inf slice gives zeros."""
+    return torch.nan_to_num(torch.softmax(x, dim=dim), nan=0.0)
+
+
+def layer_norm(x, weight=None, bias=None, eps=1e-5, normalized_rank=1):
+    shape = x.shape[-normalized_rank:]
+    return torch.nn.functional.layer_norm(x, shape, weight, bias, eps)
+
+
+def seq2seq(score, query, keys, values, weights=(), lengths=None,
+            return_weights=False):
+    """Luong dot/general/location and Bahdanau additive attention."""
+    if score == "dot":
+        s = torch.bmm(query, keys.transpose(1, 2))
+    elif score == "general":
+        (w,) = weights
+        s = torch.bmm(query, torch.matmul(keys, w.t()).transpose(1, 2))
+    elif score == "additive":
+        w1, w2, v = weights[:3]
+        pq = torch.matmul(query, w1.t())
+        if len(weights) == 4:
+            pq = pq + weights[3]
+        pk = torch.matmul(keys, w2.t())
+        e = torch.tanh(pq[:, :, None, :] + pk[:, None, :, :])
+        s = torch.matmul(e, v.t())[..., 0]
+    elif score == "location":
+        w = weights[0]
+        s = torch.matmul(query, w.t())
+        if len(weights) == 2:
+            s = s + weights[1]
+    else:
+        raise ValueError(score)
+    if lengths is not None:
+        s = s.masked_fill(~key_padding(lengths, s.shape[-1])[:, None, :], float("-inf"))
+    w = softmax(s, -1)
+    ctx = torch.bmm(w, values)
+    return (ctx, w) if return_weights else ctx

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Generates golden data for Attune models from their executable PyTorch
+headers, which are the first lines of each model file:
+
+  // torch.module: nn.TransformerEncoderLayer(d_model=64, nhead=4, batch_first=True)
+  // torch.inputs: src=f32[2,16,64]
+  // torch.call: module(src)
+
+`torch.module` is a Python expression for an nn.Module whose state_dict keys
+are the weight names the model binds; `torch.inputs` lists the entry's inputs
+in order (`name=dtype[dims]`, integers with a range `{lo,hi}`; repeat the line
+for more input shapes: each is one case); `torch.call` evaluates to the
+outputs (a tensor or a tuple) over `module` and the inputs. In scope: torch,
+nn, F (torch.nn.functional), math, ref (scripts/attune_ref.py) and
+sinusoidal_positions.
+
+For model M it writes DIR/M/weights.safetensors, DIR/M/caseK/<input>.npy and
+DIR/M/caseK/output<i>.npy, and DIR/M/manifest.txt:
+  case K
+  input NAME FILE
+  output NAME FILE
+
+Seeded: the same header always gives the same data. Parameters get small
+random perturbations so that, e.g., layer-norm affine terms are exercised.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import attune_ref as ref  # noqa: E402
+
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "i32": torch.int32, "i64": torch.int64}
+SAFETENSORS_DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
+                      torch.int64: "I64", torch.int32: "I32"}
+
+
+class HeaderError(Exception):
+    pass
+
+
+def parse_header(path):
+    module = call = None
+    inputs = []
+    for line in Path(path).read_text().splitlines():
+        m = re.match(r"\s*//\s*torch\.(module|inputs|call):\s*(.*)$", line)
+        if not m:
+            continue
+        kind, text = m.groups()
+        if kind == "module":
+            module = text
+        elif kind == "call":
+            call = text
+        else:
+            inputs.append(parse_inputs(text, path))
+    if module is None or call is None or not inputs:
+        raise HeaderError(f"{path}: needs // torch.module:, // torch.inputs: and // torch.call: lines")
+    return module, inputs, call
+
+
+def parse_inputs(text, path):
+    specs = []
+    for m in re.finditer(r"(\w+)=(\w+)\[([\d,\s]*)\](?:\{(-?\d+),(-?\d+)\})?", text):
+        name, dtype, dims, lo, hi = m.groups()
+        if dtype not in DTYPES:
+            raise HeaderError(f"{path}: input {name}: unknown dtype {dtype}")
+        shape = [int(d) for d in dims.split(",") if d.strip()]
+        if dtype.startswith("i") and lo is None:
+            raise HeaderError(f"{path}: integer input {name} needs a range {{lo,hi}}")
+        specs.append((name, dtype, shape, None if lo is None else (int(lo), int(hi))))
+    if not specs:
+        raise HeaderError(f"{path}: cannot parse torch.inputs: {text}")
+    return specs
+
+
+def save_safetensors(tensors, path):
+    header, chunks, offset = {}, [], 0
+    for name, t in tensors.items():
+        data = t.detach().contiguous().cpu().numpy().tobytes()
+        header[name] = {"dtype": SAFETENSORS_DTYPES[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        chunks.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for c in chunks:
+            f.write(c)
+
+
+def make_input(spec, generator):
+    name, dtype, shape, rng = spec
+    if rng is not None:
+        return torch.randint(rng[0], rng[1], shape, generator=generator, dtype=DTYPES[dtype])
+    return torch.randn(shape, generator=generator).to(DTYPES[dtype])
+
+
+def generate(model_path, out_root):
+    module_expr, cases, call_expr = parse_header(model_path)
+    name = Path(model_path).stem
+    out = Path(out_root) / name
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    scope = {"torch": torch, "nn": nn, "F": F, "math": math, "ref": ref,
+             "sinusoidal_positions": ref.sinusoidal_positions}
+    module = eval(module_expr, scope)
+    with torch.no_grad():
+        for p in module.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+    module.eval()
+    save_safetensors(module.state_dict(), out / "weights.safetensors")
+    manifest = []
+    generator = torch.Generator().manual_seed(1234)
+    for k, specs in enumerate(cases):
+        case_dir = out / f"case{k}"
+        case_dir.mkdir(exist_ok=True)
+        values = {}
+        manifest.append(f"case {k}")
+        for spec in specs:
+            values[spec[0]] = make_input(spec, generator)
+            np.save(case_dir / f"{spec[0]}.npy", values[spec[0]].numpy())
+            manifest.append(f"input {spec[0]} case{k}/{spec[0]}.npy")
+        with torch.no_grad():
+            result = eval(call_expr, dict(scope, module=module, **values))
+        results = result if isinstance(result, (tuple, list)) else (result,)
+        for i, r in enumerate(results):
+            np.save(case_dir / f"output{i}.npy", r.detach().contiguous().numpy())
+            manifest.append(f"output output{i} case{k}/output{i}.npy")
+    (out / "manifest.txt").write_text("\n".join(manifest) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument("--stamp", help="file to touch when done")
+    parser.add_argument("models", nargs="+")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    failed = False
+    for m in args.models:
+        try:
+            generate(m, args.out)
+        except HeaderError as e:
+            print(f"gen_golden: error: {e}", file=sys.stderr)
+            failed = True
+    if failed:
+        sys.exit(1)
+    if args.stamp:
+        Path(args.stamp).touch()
+
+
+if __name__ == "__main__":
+    main()
