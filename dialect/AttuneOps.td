@@ -389,7 +389,8 @@ def Attune_PositionalEncodingOp : Attune_InferOp<"positional_encoding"> {
       `PE[pos, 2i+1] = cos(pos / 10000^(2i/E))` (Vaswani et al.).
     - `learned`: `PE` is the `table` operand `[maxLen, E]`, for example a
       `torch.nn.Embedding(maxLen, E)` weight. `offset + L <= maxLen` is checked
-      when `L` is static.
+      when `L` is static; with a dynamic `L`, positions past the table add
+      nothing.
 
     `offset` (default 0) is the position of the first element, for decoding
     one step at a time.

@@ -5,6 +5,29 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AttuneLowerStridedCopies : Pass<"attune-lower-strided-copies"> {
+  let summary = "Turn memref.copy between strided memrefs into linalg.copy";
+  let description = [{
+    `finalize-memref-to-llvm` lowers a `memref.copy` whose operands are not
+    both contiguous to a call to `memrefCopy` from MLIR's C runner utilities,
+    which a self-contained Attune artifact does not link. This pass rewrites
+    such copies (from bufferized `tensor.insert_slice` and friends) into
+    `linalg.copy`, which `convert-linalg-to-loops` turns into plain loops.
+    Contiguous copies stay `memref.copy` (a `memcpy`).
+
+    Before:
+    ```mlir
+    memref.copy %src, %dst : memref<2x16xf32> to memref<2x16xf32, strided<[96, 1], offset: ?>>
+    ```
+    After:
+    ```mlir
+    linalg.copy ins(%src : memref<2x16xf32>)
+                outs(%dst : memref<2x16xf32, strided<[96, 1], offset: ?>>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def ConvertAttuneToLinalg : Pass<"convert-attune-to-linalg"> {
   let summary = "Lower primitive attune ops to linalg on tensors";
   let description = [{

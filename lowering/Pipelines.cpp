@@ -15,11 +15,16 @@
 
 using namespace mlir;
 
-static constexpr const char *kCpuLowering =
+// Bufferization and deallocation: every returned buffer is a fresh
+// allocation the caller owns.
+static constexpr const char *kCpuBufferize =
     "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map},"
+    "function-boundary-type-conversion=identity-layout-map "
+    "allow-return-allocs-from-loops},"
     "canonicalize,"
-    "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+    "buffer-deallocation-pipeline,convert-bufferization-to-memref";
+
+static constexpr const char *kCpuToLLVM =
     "convert-linalg-to-loops,"
     "func.func(llvm-request-c-wrappers),"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
@@ -38,7 +43,10 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last) {
   pm.addPass(createCSEPass());
   if (last == CpuStage::Linalg)
     return;
-  if (failed(parsePassPipeline(kCpuLowering, pm)))
+  if (failed(parsePassPipeline(kCpuBufferize, pm)))
+    llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
+  pm.addPass(createAttuneLowerStridedCopies());
+  if (failed(parsePassPipeline(kCpuToLLVM, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
 }
 

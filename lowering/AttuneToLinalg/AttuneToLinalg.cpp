@@ -521,6 +521,7 @@ struct PositionalEncodingLowering : OpConversionPattern<PositionalEncodingOp> {
     Type elem = type.getElementType();
     Value table = adaptor.getTable();
     bool learned = op.getKind() == PositionalKind::learned;
+    int64_t tableRows = learned ? tensorType(table).getDimSize(0) : 0;
     // PE(pos, 2i) = sin(pos * exp(2i * -ln(10000) / E)), cos for 2i + 1:
     // the formulation of the PyTorch tutorial, in the element type.
     Value rate = kb.floatConst(elem, -std::log(10000.0) / static_cast<double>(embed));
@@ -532,7 +533,16 @@ struct PositionalEncodingLowering : OpConversionPattern<PositionalEncodingOp> {
               b, l, lIdx, arith::ConstantIndexOp::create(b, l, offset));
           Value pe;
           if (learned) {
-            pe = tensor::ExtractOp::create(b, l, table, ValueRange{pos, eIdx});
+            // Positions past the table (possible only with a dynamic length)
+            // read row 0 and add nothing, rather than reading out of bounds.
+            Value rows = arith::ConstantIndexOp::create(b, l, tableRows);
+            Value inRange =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos, rows);
+            Value safe = arith::SelectOp::create(
+                b, l, inRange, pos, arith::ConstantIndexOp::create(b, l, 0));
+            Value row = tensor::ExtractOp::create(b, l, table, ValueRange{safe, eIdx});
+            Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
+            pe = arith::SelectOp::create(b, l, inRange, row, zero);
           } else {
             auto toFloat = [&](Value idx) {
               Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), idx);

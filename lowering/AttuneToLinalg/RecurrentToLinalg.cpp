@@ -44,22 +44,25 @@ std::pair<Value, Value> buildStep(KernelBuilder &kb, CellKind kind, Value xw,
                                   int64_t hidden, Activation nonlinearity) {
   OpBuilder &b = kb.builder();
   Location loc = kb.location();
-  MLIRContext *ctx = b.getContext();
   Value hw = kb.linear(h, w.weightHH, w.biasHH); // [B, G*H]
   auto type = cast<RankedTensorType>(h.getType());
   Type elem = type.getElementType();
   int64_t gates = numGates(kind);
 
-  // Inputs: gate g of xw and of hw at columns [g*H, (g+1)*H), then c or h.
-  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  // Inputs: gate g of xw and of hw (columns [g*H, (g+1)*H), sliced, so that
+  // every operand of the generic is [B, H] and the loop ranges are exactly
+  // the state's), then c or h.
+  SmallVector<OpFoldResult> sizes = kb.sizes(h);
   SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
   for (Value projected : {xw, hw})
-    for (int64_t g = 0; g < gates; ++g) {
-      inputs.push_back(projected);
-      maps.push_back(AffineMap::get(2, 0, {d0, d1 + g * hidden}, ctx));
-    }
+    for (int64_t g = 0; g < gates; ++g)
+      inputs.push_back(tensor::ExtractSliceOp::create(
+          b, loc, type, projected,
+          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(g * hidden)},
+          sizes,
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)}));
   AffineMap identity = b.getMultiDimIdentityMap(2);
+  SmallVector<AffineMap> maps(inputs.size(), identity);
   if (kind == CellKind::lstm) {
     inputs.push_back(c);
     maps.push_back(identity);
@@ -67,7 +70,6 @@ std::pair<Value, Value> buildStep(KernelBuilder &kb, CellKind kind, Value xw,
     inputs.push_back(h);
     maps.push_back(identity);
   }
-  SmallVector<OpFoldResult> sizes = kb.sizes(h);
   SmallVector<Value> inits = {kb.empty(sizes, elem)};
   SmallVector<Type> resultTypes = {type};
   if (kind == CellKind::lstm) {
