@@ -148,6 +148,13 @@ def main():
     parser.add_argument("models", nargs="+")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    stems = {}
+    for m in args.models:
+        stem = Path(m).stem
+        if stem in stems:
+            sys.exit(f"gen_golden: error: {m} and {stems[stem]} share the name "
+                     f"'{stem}'; golden data is keyed by file name")
+        stems[stem] = m
     failed = False
     for m in args.models:
         try:
