@@ -1,28 +1,27 @@
 #!/usr/bin/env bash
-# The `make run` job: takes the bundled example through the passes that exist
-# today and summarizes what they did. (The CPU backend issue turns this into
-# compile -> run -> output summary and latency.)
+# The `make run` job: compile the bundled BERT-style encoder to a native
+# library with weights from a PyTorch state_dict, run it on a token sequence,
+# print the output summary, its agreement with PyTorch, and the latency.
 set -euo pipefail
 build_dir=${1:-build}
 model=examples/bert_encoder.mlir
+golden="$build_dir/test/golden/bert_encoder"   # made by `ninja attune-golden`
 out_dir="$build_dir/examples"
 mkdir -p "$out_dir"
-opt="$build_dir/bin/attune-opt"
-decomposed="$out_dir/bert_encoder.decomposed.mlir"
-
-count_ops() {
-  grep -o 'attune\.[a-z_0-9]*' "$1" | sort | uniq -c | awk '{printf "    %-28s %3d\n", $2, $1}'
-}
 
 echo "== $model"
 grep '^// torch\.' "$model" | sed 's/^/   /'
 echo
-echo "-- attune ops as written:"
-"$opt" "$model" -o "$out_dir/bert_encoder.parsed.mlir"
-count_ops "$out_dir/bert_encoder.parsed.mlir"
+echo "-- compile (weights: the module's state_dict, seeded):"
+echo "   attune-compile $model --weights $golden/weights.safetensors -o $out_dir/bert_encoder.so"
+"$build_dir/bin/attune-compile" "$model" --weights "$golden/weights.safetensors" \
+  -o "$out_dir/bert_encoder.so"
 echo
-echo "-- after --attune-decompose --canonicalize --cse:"
-"$opt" "$model" --attune-decompose --canonicalize --cse -o "$decomposed"
-count_ops "$decomposed"
+echo "-- run on ids [1, 32], compared with PyTorch, then timed:"
+"$build_dir/bin/attune-run" "$out_dir/bert_encoder.so" \
+  --input "ids=$golden/case0/ids.npy" \
+  --output-dir "$out_dir" \
+  --expect "output0=$golden/case0/output0.npy" --atol 1e-4 \
+  --bench 20
 echo
-echo "decomposed IR: $decomposed"
+echo "output written to $out_dir/output0.npy"
