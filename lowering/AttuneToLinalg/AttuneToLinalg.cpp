@@ -492,10 +492,11 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
           Value id = toIndex(b, l, a[0]);
           Value zeroIdx = arith::ConstantIndexOp::create(b, l, 0);
           Value vocabIdx = arith::ConstantIndexOp::create(b, l, vocab);
-          Value inRange = arith::AndIOp::create(
-              b, l,
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id, zeroIdx),
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, id, vocabIdx));
+          Value nonNegative =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id, zeroIdx);
+          Value belowVocab =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, id, vocabIdx);
+          Value inRange = arith::AndIOp::create(b, l, nonNegative, belowVocab);
           Value safe = arith::SelectOp::create(b, l, inRange, id, zeroIdx);
           Value e = linalg::IndexOp::create(b, l, rank - 1);
           Value row = tensor::ExtractOp::create(b, l, table, ValueRange{safe, e});
@@ -557,9 +558,9 @@ struct PositionalEncodingLowering : OpConversionPattern<PositionalEncodingOp> {
             Value isEven = arith::CmpIOp::create(
                 b, l, arith::CmpIPredicate::eq, parity,
                 arith::ConstantIndexOp::create(b, l, 0));
-            pe = arith::SelectOp::create(b, l, isEven,
-                                         math::SinOp::create(b, l, angle),
-                                         math::CosOp::create(b, l, angle));
+            Value sin = math::SinOp::create(b, l, angle);
+            Value cos = math::CosOp::create(b, l, angle);
+            pe = arith::SelectOp::create(b, l, isEven, sin, cos);
           }
           linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[0], pe)});
         });
@@ -644,9 +645,10 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             s = arith::AddFOp::create(b, l, s, a[next++]);
           if (masked) {
             Value len = lengths ? toIndex(b, l, a[next++]) : Value();
-            Value vis = buildVisible(b, l, linalg::IndexOp::create(b, l, 2),
-                                     linalg::IndexOp::create(b, l, 3), lqVal,
-                                     lkVal, causal, align, window, len);
+            Value i = linalg::IndexOp::create(b, l, 2);
+            Value j = linalg::IndexOp::create(b, l, 3);
+            Value vis = buildVisible(b, l, i, j, lqVal, lkVal, causal, align,
+                                     window, len);
             Value ninf = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, kNegInf));
             s = arith::SelectOp::create(b, l, vis, s, ninf);
           }
@@ -763,9 +765,10 @@ struct MaskLowering : OpConversionPattern<MaskOp> {
         inputs, kb.empty(sizes, elem), maps, parallelIters(rank),
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value len = lengths ? toIndex(b, l, a[1]) : Value();
-          Value vis = buildVisible(b, l, linalg::IndexOp::create(b, l, rank - 2),
-                                   linalg::IndexOp::create(b, l, rank - 1), lq,
-                                   lk, causal, align, window, len);
+          Value i = linalg::IndexOp::create(b, l, rank - 2);
+          Value j = linalg::IndexOp::create(b, l, rank - 1);
+          Value vis =
+              buildVisible(b, l, i, j, lq, lk, causal, align, window, len);
           Value ninf = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, kNegInf));
           linalg::YieldOp::create(
               b, l, ValueRange{arith::SelectOp::create(b, l, vis, a[0], ninf)});

@@ -1,0 +1,93 @@
+// RUN: attune-opt %s --convert-attune-to-linalg --split-input-file --verify-diagnostics | FileCheck %s
+
+// A linear: the bias initializes the accumulator of one contraction generic.
+// CHECK-LABEL: func @linear
+// CHECK-SAME: (%[[X:.*]]: tensor<?x16xf32>, %[[W:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK:      %[[INIT:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<8xf32>)
+// CHECK:      linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME:   ins(%[[X]], %[[W]] : tensor<?x16xf32>, tensor<8x16xf32>) outs(%[[INIT]] : tensor<?x8xf32>)
+// CHECK:        arith.mulf
+// CHECK:        arith.addf
+// CHECK-NOT: attune.
+func.func @linear(%x: tensor<?x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+  %0 = attune.linear %x, %w, %b : (tensor<?x16xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// Attention: the causal, windowed, length mask is computed from linalg.index
+// inside the score kernel (no [Lq, Lk] tensor is an operand), and GQA heads
+// are read through `d1 floordiv 4`.
+// CHECK-DAG: #[[KV:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 floordiv 4, d3, d4)>
+// CHECK-LABEL: func @attention_masks
+// CHECK:      linalg.generic {indexing_maps = [#{{.*}}, #[[KV]], #{{.*}}]
+// CHECK:      linalg.generic
+// CHECK-SAME:   ins(%{{.*}}, %{{.*}} : tensor<?x8x?x?xf32>, tensor<?xi64>)
+// CHECK:        linalg.index 2
+// CHECK:        linalg.index 3
+// CHECK:        arith.cmpi sle
+// CHECK:        arith.cmpi slt
+// CHECK:        arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
+// CHECK:      arith.maximumf
+// CHECK:      math.exp
+// CHECK-NOT: attune.attention
+func.func @attention_masks(%q: tensor<?x8x?x16xf32>, %k: tensor<?x2x?x16xf32>, %v: tensor<?x2x?x16xf32>,
+                           %len: tensor<?xi64>) -> tensor<?x8x?x16xf32> {
+  %0 = attune.attention %q, %k, %v key_lengths(%len) {causal, window = 4 : i64}
+      : (tensor<?x8x?x16xf32>, tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32>, tensor<?xi64>) -> tensor<?x8x?x16xf32>
+  return %0 : tensor<?x8x?x16xf32>
+}
+
+// -----
+
+// Recurrent ops stay rolled: one scf.for over time carrying the state.
+// CHECK-LABEL: func @lstm_rolled
+// CHECK:      linalg.generic
+// CHECK:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK:        tensor.extract_slice
+// CHECK:        math.tanh
+// CHECK:        tensor.insert_slice
+// CHECK:        scf.yield
+// CHECK-NOT:  scf.for
+func.func @lstm_rolled(%x: tensor<?x?x4xf32>, %ih: tensor<32x4xf32>, %hh: tensor<32x8xf32>)
+    -> tensor<?x?x8xf32> {
+  %o:3 = attune.lstm %x weights(%ih, %hh) {hidden_size = 8 : i64, has_biases = false}
+      : (tensor<?x?x4xf32>, tensor<32x4xf32>, tensor<32x8xf32>) -> (tensor<?x?x8xf32>, tensor<1x?x8xf32>, tensor<1x?x8xf32>)
+  return %o#0 : tensor<?x?x8xf32>
+}
+
+// -----
+
+// Shape ops map to tensor reshapes and linalg.transpose.
+// CHECK-LABEL: func @heads
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [%{{.*}}, %{{.*}}, 4, 16]
+// CHECK: linalg.transpose {{.*}} permutation = [0, 2, 1, 3]
+// CHECK: linalg.transpose {{.*}} permutation = [0, 2, 1, 3]
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]]
+func.func @heads(%x: tensor<?x?x64xf32>) -> tensor<?x?x64xf32> {
+  %0 = attune.split_heads %x {num_heads = 4 : i64} : (tensor<?x?x64xf32>) -> tensor<?x4x?x16xf32>
+  %1 = attune.scale %0 {factor = 2.0 : f64} : tensor<?x4x?x16xf32>
+  %2 = attune.merge_heads %1 : (tensor<?x4x?x16xf32>) -> tensor<?x?x64xf32>
+  return %2 : tensor<?x?x64xf32>
+}
+
+// -----
+
+// Weights are left for the driver to bind.
+// CHECK-LABEL: func @weights_stay
+// CHECK: attune.weight "w"
+func.func @weights_stay(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %w = attune.weight "w" : tensor<4xf32>
+  %0 = attune.add %x, %w : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Negative case: composite ops must be decomposed first, and the pass says so.
+func.func @composite(%x: tensor<2x4xf32>, %w1: tensor<8x4xf32>, %w2: tensor<4x8xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'attune.feed_forward' op is a composite op: run --attune-decompose before --convert-attune-to-linalg}}
+  %0 = attune.feed_forward %x linear1(%w1) linear2(%w2) : (tensor<2x4xf32>, tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
