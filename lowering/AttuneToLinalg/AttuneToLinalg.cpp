@@ -165,10 +165,7 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
         {operandMap(lhs, m, k, op.getTransposeLhs()),
          operandMap(rhs, k, n, op.getTransposeRhs()),
          AffineMap::get(rank + 1, 0, outExprs, ctx)},
-        iters, [](OpBuilder &b, Location l, ValueRange a) {
-          Value p = arith::MulFOp::create(b, l, a[0], a[1]);
-          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[2], p)});
-        });
+        iters, KernelBuilder::multiplyAccumulate);
     replaceWithCast(rewriter, op, result);
     return success();
   }
@@ -612,10 +609,7 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
         {AffineMap::get(5, 0, {d0, d1, d2, d4}, ctx),
          AffineMap::get(5, 0, {d0, kvHead, d3, d4}, ctx),
          AffineMap::get(5, 0, {d0, d1, d2, d3}, ctx)},
-        contract, [](OpBuilder &b, Location l, ValueRange a) {
-          Value p = arith::MulFOp::create(b, l, a[0], a[1]);
-          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[2], p)});
-        });
+        contract, KernelBuilder::multiplyAccumulate);
 
     // Scale, bias and the masks, from indices.
     Value scale = kb.floatConst(elem, op.getEffectiveScale());
@@ -667,10 +661,7 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
         {AffineMap::get(5, 0, {d0, d1, d2, d4}, ctx),
          AffineMap::get(5, 0, {d0, kvHead, d4, d3}, ctx),
          AffineMap::get(5, 0, {d0, d1, d2, d3}, ctx)},
-        contract, [](OpBuilder &b, Location l, ValueRange a) {
-          Value p = arith::MulFOp::create(b, l, a[0], a[1]);
-          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[2], p)});
-        });
+        contract, KernelBuilder::multiplyAccumulate);
     SmallVector<Value> results = {out};
     if (op.getReturnWeights())
       results.push_back(weights);

@@ -143,11 +143,7 @@ Value KernelBuilder::linear(Value x, Value w, Value bias) {
                  {AffineMap::get(rank + 1, 0, xExprs, ctx),
                   AffineMap::get(rank + 1, 0, {o, k}, ctx),
                   AffineMap::get(rank + 1, 0, outExprs, ctx)},
-                 iters, [](OpBuilder &nb, Location l, ValueRange a) {
-                   Value p = arith::MulFOp::create(nb, l, a[0], a[1]);
-                   linalg::YieldOp::create(
-                       nb, l, ValueRange{arith::AddFOp::create(nb, l, a[2], p)});
-                 });
+                 iters, multiplyAccumulate);
 }
 
 Value KernelBuilder::softmax(Value input, int64_t axis) {
@@ -209,6 +205,16 @@ Value KernelBuilder::softmax(Value input, int64_t axis) {
         linalg::YieldOp::create(
             nb, l, ValueRange{arith::SelectOp::create(nb, l, isZero, zero, q)});
       });
+}
+
+void KernelBuilder::multiplyAccumulate(OpBuilder &b, Location loc,
+                                       ValueRange args) {
+  // Reassociable, so that LLVM may vectorize the reduction (PyTorch's GEMMs
+  // reassociate too); contractable into FMAs.
+  auto flags = arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
+  Value product = arith::MulFOp::create(b, loc, args[0], args[1], flags);
+  linalg::YieldOp::create(
+      b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], product, flags)});
 }
 
 Value KernelBuilder::sigmoid(OpBuilder &b, Location loc, Value x) {

@@ -69,6 +69,9 @@ public:
   /// -inf gives zeros.
   Value softmax(Value input, int64_t axis);
 
+  /// The body of a contraction generic: `acc + lhs * rhs`.
+  static void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args);
+
   /// Scalar math for generic bodies: they take the body's builder.
   static Value sigmoid(OpBuilder &b, Location loc, Value x);
   static Value activation(OpBuilder &b, Location loc, Activation kind,
