@@ -30,7 +30,9 @@ enum class CpuStage {
 /// The passes of `attune-cpu-pipeline` up to and including `last`. Weights
 /// must be bound (constants or arguments) before the bufferization part;
 /// `attune-compile` does that first.
-void buildCpuPipeline(OpPassManager &pm, CpuStage last = CpuStage::LLVM);
+/// With `parallel`, the kernels' parallel loops run on OpenMP threads.
+void buildCpuPipeline(OpPassManager &pm, CpuStage last = CpuStage::LLVM,
+                      bool parallel = false);
 
 /// Registers the named pipelines (`attune-cpu-pipeline`).
 void registerAttunePipelines();

@@ -24,15 +24,26 @@ static constexpr const char *kCpuBufferize =
     "canonicalize,"
     "buffer-deallocation-pipeline,convert-bufferization-to-memref";
 
+static constexpr const char *kCpuLoops = "convert-linalg-to-loops";
+
+// With `parallel`: parallel dims become scf.parallel and then OpenMP
+// worksharing loops (the reduction dims stay sequential inside); the thread
+// count is the OpenMP runtime's (OMP_NUM_THREADS, or
+// attune_model_set_num_threads). Canonicalization inlines the alloca scopes
+// convert-scf-to-openmp puts around loop bodies, which hold no allocas.
+static constexpr const char *kCpuParallelLoops =
+    "convert-linalg-to-parallel-loops,convert-scf-to-openmp,canonicalize";
+
 static constexpr const char *kCpuToLLVM =
-    "convert-linalg-to-loops,"
     "func.func(llvm-request-c-wrappers),"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
     "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
-    "convert-cf-to-llvm,convert-ub-to-llvm,reconcile-unrealized-casts";
+    "convert-cf-to-llvm,convert-ub-to-llvm,convert-openmp-to-llvm,"
+    "reconcile-unrealized-casts";
 
-void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last) {
+void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
+                                    bool parallel) {
   pm.addPass(createAttuneDecompose());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -46,13 +57,24 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last) {
   if (failed(parsePassPipeline(kCpuBufferize, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
   pm.addPass(createAttuneLowerStridedCopies());
-  if (failed(parsePassPipeline(kCpuToLLVM, pm)))
+  if (failed(parsePassPipeline(parallel ? kCpuParallelLoops : kCpuLoops, pm)) ||
+      failed(parsePassPipeline(kCpuToLLVM, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
 }
 
+namespace {
+struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
+  Option<bool> parallel{*this, "parallel",
+                        llvm::cl::desc("Parallel loops through OpenMP"),
+                        llvm::cl::init(false)};
+};
+} // namespace
+
 void mlir::attune::registerAttunePipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CpuPipelineOptions>(
       "attune-cpu-pipeline",
       "attune -> linalg -> bufferized loops -> LLVM dialect (weights bound)",
-      [](OpPassManager &pm) { buildCpuPipeline(pm); });
+      [](OpPassManager &pm, const CpuPipelineOptions &options) {
+        buildCpuPipeline(pm, CpuStage::LLVM, options.parallel);
+      });
 }

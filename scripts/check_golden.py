@@ -21,6 +21,7 @@ def main():
     p.add_argument("--atol", default="1e-4")
     p.add_argument("--rtol", default="0")
     p.add_argument("--compile-arg", action="append", default=[])
+    p.add_argument("--run-arg", action="append", default=[])
     args = p.parse_args()
 
     name = Path(args.model).stem
@@ -53,7 +54,7 @@ def main():
     failed = False
     for case in order:
         cmd = [f"{args.bin}/attune-run", str(library), *cases[case],
-               "--atol", args.atol, "--rtol", args.rtol]
+               "--atol", args.atol, "--rtol", args.rtol, *args.run_arg]
         print(f"# case {case}", flush=True)
         if subprocess.call(cmd) != 0:
             failed = True

@@ -51,6 +51,9 @@ struct attune_model {
   void *library = nullptr;
   std::string path;
   std::vector<Entry> entries;
+  // From the OpenMP runtime the model links; null if it links none.
+  void (*setNumThreads)(int) = nullptr;
+  int numThreads = 0; // 0: OpenMP's default
 };
 
 static attune_status *parseMetadata(attune_model &model, const char *text) {
@@ -128,6 +131,8 @@ attune_status *attune_model_open(const char *path, attune_model **out) {
     attune_model_close(model);
     return status;
   }
+  model->setNumThreads = reinterpret_cast<void (*)(int)>(
+      dlsym(library, "omp_set_num_threads"));
   *out = model;
   return nullptr;
 }
@@ -138,6 +143,16 @@ void attune_model_close(attune_model *model) {
   if (model->library)
     dlclose(model->library);
   delete model;
+}
+
+attune_status *attune_model_set_num_threads(attune_model *m, int n) {
+  if (n < 0)
+    return error("attune_model_set_num_threads: %d is not a thread count", n);
+  if (n > 1 && !m->setNumThreads)
+    return error("%s: the model has no parallel runtime; it runs on one thread",
+                 m->path.c_str());
+  m->numThreads = n;
+  return nullptr;
 }
 
 size_t attune_model_num_entries(const attune_model *m) {
@@ -240,6 +255,9 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
   for (auto &d : descriptors)
     args.push_back(d.data());
 
+  // OpenMP's thread count is per calling thread: set it for this one.
+  if (m->numThreads > 0 && m->setNumThreads)
+    m->setNumThreads(m->numThreads);
   entry.invoke(args.data());
 
   // Copy each result into a tensor the caller owns and free the model's

@@ -28,6 +28,7 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -71,6 +72,11 @@ static cl::opt<Emit> emit(
                clEnumValN(Emit::Obj, "obj", "an object file"),
                clEnumValN(Emit::Lib, "lib", "a shared library (default)")),
     cl::cat(category));
+static cl::opt<bool> parallel(
+    "parallel",
+    cl::desc("Run the kernels' parallel loops on OpenMP threads (attune-run "
+             "--threads N); single-threaded runs are slower than without it"),
+    cl::init(false), cl::cat(category));
 static cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: host)"),
                                 cl::init(""), cl::cat(category));
 static cl::opt<std::string>
@@ -296,8 +302,14 @@ LogicalResult linkSharedLibrary(StringRef object, StringRef output) {
                     "shared library; install gcc or use --emit=obj\n";
     return failure();
   }
-  SmallVector<StringRef> args = {*driver, "-shared",  "-o",  output,
-                                 object,  "-Wl,-z,noexecstack", "-lm"};
+  SmallVector<StringRef> args = {*driver, "-shared", "-o", output, object,
+                                 "-Wl,-z,noexecstack"};
+  // Parallel kernels call into LLVM's OpenMP runtime.
+  std::string ompDir = "-L" ATTUNE_OMP_LIB_DIR;
+  std::string ompRpath = "-Wl,-rpath," ATTUNE_OMP_LIB_DIR;
+  if (parallel)
+    args.append({ompDir, ompRpath, "-lomp"});
+  args.push_back("-lm");
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,
                                      &message);
@@ -372,7 +384,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   applyDefaultTimingPassManagerCLOptions(pm);
-  attune::buildCpuPipeline(pm, stage);
+  attune::buildCpuPipeline(pm, stage, parallel);
   if (failed(pm.run(*module)))
     return failure();
   if (emit == Emit::Attune || emit == Emit::Linalg || emit == Emit::LLVMMLIR)
@@ -450,6 +462,7 @@ int main(int argc, char **argv) {
   registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
   registerAllPasses();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();

@@ -34,6 +34,8 @@ void usage() {
       "  --output-dir DIR        write each output as DIR/NAME.npy\n"
       "  --entry NAME            the entry point (default: the first)\n"
       "  --bench N               warm up, then time N runs; print min/median\n"
+      "  --threads N             worker threads for the kernels (default: OpenMP's,\n"
+      "                          i.e. OMP_NUM_THREADS or every core)\n"
       "  --expect NAME=FILE.npy  compare an output with reference data\n"
       "  --atol X, --rtol X      tolerance for --expect: |a - e| <= atol + rtol*|e|\n"
       "                          (default atol 1e-4, rtol 0)\n"
@@ -128,7 +130,7 @@ bool splitAssignment(const std::string &arg, std::string &name,
 int main(int argc, char **argv) {
   std::string modelPath, outputDir, entryName;
   std::vector<std::pair<std::string, std::string>> inputArgs, expectArgs;
-  long benchRuns = 0;
+  long benchRuns = 0, threads = 0;
   double atol = 1e-4, rtol = 0.0;
   bool info = false;
 
@@ -170,6 +172,12 @@ int main(int argc, char **argv) {
       benchRuns = std::strtol(v, &end, 10);
       if (*end || benchRuns < 1)
         return fail(std::string("--bench expects a positive count, got '") + v + "'");
+    } else if (a == "--threads") {
+      const char *v = value("--threads");
+      char *end;
+      threads = std::strtol(v, &end, 10);
+      if (*end || threads < 1 || threads > 1024)
+        return fail(std::string("--threads expects a count in [1, 1024], got '") + v + "'");
     } else if (a == "--atol") {
       number("--atol", atol);
     } else if (a == "--rtol") {
@@ -193,6 +201,9 @@ int main(int argc, char **argv) {
   attune::Model model;
   if (attune::Status s = attune::Model::open(modelPath, model); !s)
     return fail(s.message());
+  if (threads > 0)
+    if (attune::Status s = model.setNumThreads(static_cast<int>(threads)); !s)
+      return fail(s.message());
   size_t entry = 0;
   if (!entryName.empty())
     if (attune::Status s = model.findEntry(entryName, entry); !s)
@@ -310,8 +321,9 @@ int main(int argc, char **argv) {
         times.push_back(ms);
     }
     std::sort(times.begin(), times.end());
-    std::printf("latency: min %.4f ms, median %.4f ms over %ld runs (%ld warm-up)\n",
-                times.front(), times[times.size() / 2], benchRuns, warmup);
+    std::printf("latency: min %.4f ms, median %.4f ms over %ld runs (%ld warm-up)%s\n",
+                times.front(), times[times.size() / 2], benchRuns, warmup,
+                threads > 0 ? (", " + std::to_string(threads) + " thread(s)").c_str() : "");
   }
   return mismatch ? 1 : 0;
 }

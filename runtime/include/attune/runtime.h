@@ -104,6 +104,12 @@ ATTUNE_API attune_tensor_info attune_model_input(const attune_model *model,
 ATTUNE_API attune_tensor_info attune_model_output(const attune_model *model,
                                                   size_t entry, size_t index);
 
+/* Worker threads for the model's parallel kernels in later runs from the
+ * calling thread: n >= 1, or 0 for the OpenMP default (OMP_NUM_THREADS, else
+ * every core). */
+ATTUNE_API attune_status *attune_model_set_num_threads(attune_model *model,
+                                                       int n);
+
 /* Runs `entry` on `inputs` (in the entry's order). Each input is checked
  * against the metadata (dtype, rank, static dimensions). On success,
  * outputs[0 .. num_outputs) receive new tensors that the caller frees. */

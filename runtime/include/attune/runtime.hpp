@@ -121,6 +121,10 @@ public:
     return r;
   }
 
+  Status setNumThreads(int n) {
+    return Status(attune_model_set_num_threads(m_.get(), n));
+  }
+
   /// Runs `entry` on `inputs`; `outputs` receives one tensor per output.
   /// Thread-safe (see runtime.h).
   Status run(const std::vector<const Tensor *> &inputs,
