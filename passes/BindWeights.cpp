@@ -37,57 +37,65 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
          "]";
 }
 
+LogicalResult mlir::attune::checkWeight(WeightOp op,
+                                        const SafetensorsFile &file,
+                                        const SafetensorsEntry **found) {
+  StringRef name = op.getName();
+  RankedTensorType type = op.getType();
+  const SafetensorsEntry *entry = file.lookup(name);
+  if (!entry) {
+    // Suggest the closest names: usually a prefix or a typo.
+    std::vector<std::pair<unsigned, std::string>> near;
+    for (const std::string &candidate : file.names())
+      near.push_back({StringRef(candidate).edit_distance(name), candidate});
+    std::sort(near.begin(), near.end());
+    InFlightDiagnostic d = op.emitOpError() << "weight '" << name
+                                            << "' is not in " << file.path();
+    if (!near.empty()) {
+      d << " (closest: ";
+      for (size_t i = 0; i < std::min<size_t>(3, near.size()); ++i)
+        d << (i ? ", " : "") << "'" << near[i].second << "'";
+      d << ")";
+    }
+    return d;
+  }
+  StringRef want = safetensorsDtype(type.getElementType());
+  if (entry->dtype != want)
+    return op.emitOpError() << "weight '" << name << "' has dtype "
+                            << entry->dtype << " in " << file.path()
+                            << ", expected " << want << " (declared " << type
+                            << ")";
+  if (ArrayRef<int64_t>(entry->shape) != type.getShape())
+    return op.emitOpError() << "weight '" << name << "' has shape "
+                            << shapeString(entry->shape) << " in "
+                            << file.path() << ", expected "
+                            << shapeString(type.getShape()) << " (declared "
+                            << type << ")";
+  if (found)
+    *found = entry;
+  return success();
+}
+
 LogicalResult mlir::attune::bindWeights(Operation *root,
                                         const SafetensorsFile &file) {
   bool ok = true;
   std::map<std::string, DenseResourceElementsAttr> bound;
   root->walk([&](WeightOp op) {
-    StringRef name = op.getName();
-    RankedTensorType type = op.getType();
-    const SafetensorsEntry *entry = file.lookup(name);
-    if (!entry) {
-      // Suggest the closest names: usually a prefix or a typo.
-      std::vector<std::pair<unsigned, std::string>> near;
-      for (const std::string &candidate : file.names())
-        near.push_back({StringRef(candidate).edit_distance(name), candidate});
-      std::sort(near.begin(), near.end());
-      InFlightDiagnostic d = op.emitOpError()
-                             << "weight '" << name << "' is not in "
-                             << file.path();
-      if (!near.empty()) {
-        d << " (closest: ";
-        for (size_t i = 0; i < std::min<size_t>(3, near.size()); ++i)
-          d << (i ? ", " : "") << "'" << near[i].second << "'";
-        d << ")";
-      }
-      ok = false;
-      return;
-    }
-    StringRef want = safetensorsDtype(type.getElementType());
-    if (entry->dtype != want) {
-      op.emitOpError() << "weight '" << name << "' has dtype " << entry->dtype
-                       << " in " << file.path() << ", expected " << want
-                       << " (declared " << type << ")";
-      ok = false;
-      return;
-    }
-    if (ArrayRef<int64_t>(entry->shape) != type.getShape()) {
-      op.emitOpError() << "weight '" << name << "' has shape "
-                       << shapeString(entry->shape) << " in " << file.path()
-                       << ", expected " << shapeString(type.getShape())
-                       << " (declared " << type << ")";
+    const SafetensorsEntry *entry = nullptr;
+    if (failed(checkWeight(op, file, &entry))) {
       ok = false;
       return;
     }
     // One blob per name: every use of a weight shares its data.
-    DenseResourceElementsAttr &attr = bound[name.str()];
+    DenseResourceElementsAttr &attr = bound[op.getName().str()];
     if (!attr)
       attr = DenseResourceElementsAttr::get(
-          type, name,
+          op.getType(), op.getName(),
           HeapAsmResourceBlob::allocateAndCopyWithAlign(entry->data, 64));
     OpBuilder b(op);
     op.replaceAllUsesWith(
-        arith::ConstantOp::create(b, op.getLoc(), type, attr).getResult());
+        arith::ConstantOp::create(b, op.getLoc(), op.getType(), attr)
+            .getResult());
     op.erase();
   });
   return success(ok);

@@ -15,10 +15,19 @@ namespace attune {
 #include "passes/Passes.h.inc"
 
 class SafetensorsFile;
+struct SafetensorsEntry;
+
+/// Checks that `file` stores `op`'s weight with its exact dtype and shape;
+/// on success, `found` (if given) receives the entry.
+LogicalResult checkWeight(WeightOp op, const SafetensorsFile &file,
+                          const SafetensorsEntry **found = nullptr);
 
 /// Replaces every attune.weight under `root` by a constant from `file`;
 /// reports every unknown name, dtype or shape mismatch before failing.
 LogicalResult bindWeights(Operation *root, const SafetensorsFile &file);
+
+/// The attribute naming the state_dict key of an externalized weight global.
+inline constexpr llvm::StringLiteral kWeightNameAttr = "attune.weight_name";
 
 /// Rewrites of composite ops into primitive attune ops, one per op.
 void populateDecomposeMultiHeadAttentionPatterns(RewritePatternSet &patterns);

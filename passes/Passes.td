@@ -32,6 +32,35 @@ def AttuneBindWeights : Pass<"attune-bind-weights", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def AttuneExternalizeWeights
+    : Pass<"attune-externalize-weights", "::mlir::ModuleOp"> {
+  let summary = "Turn attune.weight ops into globals filled when the model loads";
+  let description = [{
+    For large models (`attune-compile --weights-external`): each distinct
+    weight name becomes one exported, uninitialized, 64-byte aligned
+    `memref.global @attune_weight_<k>` carrying the `state_dict` key in
+    `attune.weight_name`, and every use reads it through
+    `memref.get_global` + `bufferization.to_tensor restrict`. The library
+    then holds no weight data (the globals live in `.bss`); the runtime fills
+    them from the safetensors file when it opens the model.
+
+    Before:
+    ```mlir
+    %w = attune.weight "linear1.weight" : tensor<128x64xf32>
+    ```
+    After:
+    ```mlir
+    memref.global @attune_weight_0 : memref<128x64xf32> = uninitialized
+        {alignment = 64 : i64, attune.weight_name = "linear1.weight"}
+    ...
+    %0 = memref.get_global @attune_weight_0 : memref<128x64xf32>
+    %w = bufferization.to_tensor %0 restrict : memref<128x64xf32> to tensor<128x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def AttuneDecompose : Pass<"attune-decompose"> {
   let summary = "Rewrite composite attune ops into primitive attune ops";
   let description = [{

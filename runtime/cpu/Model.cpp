@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
+#include "Weights.h"
 
 #include <dlfcn.h>
 
@@ -54,6 +55,10 @@ struct attune_model {
   // From the OpenMP runtime the model links; null if it links none.
   void (*setNumThreads)(int) = nullptr;
   int numThreads = 0; // 0: OpenMP's default
+  // --weights-external models.
+  std::string weightsFile = "-";
+  std::vector<ExternalWeight> weights;
+  bool weightsLoaded = false;
 };
 
 static attune_status *parseMetadata(attune_model &model, const char *text) {
@@ -96,6 +101,26 @@ static attune_status *parseMetadata(attune_model &model, const char *text) {
       model.entries.push_back(std::move(e));
       continue;
     }
+    if (word == "weights-file") {
+      if (!(in >> model.weightsFile))
+        break;
+      continue;
+    }
+    if (word == "weight") {
+      ExternalWeight w;
+      std::string dtype;
+      size_t rank;
+      if (!(in >> w.symbol >> w.name >> dtype >> rank) ||
+          !parseDtype(dtype, w.dtype) || rank > 64)
+        break;
+      w.shape.resize(rank);
+      for (int64_t &d : w.shape)
+        if (!(in >> d))
+          return error("%s: corrupt metadata for weight '%s'",
+                       model.path.c_str(), w.name.c_str());
+      model.weights.push_back(std::move(w));
+      continue;
+    }
     break;
   }
   return error("%s: corrupt model metadata near '%s'", model.path.c_str(),
@@ -110,6 +135,12 @@ static attune_tensor_info infoOf(const TensorSpec &t) {
 extern "C" {
 
 attune_status *attune_model_open(const char *path, attune_model **out) {
+  return attune_model_open_with_weights(path, nullptr, out);
+}
+
+attune_status *attune_model_open_with_weights(const char *path,
+                                              const char *weights,
+                                              attune_model **out) {
   if (!path || !out)
     return error("attune_model_open: NULL argument");
   // dlopen searches the library path for names without a slash.
@@ -133,6 +164,27 @@ attune_status *attune_model_open(const char *path, attune_model **out) {
   }
   model->setNumThreads = reinterpret_cast<void (*)(int)>(
       dlsym(library, "omp_set_num_threads"));
+  if (!model->weights.empty()) {
+    std::string file = weights ? weights : model->weightsFile;
+    if (file == "-") {
+      attune_model_close(model);
+      return error("%s: the model keeps its %zu weights outside; give the "
+                   "safetensors file (attune_model_open_with_weights, "
+                   "attune-run --weights)",
+                   path, model->weights.size());
+    }
+    if (attune_status *s = loadExternalWeights(library, path, model->weights,
+                                               file)) {
+      attune_model_close(model);
+      return s;
+    }
+    model->weightsLoaded = true;
+  } else if (weights) {
+    attune_model_close(model);
+    return error("%s: the model's weights are compiled in; it takes no "
+                 "weights file",
+                 path);
+  }
   *out = model;
   return nullptr;
 }
@@ -140,6 +192,8 @@ attune_status *attune_model_open(const char *path, attune_model **out) {
 void attune_model_close(attune_model *model) {
   if (!model)
     return;
+  if (model->weightsLoaded)
+    releaseExternalWeights(model->library);
   if (model->library)
     dlclose(model->library);
   delete model;

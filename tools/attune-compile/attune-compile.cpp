@@ -15,6 +15,7 @@
 #include "passes/Safetensors.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -72,6 +73,12 @@ static cl::opt<Emit> emit(
                clEnumValN(Emit::Obj, "obj", "an object file"),
                clEnumValN(Emit::Lib, "lib", "a shared library (default)")),
     cl::cat(category));
+static cl::opt<bool> weightsExternal(
+    "weights-external",
+    cl::desc("Keep the weights out of the library: the runtime loads them "
+             "from the safetensors file when it opens the model (the --weights "
+             "file, recorded by absolute path, or one given at load time)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> parallel(
     "parallel",
     cl::desc("Run the kernels' parallel loops on OpenMP threads (attune-run "
@@ -180,8 +187,19 @@ FailureOr<std::vector<EntryInfo>> collectEntries(ModuleOp module) {
   return entries;
 }
 
+/// A weight kept outside the library (--weights-external).
+struct ExternalWeight {
+  std::string symbol;
+  TensorInfo tensor; // name = the state_dict key
+};
+struct ExternalWeights {
+  std::string file; // absolute path, or "-" when none was given
+  std::vector<ExternalWeight> weights;
+};
+
 /// The metadata the runtime reads: one line per record (runtime/cpu).
-std::string metadataText(ArrayRef<EntryInfo> entries) {
+std::string metadataText(ArrayRef<EntryInfo> entries,
+                         const ExternalWeights &external) {
   std::string text = "attune-model 1\n";
   auto tensorLine = [&](StringRef kind, const TensorInfo &t) {
     text += (kind + " " + t.name + " " + t.dtype + " " +
@@ -199,17 +217,70 @@ std::string metadataText(ArrayRef<EntryInfo> entries) {
     for (const TensorInfo &t : e.outputs)
       tensorLine("output", t);
   }
+  if (!external.weights.empty()) {
+    text += "weights-file " + external.file + "\n";
+    for (const ExternalWeight &w : external.weights)
+      tensorLine("weight " + w.symbol, w.tensor);
+  }
   return text + "end\n";
+}
+
+/// Externalizes the weights of `module` (attune-externalize-weights) and
+/// describes them for the metadata. With a weights file, every weight is
+/// first checked against it.
+FailureOr<ExternalWeights>
+externalizeWeights(ModuleOp module, const attune::SafetensorsFile *file) {
+  ExternalWeights result;
+  result.file = "-";
+  bool ok = true;
+  if (file) {
+    SmallString<256> path(file->path());
+    llvm::sys::fs::make_absolute(path);
+    result.file = path.str().str();
+    module.walk([&](attune::WeightOp op) {
+      ok &= succeeded(attune::checkWeight(op, *file));
+    });
+  }
+  module.walk([&](attune::WeightOp op) {
+    if (llvm::any_of(op.getName(), [](char c) { return llvm::isSpace(c); })) {
+      op.emitOpError() << "weight name '" << op.getName()
+                       << "' contains white space; external weights need "
+                          "names without it";
+      ok = false;
+    }
+  });
+  if (!ok)
+    return failure();
+  PassManager pm(module.getContext());
+  pm.addPass(attune::createAttuneExternalizeWeights());
+  if (failed(pm.run(module)))
+    return failure();
+  for (auto global : module.getOps<memref::GlobalOp>()) {
+    auto name = global->getAttrOfType<StringAttr>(attune::kWeightNameAttr);
+    if (!name)
+      continue;
+    FailureOr<TensorInfo> info = tensorInfo(
+        global.getLoc(),
+        RankedTensorType::get(global.getType().getShape(),
+                              global.getType().getElementType()),
+        nullptr, name.str(), "weight");
+    if (failed(info))
+      return failure();
+    info->name = name.str();
+    result.weights.push_back({global.getSymName().str(), *info});
+  }
+  return result;
 }
 
 /// Adds `attune_model_metadata` and, per entry, `void attune_invoke_<name>(
 /// void **args)` calling `_mlir_ciface_<name>(args[0], args[1], ...)`: the
 /// result struct then one descriptor per input, all by pointer.
 LogicalResult addRuntimeInterface(llvm::Module &module,
-                                  ArrayRef<EntryInfo> entries) {
+                                  ArrayRef<EntryInfo> entries,
+                                  const ExternalWeights &external) {
   llvm::LLVMContext &ctx = module.getContext();
-  llvm::Constant *text =
-      llvm::ConstantDataArray::getString(ctx, metadataText(entries));
+  llvm::Constant *text = llvm::ConstantDataArray::getString(
+      ctx, metadataText(entries, external));
   new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, text,
                            "attune_model_metadata");
@@ -353,11 +424,28 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       func.removeResultAttr(i, StringAttr::get(&context, "attune.name"));
   }
 
-  // Bind the weights before anything else, so that a model and its weights
-  // that disagree fail early with the weight's location.
+  // Bind (or externalize) the weights before anything else, so that a model
+  // and its weights that disagree fail early with the weight's location.
   bool hasWeights = false;
   module->walk([&](attune::WeightOp) { hasWeights = true; });
-  if (hasWeights) {
+  ExternalWeights external;
+  if (hasWeights && weightsExternal) {
+    std::optional<attune::SafetensorsFile> file;
+    if (!weightsFile.empty()) {
+      llvm::Expected<attune::SafetensorsFile> opened =
+          attune::SafetensorsFile::open(weightsFile);
+      if (!opened) {
+        llvm::errs() << "error: " << llvm::toString(opened.takeError()) << "\n";
+        return failure();
+      }
+      file.emplace(std::move(*opened));
+    }
+    FailureOr<ExternalWeights> result =
+        externalizeWeights(*module, file ? &*file : nullptr);
+    if (failed(result))
+      return failure();
+    external = std::move(*result);
+  } else if (hasWeights) {
     if (weightsFile.empty()) {
       SmallVector<std::string> names;
       module->walk([&](attune::WeightOp op) { names.push_back(op.getName().str()); });
@@ -402,7 +490,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     return failure();
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple());
-  if (failed(addRuntimeInterface(*llvmModule, *entries)))
+  if (failed(addRuntimeInterface(*llvmModule, *entries, external)))
     return failure();
   optimize(*llvmModule, *tm);
 

@@ -33,6 +33,8 @@ void usage() {
       "  --input NAME=FILE.npy   an input of the entry point (repeat for each)\n"
       "  --output-dir DIR        write each output as DIR/NAME.npy\n"
       "  --entry NAME            the entry point (default: the first)\n"
+      "  --weights FILE          weights of a model compiled with --weights-external\n"
+      "                          (default: the file recorded at compile time)\n"
       "  --bench N               warm up, then time N runs; print min/median\n"
       "  --threads N             worker threads for the kernels (default: OpenMP's,\n"
       "                          i.e. OMP_NUM_THREADS or every core)\n"
@@ -128,7 +130,7 @@ bool splitAssignment(const std::string &arg, std::string &name,
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string modelPath, outputDir, entryName;
+  std::string modelPath, outputDir, entryName, weightsPath;
   std::vector<std::pair<std::string, std::string>> inputArgs, expectArgs;
   long benchRuns = 0, threads = 0;
   double atol = 1e-4, rtol = 0.0;
@@ -164,6 +166,8 @@ int main(int argc, char **argv) {
       (a == "--input" ? inputArgs : expectArgs).push_back({name, path});
     } else if (a == "--output-dir") {
       outputDir = value("--output-dir");
+    } else if (a == "--weights") {
+      weightsPath = value("--weights");
     } else if (a == "--entry") {
       entryName = value("--entry");
     } else if (a == "--bench") {
@@ -199,7 +203,7 @@ int main(int argc, char **argv) {
   }
 
   attune::Model model;
-  if (attune::Status s = attune::Model::open(modelPath, model); !s)
+  if (attune::Status s = attune::Model::open(modelPath, model, weightsPath); !s)
     return fail(s.message());
   if (threads > 0)
     if (attune::Status s = model.setNumThreads(static_cast<int>(threads)); !s)

@@ -83,9 +83,18 @@ typedef struct attune_tensor_info {
   const int64_t *shape; /* -1 marks a dynamic dimension */
 } attune_tensor_info;
 
-/* Opens a shared library produced by attune-compile. */
+/* Opens a shared library produced by attune-compile. A model compiled with
+ * --weights-external loads its weights from the safetensors file recorded at
+ * compile time. */
 ATTUNE_API attune_status *attune_model_open(const char *path,
                                             attune_model **out);
+/* The same with the weights of a --weights-external model taken from
+ * `weights` (a safetensors file; names, dtypes and shapes are checked). The
+ * weights live in the library's globals: one process can hold a given model
+ * file with one weights file at a time. */
+ATTUNE_API attune_status *attune_model_open_with_weights(const char *path,
+                                                         const char *weights,
+                                                         attune_model **out);
 ATTUNE_API void attune_model_close(attune_model *model);
 
 /* Entry points: the model's public functions, in definition order. */

@@ -92,9 +92,13 @@ private:
 
 class Model {
 public:
-  static Status open(const std::string &path, Model &out) {
+  /// `weights`: the safetensors file of a --weights-external model, or empty
+  /// for the one recorded at compile time.
+  static Status open(const std::string &path, Model &out,
+                     const std::string &weights = "") {
     attune_model *m = nullptr;
-    Status s(attune_model_open(path.c_str(), &m));
+    Status s(attune_model_open_with_weights(
+        path.c_str(), weights.empty() ? nullptr : weights.c_str(), &m));
     if (s)
       out.m_.reset(m);
     return s;
