@@ -32,7 +32,8 @@ def Attune_Dialect : Dialect {
     Broadcasting (for `add`, `mul`, `matmul` batch dims and attention bias)
     follows NumPy: shapes are aligned at the trailing dimension and a static
     extent of 1 stretches. A dynamic extent is never broadcast: at run time it
-    must equal the other operand's extent unless that extent is a static 1.
+    must equal the other operand's extent unless that extent is a static 1
+    (compiled models check this and report a mismatch as an error).
 
     Attributes an op does not define are rejected unless their name carries
     a dialect prefix (`foo.bar`), so a misspelt attribute is an error rather

@@ -5,6 +5,55 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AttuneInsertRuntimeChecks : Pass<"attune-insert-runtime-checks"> {
+  let summary = "Check at run time that dynamic extents agree";
+  let description = [{
+    Dynamic dims that must agree (the batch of a query and its keys, a
+    sequence length and a mask's) cannot be checked at compile time. This
+    pass asks every op implementing `RuntimeVerifiableOpInterface` (linalg
+    ops: operand extents against the loop ranges; tensor ops: slice bounds,
+    reshape sizes, ...) to emit its checks, with short messages that carry the
+    attune op's source location:
+    `model.mlir:12:8: dimension #0 of input/output operand #1 is incompatible
+    with inferred dimension size`. Ops inside kernel bodies are skipped: the
+    kernels clamp the indices they compute (embedding ids, learned
+    positions), and a check per element would cost.
+
+    Run after `--convert-attune-to-linalg`; the checks are `cf.assert`s, which
+    `--attune-lower-runtime-checks` turns into errors the runtime reports.
+  }];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
+}
+
+def AttuneLowerRuntimeChecks
+    : Pass<"attune-lower-runtime-checks", "::mlir::ModuleOp"> {
+  let summary = "Turn failed cf.asserts into errors the runtime reports";
+  let description = [{
+    Upstream lowers `cf.assert` to a message on stderr and `abort()`. A model
+    must not kill its host process for bad input, so this pass, run on the
+    LLVM dialect before `convert-cf-to-llvm`, branches on each assertion to a
+    block that calls the function pointer in the exported global
+    `attune_check_handler` with the message. The runtime installs a handler
+    that unwinds to `attune_model_run`, which returns the message as an error
+    status. (A run that fails a check leaks the intermediate buffers it had
+    allocated.)
+
+    Before:
+    ```mlir
+    cf.assert %ok, "model.mlir:3:8: dimension #0 ... is incompatible"
+    ```
+    After:
+    ```mlir
+    llvm.cond_br %ok, ^continue, ^fail
+    ^fail:
+      %handler = llvm.load %handler_addr : !llvm.ptr -> !llvm.ptr
+      llvm.call %handler(%message) : !llvm.ptr, (!llvm.ptr) -> ()
+      llvm.unreachable
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def AttuneLowerStridedCopies : Pass<"attune-lower-strided-copies"> {
   let summary = "Turn memref.copy between strided memrefs into linalg.copy";
   let description = [{

@@ -38,7 +38,10 @@ static constexpr const char *kCpuToLLVM =
     "func.func(llvm-request-c-wrappers),"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
-    "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
+    "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm";
+
+// After attune-lower-runtime-checks has replaced the cf.asserts.
+static constexpr const char *kCpuFinishLLVM =
     "convert-cf-to-llvm,convert-ub-to-llvm,convert-openmp-to-llvm,"
     "reconcile-unrealized-casts";
 
@@ -52,6 +55,9 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   pm.addPass(createConvertAttuneToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Dynamic extents that must agree are checked before each kernel runs.
+  pm.addPass(createAttuneInsertRuntimeChecks());
+  pm.addPass(createCanonicalizerPass());
   if (last == CpuStage::Linalg)
     return;
   if (failed(parsePassPipeline(kCpuBufferize, pm)))
@@ -59,6 +65,9 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   pm.addPass(createAttuneLowerStridedCopies());
   if (failed(parsePassPipeline(parallel ? kCpuParallelLoops : kCpuLoops, pm)) ||
       failed(parsePassPipeline(kCpuToLLVM, pm)))
+    llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
+  pm.addPass(createAttuneLowerRuntimeChecks());
+  if (failed(parsePassPipeline(kCpuFinishLLVM, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
 }
 

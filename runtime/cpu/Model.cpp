@@ -15,6 +15,9 @@
 
 #include <dlfcn.h>
 
+#include <csetjmp>
+
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -46,6 +49,24 @@ bool parseDtype(const std::string &s, attune_dtype &dtype) {
 }
 
 size_t descriptorWords(size_t rank) { return 3 + 2 * rank; }
+} // namespace
+
+// Failed shape checks in a model call the handler the runtime installs in
+// the model's `attune_check_handler`; it unwinds to the attune_model_run that
+// is active on this thread. The model's frames hold no destructors, so
+// longjmp over them is sound (their heap intermediates leak).
+namespace {
+thread_local std::jmp_buf *activeRun = nullptr;
+thread_local const char *checkMessage = nullptr;
+
+[[noreturn]] void checkFailed(const char *message) {
+  if (!activeRun) {
+    std::fprintf(stderr, "attune: %s\n", message);
+    std::abort();
+  }
+  checkMessage = message;
+  std::longjmp(*activeRun, 1);
+}
 } // namespace
 
 struct attune_model {
@@ -164,6 +185,11 @@ attune_status *attune_model_open_with_weights(const char *path,
   }
   model->setNumThreads = reinterpret_cast<void (*)(int)>(
       dlsym(library, "omp_set_num_threads"));
+  // Models without any check have no handler slot.
+  if (void *slot = dlsym(library, "attune_check_handler")) {
+    void (*handler)(const char *) = checkFailed;
+    std::memcpy(slot, &handler, sizeof(handler));
+  }
   if (!model->weights.empty()) {
     std::string file = weights ? weights : model->weightsFile;
     if (file == "-") {
@@ -312,7 +338,17 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
   // OpenMP's thread count is per calling thread: set it for this one.
   if (m->numThreads > 0 && m->setNumThreads)
     m->setNumThreads(m->numThreads);
+  std::jmp_buf jump;
+  std::jmp_buf *outer = activeRun;
+  activeRun = &jump;
+  if (setjmp(jump) != 0) {
+    activeRun = outer;
+    for (size_t o = 0; o < numOutputs; ++o)
+      outputs[o] = nullptr;
+    return error("%s: %s", where, checkMessage);
+  }
   entry.invoke(args.data());
+  activeRun = outer;
 
   // Copy each result into a tensor the caller owns and free the model's
   // buffer. Every output is read (and freed) even if an earlier copy fails.
