@@ -50,6 +50,8 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   pm.addPass(createAttuneDecompose());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createAttuneFuseAttention());
+  pm.addPass(createCanonicalizerPass());
   if (last == CpuStage::Attune)
     return;
   pm.addPass(createConvertAttuneToLinalg());

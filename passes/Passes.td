@@ -32,6 +32,51 @@ def AttuneBindWeights : Pass<"attune-bind-weights", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def AttuneFuseAttention : Pass<"attune-fuse-attention"> {
+  let summary = "Raise matmul-softmax-matmul chains into attune.attention";
+  let description = [{
+    Finds attention written out op by op, however it was written or imported,
+    and replaces it with one `attune.attention`, which the lowerings turn
+    into a fused kernel:
+
+    ```
+    s = matmul(q, k^T)                 k^T: {transpose_rhs}, or a transpose
+                                       swapping the last two dims
+    s = s * c | s / c                  attune.scale, attune.mul or arith.mulf /
+                                       arith.divf by a splat constant (optional)
+    s = s + bias                       attune.add (optional; after the scale)
+    s = mask(s)                        attune.mask (optional)
+    p = softmax(s, axis = -1)
+    o = matmul(p, v)
+    ```
+
+    Scores of rank 3 (`[B*H, L, D]`) are fused with one head (expand_dims /
+    squeeze around the attention). Nothing is fused where an intermediate has
+    another use (the probabilities may be returned; the scores may feed
+    something else), where the softmax is not over the keys, or where a bias
+    comes before the scale. With `explain`, each fusion and each rejected
+    candidate (a softmax fed by a score matmul) is reported as a remark saying
+    why.
+
+    Before:
+    ```mlir
+    %s = attune.matmul %q, %k {transpose_rhs} : (...) -> tensor<2x4x16x16xf32>
+    %t = attune.scale %s {factor = 0.125 : f64} : tensor<2x4x16x16xf32>
+    %p = attune.softmax %t : tensor<2x4x16x16xf32>
+    %o = attune.matmul %p, %v : (...) -> tensor<2x4x16x64xf32>
+    ```
+    After:
+    ```mlir
+    %o = attune.attention %q, %k, %v {scale = 0.125 : f64} : (...) -> tensor<2x4x16x64xf32>
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report each fusion and each rejected candidate as a remark">,
+  ];
+  let dependentDialects = ["::mlir::attune::AttuneDialect"];
+}
+
 def AttuneExternalizeWeights
     : Pass<"attune-externalize-weights", "::mlir::ModuleOp"> {
   let summary = "Turn attune.weight ops into globals filled when the model loads";
