@@ -32,9 +32,15 @@ enum class CpuStage {
 /// The passes of `attune-cpu-pipeline` up to and including `last`. Weights
 /// must be bound (constants or arguments) before the bufferization part;
 /// `attune-compile` does that first.
-/// With `parallel`, the kernels' parallel loops run on OpenMP threads.
+struct CpuOptions {
+  /// Run the kernels' parallel loops on OpenMP threads.
+  bool parallel = false;
+  /// attune-tile-attention's options.
+  int64_t attentionTileQ = 64, attentionTileK = 64, attentionMinLength = 128;
+};
+
 void buildCpuPipeline(OpPassManager &pm, CpuStage last = CpuStage::LLVM,
-                      bool parallel = false);
+                      const CpuOptions &options = {});
 
 /// Registers the named pipelines (`attune-cpu-pipeline`).
 void registerAttunePipelines();

@@ -77,6 +77,64 @@ def AttuneLowerStridedCopies : Pass<"attune-lower-strided-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def AttuneTileAttention : Pass<"attune-tile-attention"> {
+  let summary = "Lower attune.attention as tiled online softmax (FlashAttention-2)";
+  let description = [{
+    Lowers soft `attune.attention` (without the weights result) to loops over
+    batch, heads and query tiles, each reducing over key tiles with a running
+    maximum `m`, running sum `l` and accumulator `acc` that are rescaled by
+    `exp(m_old - m_new)` when the maximum grows; the output tile is
+    `acc / l`. Working memory is per tile: no `[Lq, Lk]` scores exist.
+
+    The key loop of a query tile runs only over keys some query of the tile
+    can see: `[lo, hi)` with `hi` bounded by the key padding length and, with
+    `causal`, by the last query's position (about half the work), and `lo`
+    raised by a sliding `window`. Masks are applied from indices inside each
+    tile (only boundary tiles have masked entries). A query tile whose range
+    is empty gives zeros, as `attune.attention` specifies.
+
+    Cost rule: the tiled form is used when the key length is dynamic or at
+    least `min-length`; shorter static sequences keep the plain form of
+    `--convert-attune-to-linalg`, which is cheaper when the scores fit in
+    cache. Tile sizes are options; the defaults suit CPU caches.
+
+    Before:
+    ```mlir
+    %o = attune.attention %q, %k, %v {causal}
+        : (tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>)
+        -> tensor<1x12x?x64xf32>
+    ```
+    After (schematically):
+    ```mlir
+    scf.for %b ... scf.for %h ... scf.for %i0 = 0 to %Lq step 64 {
+      // %hi = min(Lk, i0 + tq) for causal
+      scf.for %j0 = %lo to %hi step 64 iter_args(%m, %l, %acc) {
+        // s = q_tile k_tile^T * scale, masked; m' = max(m, rowmax s)
+        // p = exp(s - m'); l' = l exp(m - m') + rowsum p
+        // acc' = acc exp(m - m') + p v_tile
+      }
+      // out[b, h, i0:i0+tq] = acc / l
+    }
+    ```
+  }];
+  let options = [
+    Option<"tileQ", "tile-q", "int64_t", /*default=*/"64",
+           "Queries per tile">,
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"64",
+           "Keys per tile">,
+    Option<"minLength", "min-length", "int64_t", /*default=*/"128",
+           "Tile when the static key length is at least this (dynamic "
+           "lengths are always tiled)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def ConvertAttuneToLinalg : Pass<"convert-attune-to-linalg"> {
   let summary = "Lower primitive attune ops to linalg on tensors";
   let description = [{

@@ -46,7 +46,7 @@ static constexpr const char *kCpuFinishLLVM =
     "reconcile-unrealized-casts";
 
 void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
-                                    bool parallel) {
+                                    const CpuOptions &options) {
   pm.addPass(createAttuneDecompose());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -54,6 +54,12 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   pm.addPass(createCanonicalizerPass());
   if (last == CpuStage::Attune)
     return;
+  // Long (or dynamic) attention as tiled online softmax; the rest plain.
+  AttuneTileAttentionOptions tiling;
+  tiling.tileQ = options.attentionTileQ;
+  tiling.tileK = options.attentionTileK;
+  tiling.minLength = options.attentionMinLength;
+  pm.addPass(createAttuneTileAttention(tiling));
   pm.addPass(createConvertAttuneToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -65,7 +71,8 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   if (failed(parsePassPipeline(kCpuBufferize, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
   pm.addPass(createAttuneLowerStridedCopies());
-  if (failed(parsePassPipeline(parallel ? kCpuParallelLoops : kCpuLoops, pm)) ||
+  if (failed(parsePassPipeline(options.parallel ? kCpuParallelLoops : kCpuLoops,
+                               pm)) ||
       failed(parsePassPipeline(kCpuToLLVM, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
   pm.addPass(createAttuneLowerRuntimeChecks());
@@ -78,6 +85,16 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> parallel{*this, "parallel",
                         llvm::cl::desc("Parallel loops through OpenMP"),
                         llvm::cl::init(false)};
+  Option<int64_t> tileQ{*this, "attention-tile-q",
+                        llvm::cl::desc("Queries per attention tile"),
+                        llvm::cl::init(64)};
+  Option<int64_t> tileK{*this, "attention-tile-k",
+                        llvm::cl::desc("Keys per attention tile"),
+                        llvm::cl::init(64)};
+  Option<int64_t> minLength{
+      *this, "attention-min-length",
+      llvm::cl::desc("Tile attention from this static key length on"),
+      llvm::cl::init(128)};
 };
 } // namespace
 
@@ -86,6 +103,11 @@ void mlir::attune::registerAttunePipelines() {
       "attune-cpu-pipeline",
       "attune -> linalg -> bufferized loops -> LLVM dialect (weights bound)",
       [](OpPassManager &pm, const CpuPipelineOptions &options) {
-        buildCpuPipeline(pm, CpuStage::LLVM, options.parallel);
+        CpuOptions cpu;
+        cpu.parallel = options.parallel;
+        cpu.attentionTileQ = options.tileQ;
+        cpu.attentionTileK = options.tileK;
+        cpu.attentionMinLength = options.minLength;
+        buildCpuPipeline(pm, CpuStage::LLVM, cpu);
       });
 }

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # Toolchain and MLIR 22 (lit and FileCheck come with llvm-22-tools).
-  cmake ninja-build ccache g++ make
+  cmake ninja-build ccache g++ make time
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   # OpenMP runtime for the parallel loops of compiled models.
   libomp-22-dev

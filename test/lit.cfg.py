@@ -35,3 +35,9 @@ config.substitutions.append((
         os.path.join(config.attune_src_root, "scripts", "check_golden.py"),
         os.path.join(config.attune_obj_root, "test", "golden"),
         config.attune_tools_dir)))
+
+# /usr/bin/time with -f (GNU time) for memory tests.
+if os.path.exists("/usr/bin/time"):
+    import subprocess
+    if subprocess.run(["/usr/bin/time", "-f", "%M", "true"], capture_output=True).returncode == 0:
+        config.available_features.add("gnu-time")

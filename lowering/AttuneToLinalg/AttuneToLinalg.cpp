@@ -38,36 +38,6 @@ static SmallVector<Iter> parallelIters(int64_t n) {
   return SmallVector<Iter>(n, Iter::parallel);
 }
 
-/// Whether key `j` is visible to query `i` under the attention masks
-/// (see the `attune.attention` description). `len` is the key length of this
-/// batch element (index), or null. All values are `index`.
-static Value buildVisible(OpBuilder &b, Location loc, Value i, Value j,
-                          Value lq, Value lk, bool causal, MaskAlign align,
-                          std::optional<int64_t> window, Value len) {
-  Value visible = arith::ConstantIntOp::create(b, loc, 1, 1);
-  auto both = [&](Value c) {
-    visible = arith::AndIOp::create(b, loc, visible, c);
-  };
-  Value p = i;
-  if (align == MaskAlign::bottom_right)
-    p = arith::AddIOp::create(b, loc, i,
-                              arith::SubIOp::create(b, loc, lk, lq));
-  if (causal)
-    both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, p));
-  if (window) {
-    Value w = arith::ConstantIndexOp::create(b, loc, *window);
-    Value pj = arith::SubIOp::create(b, loc, p, j);
-    both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, pj, w));
-    if (!causal) {
-      Value jp = arith::SubIOp::create(b, loc, j, p);
-      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, jp, w));
-    }
-  }
-  if (len)
-    both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, len));
-  return visible;
-}
-
 /// An integer tensor element as `index`.
 static Value toIndex(OpBuilder &b, Location loc, Value v) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
@@ -641,7 +611,7 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             Value len = lengths ? toIndex(b, l, a[next++]) : Value();
             Value i = linalg::IndexOp::create(b, l, 2);
             Value j = linalg::IndexOp::create(b, l, 3);
-            Value vis = buildVisible(b, l, i, j, lqVal, lkVal, causal, align,
+            Value vis = KernelBuilder::visible(b, l, i, j, lqVal, lkVal, causal, align,
                                      window, len);
             Value ninf = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, kNegInf));
             s = arith::SelectOp::create(b, l, vis, s, ninf);
@@ -759,7 +729,7 @@ struct MaskLowering : OpConversionPattern<MaskOp> {
           Value i = linalg::IndexOp::create(b, l, rank - 2);
           Value j = linalg::IndexOp::create(b, l, rank - 1);
           Value vis =
-              buildVisible(b, l, i, j, lq, lk, causal, align, window, len);
+              KernelBuilder::visible(b, l, i, j, lq, lk, causal, align, window, len);
           Value ninf = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, kNegInf));
           linalg::YieldOp::create(
               b, l, ValueRange{arith::SelectOp::create(b, l, vis, a[0], ninf)});

@@ -263,6 +263,36 @@ Value KernelBuilder::activation(OpBuilder &b, Location loc, Activation kind,
   llvm_unreachable("unknown activation");
 }
 
+/// Whether key `j` is visible to query `i` under the attention masks
+/// (see the `attune.attention` description). `len` is the key length of this
+/// batch element (index), or null. All values are `index`.
+Value KernelBuilder::visible(OpBuilder &b, Location loc, Value i, Value j,
+                          Value lq, Value lk, bool causal, MaskAlign align,
+                          std::optional<int64_t> window, Value len) {
+  Value visible = arith::ConstantIntOp::create(b, loc, 1, 1);
+  auto both = [&](Value c) {
+    visible = arith::AndIOp::create(b, loc, visible, c);
+  };
+  Value p = i;
+  if (align == MaskAlign::bottom_right)
+    p = arith::AddIOp::create(b, loc, i,
+                              arith::SubIOp::create(b, loc, lk, lq));
+  if (causal)
+    both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, p));
+  if (window) {
+    Value w = arith::ConstantIndexOp::create(b, loc, *window);
+    Value pj = arith::SubIOp::create(b, loc, p, j);
+    both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, pj, w));
+    if (!causal) {
+      Value jp = arith::SubIOp::create(b, loc, j, p);
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, jp, w));
+    }
+  }
+  if (len)
+    both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, len));
+  return visible;
+}
+
 void mlir::attune::replaceWithCast(RewriterBase &rewriter, Operation *op,
                                    ValueRange values) {
   SmallVector<Value> results;

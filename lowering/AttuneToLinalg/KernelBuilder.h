@@ -72,6 +72,13 @@ public:
   /// The body of a contraction generic: `acc + lhs * rhs`.
   static void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args);
 
+  /// Whether key `j` is visible to query `i` under the attention masks (see
+  /// the `attune.attention` description); `len` is this batch element's key
+  /// length or null. All values are `index`; the result is i1.
+  static Value visible(OpBuilder &b, Location loc, Value i, Value j, Value lq,
+                       Value lk, bool causal, MaskAlign align,
+                       std::optional<int64_t> window, Value len);
+
   /// Scalar math for generic bodies: they take the body's builder.
   static Value sigmoid(OpBuilder &b, Location loc, Value x);
   static Value activation(OpBuilder &b, Location loc, Activation kind,

@@ -84,6 +84,17 @@ static cl::opt<bool> parallel(
     cl::desc("Run the kernels' parallel loops on OpenMP threads (attune-run "
              "--threads N); single-threaded runs are slower than without it"),
     cl::init(false), cl::cat(category));
+static cl::opt<int64_t> attentionTileQ(
+    "attention-tile-q", cl::desc("Queries per tile of tiled attention"),
+    cl::init(64), cl::cat(category));
+static cl::opt<int64_t> attentionTileK(
+    "attention-tile-k", cl::desc("Keys per tile of tiled attention"),
+    cl::init(64), cl::cat(category));
+static cl::opt<int64_t> attentionMinLength(
+    "attention-min-length",
+    cl::desc("Tile attention from this static key length on (dynamic lengths "
+             "are always tiled)"),
+    cl::init(128), cl::cat(category));
 static cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: host)"),
                                 cl::init(""), cl::cat(category));
 static cl::opt<std::string>
@@ -472,7 +483,12 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   applyDefaultTimingPassManagerCLOptions(pm);
-  attune::buildCpuPipeline(pm, stage, parallel);
+  attune::CpuOptions options;
+  options.parallel = parallel;
+  options.attentionTileQ = attentionTileQ;
+  options.attentionTileK = attentionTileK;
+  options.attentionMinLength = attentionMinLength;
+  attune::buildCpuPipeline(pm, stage, options);
   if (failed(pm.run(*module)))
     return failure();
   if (emit == Emit::Attune || emit == Emit::Linalg || emit == Emit::LLVMMLIR)

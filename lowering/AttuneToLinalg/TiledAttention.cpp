@@ -1,0 +1,375 @@
+//===- TiledAttention.cpp - attune.attention as tiled online softmax ------===//
+//
+// FlashAttention-2 on tensors: for each batch element, head and query tile,
+// a loop over the key tiles the tile can see carries the running maximum m,
+// the running sum l and the accumulator acc:
+//
+//   s    = (q_tile k_tile^T) * scale + bias_tile, masked from indices
+//   m'   = max(m, rowmax(s))
+//   p    = exp(s - m')
+//   c    = exp(m - m')
+//   l'   = l c + rowsum(p)
+//   acc' = acc c + p v_tile
+//
+// and the output tile is acc / l (0 where no key was visible).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/AttuneToLinalg/KernelBuilder.h"
+#include "lowering/Passes.h"
+
+#include "dialect/AttuneOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <limits>
+
+namespace mlir::attune {
+#define GEN_PASS_DEF_ATTUNETILEATTENTION
+#include "lowering/Passes.h.inc"
+} // namespace mlir::attune
+
+using namespace mlir;
+using namespace mlir::attune;
+
+using Iter = utils::IteratorType;
+
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+struct TileSizes {
+  int64_t q, k;
+};
+
+/// Index arithmetic shorthands at one location.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+};
+
+RankedTensorType dynamicTile(ArrayRef<int64_t> shape, Type elem) {
+  return RankedTensorType::get(shape, elem);
+}
+
+/// `t[b, h, start : start + size, :]` as a rank-2 tensor.
+Value headSlice(OpBuilder &b, Location loc, Value t, Value batch, Value head,
+                Value start, Value size) {
+  auto type = cast<RankedTensorType>(t.getType());
+  int64_t last = type.getDimSize(3);
+  OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+  return tensor::ExtractSliceOp::create(
+      b, loc, dynamicTile({ShapedType::kDynamic, last}, type.getElementType()),
+      t, ArrayRef<OpFoldResult>{batch, head, start, zero},
+      ArrayRef<OpFoldResult>{one, one, size, b.getIndexAttr(last)},
+      ArrayRef<OpFoldResult>{one, one, one, one});
+}
+
+/// The part of `bias` (broadcastable to [B, H, Lq, Lk]) for one tile, and the
+/// map reading it inside a (i, j) loop nest over the tile.
+std::pair<Value, AffineMap> biasTile(OpBuilder &b, Location loc, Value bias,
+                                     ArrayRef<Value> offsets,
+                                     ArrayRef<Value> sizes) {
+  auto type = cast<RankedTensorType>(bias.getType());
+  int64_t rank = type.getRank(), lead = 4 - rank;
+  SmallVector<OpFoldResult> off, size, stride;
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t t = lead + d; // position in [B, H, Lq, Lk]
+    bool broadcast = type.getDimSize(d) == 1;
+    off.push_back(broadcast ? OpFoldResult(b.getIndexAttr(0))
+                            : OpFoldResult(offsets[t]));
+    size.push_back(broadcast || t < 2 ? OpFoldResult(b.getIndexAttr(1))
+                                      : OpFoldResult(sizes[t]));
+    stride.push_back(b.getIndexAttr(1));
+    exprs.push_back(broadcast || t < 2
+                        ? getAffineConstantExpr(0, b.getContext())
+                        : getAffineDimExpr(t - 2, b.getContext()));
+  }
+  Value tile = tensor::ExtractSliceOp::create(b, loc, bias, off, size, stride);
+  return {tile, AffineMap::get(2, 0, exprs, b.getContext())};
+}
+
+LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
+                            TileSizes tiles) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  KernelBuilder kb(rewriter, loc);
+  IndexMath im{rewriter, loc};
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  Value lengths = op.getKeyLengths(), bias = op.getBias();
+  auto qt = op.getQuery().getType();
+  Type elem = qt.getElementType();
+  int64_t heads = qt.getDimSize(1);
+  int64_t group = heads / op.getKey().getType().getDimSize(1);
+  int64_t headDim = qt.getDimSize(3);
+  int64_t valueDim = op.getValue().getType().getDimSize(3);
+  bool causal = op.getCausal();
+  MaskAlign align = op.getAlign();
+  std::optional<int64_t> window;
+  if (IntegerAttr w = op.getWindowAttr())
+    window = w.getInt();
+  MLIRContext *ctx = rewriter.getContext();
+
+  OpFoldResult batchSize = kb.staticOrDim({{q, 0}, {k, 0}, {v, 0}});
+  OpFoldResult lqSize = kb.sizes(q)[2];
+  Value batch = getValueOrCreateConstantIndexOp(rewriter, loc, batchSize);
+  Value lq = getValueOrCreateConstantIndexOp(rewriter, loc, lqSize);
+  Value lk = getValueOrCreateConstantIndexOp(
+      rewriter, loc, kb.staticOrDim({{k, 2}, {v, 2}}));
+  Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
+                         rewriter.getIndexAttr(valueDim)},
+                        elem);
+  Value scale = kb.floatConst(elem, op.getEffectiveScale());
+  Value c0 = im.c(0), c1 = im.c(1);
+  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx),
+             e = getAffineDimExpr(2, ctx);
+  auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(dims, 0, exprs, ctx);
+  };
+  // The row maximum as an exp shift: 0 for a row with no visible key yet.
+  auto shift = [&](OpBuilder &b, Location l, Value m) {
+    Value ninf = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, kNegInf));
+    Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
+    Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, m, ninf);
+    return arith::SelectOp::create(b, l, empty, zero, m).getResult();
+  };
+
+  auto batchLoop = scf::ForOp::create(
+      rewriter, loc, c0, batch, c1, ValueRange{init},
+      [&](OpBuilder &b1, Location l1, Value bIdx, ValueRange out1) {
+        IndexMath m1{b1, l1};
+        auto headLoop = scf::ForOp::create(
+            b1, l1, c0, m1.c(heads), c1, out1,
+            [&](OpBuilder &b2, Location l2, Value hIdx, ValueRange out2) {
+              IndexMath m2{b2, l2};
+              Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
+              Value len;
+              if (lengths) {
+                Value raw = tensor::ExtractOp::create(b2, l2, lengths, bIdx);
+                len = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
+              }
+              auto queryLoop = scf::ForOp::create(
+                  b2, l2, c0, lq, m2.c(tiles.q), out2,
+                  [&](OpBuilder &b3, Location l3, Value i0, ValueRange out3) {
+                    KernelBuilder k3(b3, l3);
+                    IndexMath m3{b3, l3};
+                    Value tq = m3.min(m3.c(tiles.q), m3.sub(lq, i0));
+                    Value qTile = headSlice(b3, l3, q, bIdx, hIdx, i0, tq);
+
+                    // The keys some query of this tile may see: [lo, hi).
+                    Value offset = align == MaskAlign::bottom_right
+                                       ? m3.sub(lk, lq)
+                                       : m3.c(0);
+                    Value pFirst = m3.add(i0, offset);
+                    Value pLast = m3.sub(m3.add(pFirst, tq), m3.c(1));
+                    Value hi = len ? m3.min(lk, len) : lk;
+                    Value lo = m3.c(0);
+                    if (causal)
+                      hi = m3.min(hi, m3.add(pLast, m3.c(1)));
+                    if (window) {
+                      lo = m3.max(lo, m3.add(m3.sub(pFirst, m3.c(*window)),
+                                             m3.c(1)));
+                      if (!causal)
+                        hi = m3.min(hi, m3.add(pLast, m3.c(*window)));
+                    }
+
+                    SmallVector<OpFoldResult> rowSizes = {tq};
+                    SmallVector<OpFoldResult> accSizes = {
+                        tq, b3.getIndexAttr(valueDim)};
+                    Value m0 = k3.filled(rowSizes, elem, kNegInf);
+                    Value s0 = k3.filled(rowSizes, elem, 0.0);
+                    Value a0 = k3.filled(accSizes, elem, 0.0);
+                    auto keyLoop = scf::ForOp::create(
+                        b3, l3, lo, hi, m3.c(tiles.k),
+                        ValueRange{m0, s0, a0},
+                        [&](OpBuilder &b4, Location l4, Value j0,
+                            ValueRange st) {
+                          KernelBuilder k4(b4, l4);
+                          IndexMath m4{b4, l4};
+                          Value mOld = st[0], lOld = st[1], accOld = st[2];
+                          Value tk = m4.min(m4.c(tiles.k), m4.sub(hi, j0));
+                          Value kTile =
+                              headSlice(b4, l4, k, bIdx, kvHead, j0, tk);
+                          Value vTile =
+                              headSlice(b4, l4, v, bIdx, kvHead, j0, tk);
+                          SmallVector<OpFoldResult> scoreSizes = {tq, tk};
+
+                          // s = q k^T
+                          Value dots = k4.generic(
+                              ValueRange{qTile, kTile},
+                              k4.filled(scoreSizes, elem, 0.0),
+                              {map(3, {i, e}), map(3, {j, e}), map(3, {i, j})},
+                              {Iter::parallel, Iter::parallel, Iter::reduction},
+                              KernelBuilder::multiplyAccumulate);
+                          // * scale + bias, masked from the absolute indices.
+                          SmallVector<Value> ins = {dots};
+                          SmallVector<AffineMap> maps = {map(2, {i, j})};
+                          if (bias) {
+                            auto [tile, bmap] =
+                                biasTile(b4, l4, bias, {bIdx, hIdx, i0, j0},
+                                         {c1, c1, tq, tk});
+                            ins.push_back(tile);
+                            maps.push_back(bmap);
+                          }
+                          maps.push_back(map(2, {i, j}));
+                          Value scores = k4.generic(
+                              ins, k4.empty(scoreSizes, elem), maps,
+                              {Iter::parallel, Iter::parallel},
+                              [&](OpBuilder &b, Location l, ValueRange a) {
+                                Value s = arith::MulFOp::create(b, l, a[0], scale);
+                                if (bias)
+                                  s = arith::AddFOp::create(b, l, s, a[1]);
+                                Value ii = arith::AddIOp::create(
+                                    b, l, i0, linalg::IndexOp::create(b, l, 0));
+                                Value jj = arith::AddIOp::create(
+                                    b, l, j0, linalg::IndexOp::create(b, l, 1));
+                                Value vis = KernelBuilder::visible(
+                                    b, l, ii, jj, lq, lk, causal, align,
+                                    window, len);
+                                Value ninf = arith::ConstantOp::create(
+                                    b, l, b.getFloatAttr(elem, kNegInf));
+                                linalg::YieldOp::create(
+                                    b, l,
+                                    ValueRange{arith::SelectOp::create(
+                                        b, l, vis, s, ninf)});
+                              });
+                          // m' = max(m, rowmax s)
+                          Value mNew = k4.generic(
+                              scores, mOld, {map(2, {i, j}), map(2, {i})},
+                              {Iter::parallel, Iter::reduction},
+                              [](OpBuilder &b, Location l, ValueRange a) {
+                                linalg::YieldOp::create(
+                                    b, l,
+                                    ValueRange{arith::MaximumFOp::create(
+                                        b, l, a[0], a[1])});
+                              });
+                          // p = exp(s - m')
+                          Value p = k4.generic(
+                              ValueRange{scores, mNew},
+                              k4.empty(scoreSizes, elem),
+                              {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
+                              {Iter::parallel, Iter::parallel},
+                              [&](OpBuilder &b, Location l, ValueRange a) {
+                                Value d = arith::SubFOp::create(
+                                    b, l, a[0], shift(b, l, a[1]));
+                                linalg::YieldOp::create(
+                                    b, l, ValueRange{math::ExpOp::create(b, l, d)});
+                              });
+                          // c = exp(m - m'): 0 while nothing was accumulated.
+                          Value corr = k4.generic(
+                              ValueRange{mOld, mNew}, k4.empty(rowSizes, elem),
+                              {map(1, {i}), map(1, {i}), map(1, {i})},
+                              {Iter::parallel},
+                              [&](OpBuilder &b, Location l, ValueRange a) {
+                                Value d = arith::SubFOp::create(
+                                    b, l, a[0], shift(b, l, a[1]));
+                                linalg::YieldOp::create(
+                                    b, l, ValueRange{math::ExpOp::create(b, l, d)});
+                              });
+                          // l' = l c + rowsum p
+                          Value lScaled = k4.generic(
+                              ValueRange{lOld, corr}, k4.empty(rowSizes, elem),
+                              {map(1, {i}), map(1, {i}), map(1, {i})},
+                              {Iter::parallel},
+                              [](OpBuilder &b, Location l, ValueRange a) {
+                                linalg::YieldOp::create(
+                                    b, l,
+                                    ValueRange{arith::MulFOp::create(b, l, a[0], a[1])});
+                              });
+                          Value lNew = k4.generic(
+                              p, lScaled, {map(2, {i, j}), map(2, {i})},
+                              {Iter::parallel, Iter::reduction},
+                              [](OpBuilder &b, Location l, ValueRange a) {
+                                auto flags = arith::FastMathFlags::reassoc;
+                                linalg::YieldOp::create(
+                                    b, l,
+                                    ValueRange{arith::AddFOp::create(
+                                        b, l, a[1], a[0], flags)});
+                              });
+                          // acc' = acc c + p v
+                          Value accScaled = k4.generic(
+                              ValueRange{accOld, corr}, k4.empty(accSizes, elem),
+                              {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
+                              {Iter::parallel, Iter::parallel},
+                              [](OpBuilder &b, Location l, ValueRange a) {
+                                linalg::YieldOp::create(
+                                    b, l,
+                                    ValueRange{arith::MulFOp::create(b, l, a[0], a[1])});
+                              });
+                          Value accNew = k4.generic(
+                              ValueRange{p, vTile}, accScaled,
+                              {map(3, {i, e}), map(3, {e, j}), map(3, {i, j})},
+                              {Iter::parallel, Iter::parallel, Iter::reduction},
+                              KernelBuilder::multiplyAccumulate);
+                          scf::YieldOp::create(b4, l4,
+                                               ValueRange{mNew, lNew, accNew});
+                        });
+
+                    // out = acc / l, zero rows where no key was visible.
+                    Value lSum = keyLoop.getResult(1);
+                    Value acc = keyLoop.getResult(2);
+                    Value tile = k3.generic(
+                        ValueRange{acc, lSum}, k3.empty(accSizes, elem),
+                        {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
+                        {Iter::parallel, Iter::parallel},
+                        [&](OpBuilder &b, Location l, ValueRange a) {
+                          Value zero = arith::ConstantOp::create(
+                              b, l, b.getFloatAttr(elem, 0.0));
+                          Value none = arith::CmpFOp::create(
+                              b, l, arith::CmpFPredicate::OEQ, a[1], zero);
+                          Value q = arith::DivFOp::create(b, l, a[0], a[1]);
+                          linalg::YieldOp::create(
+                              b, l,
+                              ValueRange{arith::SelectOp::create(b, l, none, zero, q)});
+                        });
+                    OpFoldResult one = b3.getIndexAttr(1);
+                    Value updated = tensor::InsertSliceOp::create(
+                        b3, l3, tile, out3[0],
+                        ArrayRef<OpFoldResult>{bIdx, hIdx, i0, b3.getIndexAttr(0)},
+                        ArrayRef<OpFoldResult>{one, one, tq,
+                                               b3.getIndexAttr(valueDim)},
+                        ArrayRef<OpFoldResult>{one, one, one, one});
+                    scf::YieldOp::create(b3, l3, updated);
+                  });
+              scf::YieldOp::create(b2, l2, queryLoop.getResults());
+            });
+        scf::YieldOp::create(b1, l1, headLoop.getResults());
+      });
+  (void)headDim;
+  replaceWithCast(rewriter, op, batchLoop.getResults());
+  return success();
+}
+
+struct AttuneTileAttentionPass
+    : mlir::attune::impl::AttuneTileAttentionBase<AttuneTileAttentionPass> {
+  using AttuneTileAttentionBase::AttuneTileAttentionBase;
+  void runOnOperation() override {
+    if (tileQ < 1 || tileK < 1) {
+      getOperation()->emitError() << "attune-tile-attention: tile sizes must "
+                                     "be >= 1, got tile-q="
+                                  << tileQ << " tile-k=" << tileK;
+      return signalPassFailure();
+    }
+    SmallVector<AttentionOp> ops;
+    getOperation()->walk([&](AttentionOp op) {
+      if (op.getSelection() != Selection::soft || op.getReturnWeights())
+        return;
+      int64_t keyLength = op.getKey().getType().getDimSize(2);
+      if (!ShapedType::isDynamic(keyLength) && keyLength < minLength)
+        return;
+      ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (AttentionOp op : ops)
+      if (failed(tileAttention(op, rewriter, {tileQ, tileK})))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
