@@ -91,7 +91,9 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
     `causal`, by the last query's position (about half the work), and `lo`
     raised by a sliding `window`. Masks are applied from indices inside each
     tile (only boundary tiles have masked entries). A query tile whose range
-    is empty gives zeros, as `attune.attention` specifies.
+    is empty gives zeros, as `attune.attention` specifies. Dynamic extents
+    the loops assume equal (the batch of queries, keys, values, lengths and
+    bias; the keys' and values' length) are asserted at run time.
 
     Cost rule: the tiled form is used when the key length is dynamic or at
     least `min-length`; shorter static sequences keep the plain form of
@@ -128,6 +130,7 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",

@@ -1,6 +1,7 @@
 //===- RuntimeChecks.cpp - dynamic shape checks that report, not abort ----===//
 
 #include "lowering/Passes.h"
+#include "lowering/AttuneToLinalg/KernelBuilder.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -15,21 +16,6 @@ namespace mlir::attune {
 } // namespace mlir::attune
 
 using namespace mlir;
-
-/// "file:line:col" of the first file location in `loc`, or "".
-static std::string sourceLocation(Location loc) {
-  std::string result;
-  loc->walk([&](Location l) {
-    if (auto file = dyn_cast<FileLineColLoc>(l)) {
-      result = (file.getFilename().strref() + ":" + Twine(file.getLine()) +
-                ":" + Twine(file.getColumn()))
-                   .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return result;
-}
 
 namespace {
 struct AttuneInsertRuntimeChecksPass
@@ -47,9 +33,7 @@ struct AttuneInsertRuntimeChecksPass
       OpBuilder builder(op);
       op.generateRuntimeVerification(
           builder, op.getLoc(), [](Operation *failing, StringRef reason) {
-            std::string where = sourceLocation(failing->getLoc());
-            return (where.empty() ? "" : where + ": ") +
-                   "input shapes disagree: " + reason.str();
+            return attune::shapeCheckMessage(failing->getLoc(), reason);
           });
     }
   }

@@ -2,6 +2,8 @@
 
 #include "lowering/AttuneToLinalg/KernelBuilder.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+
 #include <cmath>
 #include <limits>
 
@@ -291,6 +293,28 @@ Value KernelBuilder::visible(OpBuilder &b, Location loc, Value i, Value j,
   if (len)
     both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, len));
   return visible;
+}
+
+std::string mlir::attune::shapeCheckMessage(Location loc, StringRef reason) {
+  std::string where;
+  loc->walk([&](Location l) {
+    if (auto file = dyn_cast<FileLineColLoc>(l)) {
+      where = (file.getFilename().strref() + ":" + Twine(file.getLine()) +
+               ":" + Twine(file.getColumn()) + ": ")
+                  .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return where + "input shapes disagree: " + reason.str();
+}
+
+void mlir::attune::assertEqualExtents(OpBuilder &b, Location loc, Value a,
+                                      Value c, StringRef reason) {
+  if (getConstantIntValue(a) && getConstantIntValue(c))
+    return; // static extents were checked by the verifier
+  Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c);
+  cf::AssertOp::create(b, loc, same, shapeCheckMessage(loc, reason));
 }
 
 void mlir::attune::replaceWithCast(RewriterBase &rewriter, Operation *op,

@@ -18,6 +18,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <string>
+
 namespace mlir::attune {
 
 /// The body of a generic: block arguments (inputs then outputs) in `args`.
@@ -88,6 +90,14 @@ private:
   OpBuilder &b;
   Location loc;
 };
+
+/// The message of a failed run-time shape check: "file:line:col: input
+/// shapes disagree: <reason>" (the location as far as it is known).
+std::string shapeCheckMessage(Location loc, StringRef reason);
+
+/// Asserts at run time that two extents (index values) are equal.
+void assertEqualExtents(OpBuilder &b, Location loc, Value a, Value c,
+                        StringRef reason);
 
 /// Replaces `op` by `values`, casting where a value's type is less static
 /// than the op's result type (a refined extent stays refined).

@@ -122,6 +122,29 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   Value lq = getValueOrCreateConstantIndexOp(rewriter, loc, lqSize);
   Value lk = getValueOrCreateConstantIndexOp(
       rewriter, loc, kb.staticOrDim({{k, 2}, {v, 2}}));
+  // The loops index keys, values, lengths and bias by the query's batch and
+  // the keys' length: extents the verifier could not compare statically are
+  // compared now (the plain form gets this from linalg's own checks).
+  Value qBatch = kb.dim(q, 0);
+  assertEqualExtents(rewriter, loc, kb.dim(k, 0), qBatch,
+                     "the batch of the keys differs from the queries'");
+  assertEqualExtents(rewriter, loc, kb.dim(v, 0), qBatch,
+                     "the batch of the values differs from the queries'");
+  assertEqualExtents(rewriter, loc, kb.dim(v, 2), kb.dim(k, 2),
+                     "the values' length differs from the keys'");
+  if (lengths)
+    assertEqualExtents(rewriter, loc, kb.dim(lengths, 0), qBatch,
+                       "key_lengths has a different batch than the queries");
+  if (bias) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    Value targets[4] = {qBatch, kb.indexConst(heads), kb.dim(q, 2),
+                        kb.dim(k, 2)};
+    for (int64_t d = 0; d < biasType.getRank(); ++d)
+      if (biasType.getDimSize(d) != 1)
+        assertEqualExtents(rewriter, loc, kb.dim(bias, d),
+                           targets[4 - biasType.getRank() + d],
+                           "the bias does not broadcast to the scores");
+  }
   Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
                          rewriter.getIndexAttr(valueDim)},
                         elem);
