@@ -17,6 +17,11 @@ packages=(
   python3-torch python3-numpy
 )
 
+# `install-deps.sh --bench` adds what bench/ needs (not needed for tests).
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(libbenchmark-dev libopenblas-dev)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Times PyTorch on benchmark models: the module and call of each model's
+executable header (scripts/gen_golden.py), on the same .npy inputs Attune
+gets. Prints JSON: {"NAME": {"min_ms": .., "median_ms": ..}}.
+
+  compare_torch.py --threads N --repetitions R NAME=MODEL.mlir:case_dir ...
+"""
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import gen_golden  # noqa: E402
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--repetitions", type=int, default=10)
+    p.add_argument("cases", nargs="+")
+    args = p.parse_args()
+    torch.set_num_threads(args.threads)
+    results = {}
+    for spec in args.cases:
+        name, rest = spec.split("=", 1)
+        model_path, case_dir = rest.rsplit(":", 1)
+        module_expr, cases, call = gen_golden.parse_header(model_path)
+        scope = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional,
+                 "math": __import__("math"), "ref": gen_golden.ref,
+                 "sinusoidal_positions": gen_golden.ref.sinusoidal_positions}
+        torch.manual_seed(0)
+        module = eval(module_expr, scope).eval()
+        inputs = {s[0]: torch.from_numpy(np.load(Path(case_dir) / f"{s[0]}.npy"))
+                  for s in cases[0]}
+        env = dict(scope, module=module, **inputs)
+        times = []
+        with torch.no_grad():
+            for r in range(args.repetitions + 2):
+                start = time.perf_counter()
+                eval(call, env)
+                if r >= 2:
+                    times.append((time.perf_counter() - start) * 1e3)
+        times.sort()
+        results[name] = {"min_ms": times[0], "median_ms": times[len(times) // 2]}
+    json.dump(results, sys.stdout, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""One command for the benchmark table: Attune against its anchors, in the
+same run, 1 and 2 threads, best against best.
+
+  /usr/bin/python3 bench/run.py [--build build] [--repetitions 5] [--quick]
+
+Steps: PyTorch makes weights and inputs from each model's header
+(bench/models/*.mlir); attune-compile builds each model twice (serial for 1
+thread, --parallel for more); attune-bench times Attune and OpenBLAS sgemm
+interleaved; compare_torch.py times PyTorch. Ratios are anchor / Attune
+(> 1: Attune is faster). Not a test: numbers depend on the machine's load.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def sh(cmd, env=None):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--build", default=str(ROOT / "build"))
+    p.add_argument("--repetitions", type=int, default=5)
+    p.add_argument("--quick", action="store_true", help="only the smallest case of each model")
+    p.add_argument("--threads", default="1,2")
+    args = p.parse_args()
+    build = Path(args.build)
+    bin_dir = build / "bin"
+    if not (bin_dir / "attune-bench").exists():
+        sys.exit("attune-bench is not built: install libbenchmark-dev libopenblas-dev, "
+                 "then `ninja -C build attune-bench`")
+    work = build / "bench"
+    models = sorted((ROOT / "bench" / "models").glob("*.mlir"))
+    print("generating weights and inputs with PyTorch ...", file=sys.stderr)
+    sh(["/usr/bin/python3", str(ROOT / "scripts" / "gen_golden.py"), "--out", str(work / "data"),
+        *map(str, models)])
+
+    env = dict(os.environ)
+    env.pop("OPENBLAS_CORETYPE", None)  # TOOLCHAIN.md §6: it caps OpenBLAS at AVX2
+    rows = []  # (name, anchor kind, attune name, anchor name)
+    attune_specs = {1: [], 2: []}
+    sgemm_specs = []
+    torch_specs = []
+    for model in models:
+        stem = model.stem
+        data = work / "data" / stem
+        for variant, flags in (("serial", []), ("parallel", ["--parallel"])):
+            sh([str(bin_dir / "attune-compile"), str(model), "--weights",
+                str(data / "weights.safetensors"), "-o", str(work / f"{stem}.{variant}.so"), *flags])
+        manifest = (data / "manifest.txt").read_text().split("case ")[1:]
+        for k, block in enumerate(manifest):
+            if args.quick and k > 0:
+                break
+            inputs = [line.split()[2] for line in block.splitlines() if line.startswith("input")]
+            case_dir = data / f"case{k}"
+            shape = sh(["/usr/bin/python3", "-c",
+                        f"import numpy; print(list(numpy.load('{data / inputs[0]}').shape))"]).strip()
+            name = f"{stem}{shape}".replace(" ", "")
+            files = ",".join(str(data / i) for i in inputs)
+            for t in (1, 2):
+                variant = "serial" if t == 1 else "parallel"
+                attune_specs[t].append(f"{name}={work / f'{stem}.{variant}.so'}:{files}")
+            torch_specs.append(f"{name}={model}:{case_dir}")
+            if stem.startswith("linear_"):
+                kk, n = stem[len("linear_"):].split("x")
+                m = shape.strip("[]").split(",")[1]
+                sgemm_specs.append(f"{name}={m},{kk},{n}")
+                rows.append((name, "openblas"))
+            else:
+                rows.append((name, "torch"))
+
+    for threads in map(int, args.threads.split(",")):
+        cmd = [str(bin_dir / "attune-bench"), "--threads", str(threads),
+               "--benchmark_format=json", f"--benchmark_repetitions={args.repetitions}",
+               "--benchmark_enable_random_interleaving=true",
+               "--benchmark_report_aggregates_only=true"]
+        for s in attune_specs[1 if threads == 1 else 2]:
+            cmd += ["--model", s]
+        for s in sgemm_specs:
+            cmd += ["--sgemm", s]
+        print(f"timing Attune and OpenBLAS, {threads} thread(s) ...", file=sys.stderr)
+        report = json.loads(sh(cmd, env))
+        best = {b["run_name"].removesuffix("/real_time"): b["real_time"]
+                for b in report["benchmarks"]
+                if b.get("aggregate_name") == "min"}
+        print(f"timing PyTorch, {threads} thread(s) ...", file=sys.stderr)
+        torch_times = json.loads(sh(["/usr/bin/python3", str(ROOT / "bench" / "compare_torch.py"),
+                                     "--threads", str(threads), "--repetitions",
+                                     str(2 * args.repetitions), *torch_specs], env))
+        print(f"\n{threads} thread(s), min over {args.repetitions} interleaved repetitions "
+              f"(ratio = anchor / Attune; > 1 means Attune is faster)")
+        print(f"| {'case':34} | {'Attune ms':>10} | {'anchor':8} | {'anchor ms':>10} | {'ratio':>6} | {'PyTorch ms':>10} |")
+        print(f"|{'-' * 36}|{'-' * 12}|{'-' * 10}|{'-' * 12}|{'-' * 8}|{'-' * 12}|")
+        for name, anchor in rows:
+            mine = best.get(f"attune/{name}")
+            pt = torch_times[name]["min_ms"]
+            other = best.get(f"openblas/{name}") if anchor == "openblas" else pt
+            ratio = other / mine if mine and other else float("nan")
+            print(f"| {name:34} | {mine:10.3f} | {anchor:8} | {other:10.3f} | {ratio:6.2f} | {pt:10.3f} |")
+
+
+if __name__ == "__main__":
+    main()
