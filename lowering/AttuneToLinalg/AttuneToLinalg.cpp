@@ -455,21 +455,11 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
         {AffineMap::get(rank, 0, idExprs, ctx),
          rewriter.getMultiDimIdentityMap(rank)},
         parallelIters(rank), [&](OpBuilder &b, Location l, ValueRange a) {
-          // Out-of-range ids read row 0 and give zeros.
+          // Out-of-range ids give zero rows.
           Value id = toIndex(b, l, a[0]);
-          Value zeroIdx = arith::ConstantIndexOp::create(b, l, 0);
-          Value vocabIdx = arith::ConstantIndexOp::create(b, l, vocab);
-          Value nonNegative =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id, zeroIdx);
-          Value belowVocab =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, id, vocabIdx);
-          Value inRange = arith::AndIOp::create(b, l, nonNegative, belowVocab);
-          Value safe = arith::SelectOp::create(b, l, inRange, id, zeroIdx);
           Value e = linalg::IndexOp::create(b, l, rank - 1);
-          Value row = tensor::ExtractOp::create(b, l, table, ValueRange{safe, e});
-          Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
           linalg::YieldOp::create(
-              b, l, ValueRange{arith::SelectOp::create(b, l, inRange, row, zero)});
+              b, l, KernelBuilder::guardedRow(b, l, table, id, e, vocab));
         });
     replaceWithCast(rewriter, op, result);
     return success();
@@ -502,15 +492,8 @@ struct PositionalEncodingLowering : OpConversionPattern<PositionalEncodingOp> {
           Value pe;
           if (learned) {
             // Positions past the table (possible only with a dynamic length)
-            // read row 0 and add nothing, rather than reading out of bounds.
-            Value rows = arith::ConstantIndexOp::create(b, l, tableRows);
-            Value inRange =
-                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos, rows);
-            Value safe = arith::SelectOp::create(
-                b, l, inRange, pos, arith::ConstantIndexOp::create(b, l, 0));
-            Value row = tensor::ExtractOp::create(b, l, table, ValueRange{safe, eIdx});
-            Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
-            pe = arith::SelectOp::create(b, l, inRange, row, zero);
+            // add nothing, rather than reading out of bounds.
+            pe = KernelBuilder::guardedRow(b, l, table, pos, eIdx, tableRows);
           } else {
             auto toFloat = [&](Value idx) {
               Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), idx);

@@ -169,15 +169,7 @@ Value KernelBuilder::softmax(Value input, int64_t axis) {
                                             utils::IteratorType::parallel);
   double negInf = -std::numeric_limits<double>::infinity();
 
-  // The shift: the row maximum, or 0 for an all -inf row so that exp gives 0
-  // rather than NaN.
-  auto shift = [&](OpBuilder &nb, Location l, Value max) {
-    Value ninf = arith::ConstantOp::create(nb, l, nb.getFloatAttr(elem, negInf));
-    Value zero = arith::ConstantOp::create(nb, l, nb.getFloatAttr(elem, 0.0));
-    Value isEmpty =
-        arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, max, ninf);
-    return arith::SelectOp::create(nb, l, isEmpty, zero, max).getResult();
-  };
+  auto shift = KernelBuilder::maxShift;
 
   Value max = generic(
       input, filled(reducedSizes, elem, negInf), {full, reduced}, reduction,
@@ -217,6 +209,31 @@ void KernelBuilder::multiplyAccumulate(OpBuilder &b, Location loc,
   Value product = arith::MulFOp::create(b, loc, args[0], args[1], flags);
   linalg::YieldOp::create(
       b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], product, flags)});
+}
+
+Value KernelBuilder::maxShift(OpBuilder &b, Location loc, Value m) {
+  Type t = m.getType();
+  Value ninf = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(t, -std::numeric_limits<double>::infinity()));
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 0.0));
+  Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, ninf);
+  return arith::SelectOp::create(b, loc, empty, zero, m);
+}
+
+Value KernelBuilder::guardedRow(OpBuilder &b, Location loc, Value table,
+                                Value row, Value col, int64_t rows) {
+  Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);
+  Value rowsIdx = arith::ConstantIndexOp::create(b, loc, rows);
+  Value nonNegative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, row, zeroIdx);
+  Value below =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row, rowsIdx);
+  Value inRange = arith::AndIOp::create(b, loc, nonNegative, below);
+  Value safe = arith::SelectOp::create(b, loc, inRange, row, zeroIdx);
+  Value value = tensor::ExtractOp::create(b, loc, table, ValueRange{safe, col});
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(value.getType(), 0.0));
+  return arith::SelectOp::create(b, loc, inRange, value, zero);
 }
 
 Value KernelBuilder::sigmoid(OpBuilder &b, Location loc, Value x) {

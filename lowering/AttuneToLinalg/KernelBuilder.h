@@ -81,6 +81,15 @@ public:
                        Value lk, bool causal, MaskAlign align,
                        std::optional<int64_t> window, Value len);
 
+  /// The exp shift of a running or final row maximum: `m`, or 0 for a row
+  /// with no visible entry (m = -inf), so that exp gives 0 rather than NaN.
+  static Value maxShift(OpBuilder &b, Location loc, Value m);
+
+  /// `table[row, col]` for a row index that may lie outside [0, rows): such
+  /// rows read row 0 and give 0 instead of reading out of bounds.
+  static Value guardedRow(OpBuilder &b, Location loc, Value table, Value row,
+                          Value col, int64_t rows);
+
   /// Scalar math for generic bodies: they take the body's builder.
   static Value sigmoid(OpBuilder &b, Location loc, Value x);
   static Value activation(OpBuilder &b, Location loc, Activation kind,

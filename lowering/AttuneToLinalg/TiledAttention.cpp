@@ -155,12 +155,15 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
     return AffineMap::get(dims, 0, exprs, ctx);
   };
-  // The row maximum as an exp shift: 0 for a row with no visible key yet.
-  auto shift = [&](OpBuilder &b, Location l, Value m) {
-    Value ninf = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, kNegInf));
-    Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
-    Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, m, ninf);
-    return arith::SelectOp::create(b, l, empty, zero, m).getResult();
+  // Generic bodies: exp(x - shift(m)) (shift: 0 for a row with no visible
+  // key yet) and x * y.
+  auto expShifted = [](OpBuilder &b, Location l, ValueRange a) {
+    Value d = arith::SubFOp::create(b, l, a[0], KernelBuilder::maxShift(b, l, a[1]));
+    linalg::YieldOp::create(b, l, ValueRange{math::ExpOp::create(b, l, d)});
+  };
+  auto multiply = [](OpBuilder &b, Location l, ValueRange a) {
+    linalg::YieldOp::create(
+        b, l, ValueRange{arith::MulFOp::create(b, l, a[0], a[1])});
   };
 
   auto batchLoop = scf::ForOp::create(
@@ -278,33 +281,19 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                               k4.empty(scoreSizes, elem),
                               {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
                               {Iter::parallel, Iter::parallel},
-                              [&](OpBuilder &b, Location l, ValueRange a) {
-                                Value d = arith::SubFOp::create(
-                                    b, l, a[0], shift(b, l, a[1]));
-                                linalg::YieldOp::create(
-                                    b, l, ValueRange{math::ExpOp::create(b, l, d)});
-                              });
+                              expShifted);
                           // c = exp(m - m'): 0 while nothing was accumulated.
                           Value corr = k4.generic(
                               ValueRange{mOld, mNew}, k4.empty(rowSizes, elem),
                               {map(1, {i}), map(1, {i}), map(1, {i})},
                               {Iter::parallel},
-                              [&](OpBuilder &b, Location l, ValueRange a) {
-                                Value d = arith::SubFOp::create(
-                                    b, l, a[0], shift(b, l, a[1]));
-                                linalg::YieldOp::create(
-                                    b, l, ValueRange{math::ExpOp::create(b, l, d)});
-                              });
+                              expShifted);
                           // l' = l c + rowsum p
                           Value lScaled = k4.generic(
                               ValueRange{lOld, corr}, k4.empty(rowSizes, elem),
                               {map(1, {i}), map(1, {i}), map(1, {i})},
                               {Iter::parallel},
-                              [](OpBuilder &b, Location l, ValueRange a) {
-                                linalg::YieldOp::create(
-                                    b, l,
-                                    ValueRange{arith::MulFOp::create(b, l, a[0], a[1])});
-                              });
+                              multiply);
                           Value lNew = k4.generic(
                               p, lScaled, {map(2, {i, j}), map(2, {i})},
                               {Iter::parallel, Iter::reduction},
@@ -320,11 +309,7 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                               ValueRange{accOld, corr}, k4.empty(accSizes, elem),
                               {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
                               {Iter::parallel, Iter::parallel},
-                              [](OpBuilder &b, Location l, ValueRange a) {
-                                linalg::YieldOp::create(
-                                    b, l,
-                                    ValueRange{arith::MulFOp::create(b, l, a[0], a[1])});
-                              });
+                              multiply);
                           Value accNew = k4.generic(
                               ValueRange{p, vTile}, accScaled,
                               {map(3, {i, e}), map(3, {e, j}), map(3, {i, j})},
