@@ -37,22 +37,11 @@ public:
   explicit JsonReader(const std::string &text) : s(text) {}
 
   bool parseHeader(std::map<std::string, JsonEntry> &out) {
-    if (!consume('{'))
-      return false;
-    if (consume('}'))
-      return true;
-    do {
-      std::string key;
-      if (!parseString(key) || !consume(':'))
-        return false;
+    return forEachMember([&](const std::string &key) {
       if (peek() != '{')
-        return skipValue();
-      JsonEntry entry;
-      if (!parseEntry(entry))
-        return false;
-      out[key] = std::move(entry);
-    } while (consume(','));
-    return consume('}');
+        return skipValue(); // e.g. __metadata__
+      return parseEntry(out[key]);
+    });
   }
 
 private:
@@ -114,52 +103,52 @@ private:
     } while (consume(','));
     return consume(']');
   }
-  bool parseEntry(JsonEntry &e) {
+  /// Calls `member` after each `"key":` of an object; it parses the value.
+  template <typename Fn> bool forEachMember(Fn member) {
     if (!consume('{'))
       return false;
     if (consume('}'))
       return true;
     do {
       std::string key;
-      if (!parseString(key) || !consume(':'))
-        return false;
-      bool ok;
-      if (key == "dtype") {
-        ok = parseString(e.dtype);
-      } else if (key == "shape") {
-        ok = parseIntArray(e.shape);
-      } else if (key == "data_offsets") {
-        std::vector<int64_t> offsets;
-        ok = parseIntArray(offsets) && offsets.size() == 2;
-        if (ok) {
-          e.begin = offsets[0];
-          e.end = offsets[1];
-        }
-      } else {
-        ok = skipValue();
-      }
-      if (!ok)
+      if (!parseString(key) || !consume(':') || !member(key))
         return false;
     } while (consume(','));
     return consume('}');
+  }
+  bool parseEntry(JsonEntry &e) {
+    return forEachMember([&](const std::string &key) {
+      if (key == "dtype")
+        return parseString(e.dtype);
+      if (key == "shape")
+        return parseIntArray(e.shape);
+      if (key == "data_offsets") {
+        std::vector<int64_t> offsets;
+        if (!parseIntArray(offsets) || offsets.size() != 2)
+          return false;
+        e.begin = offsets[0];
+        e.end = offsets[1];
+        return true;
+      }
+      return skipValue();
+    });
   }
   bool skipValue() {
     char c = peek();
     std::string ignored;
     if (c == '"')
       return parseString(ignored);
-    if (c == '{' || c == '[') {
-      char close = c == '{' ? '}' : ']';
+    if (c == '{')
+      return forEachMember([&](const std::string &) { return skipValue(); });
+    if (c == '[') {
       ++at;
-      if (consume(close))
+      if (consume(']'))
         return true;
       do {
-        if (c == '{' && (!parseString(ignored) || !consume(':')))
-          return false;
         if (!skipValue())
           return false;
       } while (consume(','));
-      return consume(close);
+      return consume(']');
     }
     while (at < s.size() && !std::strchr(",}] \t\r\n", s[at]))
       ++at;
