@@ -77,6 +77,21 @@ def AttuneLowerStridedCopies : Pass<"attune-lower-strided-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
+  let summary = "Cache- and register-tile the linear layers' GEMMs and vectorize them";
+  let description = [{
+    Applies a transform-dialect schedule to the contraction generics that
+    `attune.linear` lowers to (marked `attune.gemm`: `[B, M, K] x [K, N]`
+    with the weight already transposed; N a multiple of 32): tiles of
+    64 x 256 x 128 for the
+    caches, then register tiles of 8 rows x 32 columns x 1, whose row loop
+    is peeled so that full tiles vectorize without masks; each becomes 8
+    broadcasts and 8 FMAs on `vector<32xf32>` per k step, with the
+    accumulator hoisted out of the k loop. The remainder rows stay scalar
+    loops. (Schedule measured in `shared/TOOLCHAIN.md` §2.)
+  }];
+}
+
 def AttuneTileAttention : Pass<"attune-tile-attention"> {
   let summary = "Lower attune.attention as tiled online softmax (FlashAttention-2)";
   let description = [{

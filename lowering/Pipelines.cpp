@@ -24,7 +24,9 @@ static constexpr const char *kCpuBufferize =
     "canonicalize,"
     "buffer-deallocation-pipeline,convert-bufferization-to-memref";
 
-static constexpr const char *kCpuLoops = "convert-linalg-to-loops";
+static constexpr const char *kCpuLoops =
+    "convert-linalg-to-loops,"
+    "convert-vector-to-scf{full-unroll=true},func.func(lower-vector-mask)";
 
 // With `parallel`: parallel dims become scf.parallel and then OpenMP
 // worksharing loops (the reduction dims stay sequential inside); the thread
@@ -32,11 +34,13 @@ static constexpr const char *kCpuLoops = "convert-linalg-to-loops";
 // attune_model_set_num_threads). Canonicalization inlines the alloca scopes
 // convert-scf-to-openmp puts around loop bodies, which hold no allocas.
 static constexpr const char *kCpuParallelLoops =
-    "convert-linalg-to-parallel-loops,convert-scf-to-openmp,canonicalize";
+    "convert-linalg-to-parallel-loops,convert-scf-to-openmp,canonicalize,"
+    "convert-vector-to-scf{full-unroll=true},func.func(lower-vector-mask)";
 
 static constexpr const char *kCpuToLLVM =
     "func.func(llvm-request-c-wrappers),"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+    "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
     "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
     "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm";
 
@@ -66,6 +70,8 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   // Dynamic extents that must agree are checked before each kernel runs.
   pm.addPass(createAttuneInsertRuntimeChecks());
   pm.addPass(createCanonicalizerPass());
+  // The linear layers' GEMMs: cache and register tiles, vector FMAs.
+  pm.addPass(createAttuneTileGemm());
   if (last == CpuStage::Linalg)
     return;
   if (failed(parsePassPipeline(kCpuBufferize, pm)))

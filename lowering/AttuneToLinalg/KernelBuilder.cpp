@@ -3,6 +3,7 @@
 #include "lowering/AttuneToLinalg/KernelBuilder.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cmath>
 #include <limits>
@@ -110,9 +111,41 @@ KernelBuilder::staticOrDim(ArrayRef<std::pair<Value, int64_t>> dims) {
   return dim(dims.front().first, dims.front().second);
 }
 
+/// `w` [N, K] transposed to [K, N]: a new constant when `w` is a constant
+/// (weights are, once bound), else a linalg.transpose.
+static Value transposedWeight(KernelBuilder &kb, OpBuilder &b, Location loc,
+                              Value w) {
+  auto type = cast<RankedTensorType>(w.getType());
+  int64_t n = type.getDimSize(0), k = type.getDimSize(1);
+  auto tType = RankedTensorType::get({k, n}, type.getElementType());
+  if (auto cst = w.getDefiningOp<arith::ConstantOp>()) {
+    if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
+      if (AsmResourceBlob *blob = res.getRawHandle().getBlob();
+          blob && type.getElementType().isF32()) {
+        ArrayRef<float> src(reinterpret_cast<const float *>(blob->getData().data()),
+                            n * k);
+        std::vector<float> dst(n * k);
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < k; ++j)
+            dst[j * n + i] = src[i * k + j];
+        auto attr = DenseResourceElementsAttr::get(
+            tType, (res.getRawHandle().getKey() + "_t").str(),
+            HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
+        return arith::ConstantOp::create(b, loc, tType, attr);
+      }
+    }
+  }
+  Value init = kb.empty({b.getIndexAttr(k), b.getIndexAttr(n)},
+                        type.getElementType());
+  return linalg::TransposeOp::create(b, loc, w, init, ArrayRef<int64_t>{1, 0})
+      ->getResult(0);
+}
+
 Value KernelBuilder::linear(Value x, Value w, Value bias) {
   MLIRContext *ctx = b.getContext();
   auto xType = cast<RankedTensorType>(x.getType());
+  if (xType.getRank() == 2 || xType.getRank() == 3)
+    return gemmLinear(x, w, bias);
   Type elem = xType.getElementType();
   int64_t rank = xType.getRank(); // loops: lead..., o, k
   int64_t outFeatures = cast<RankedTensorType>(w.getType()).getDimSize(0);
@@ -146,6 +179,60 @@ Value KernelBuilder::linear(Value x, Value w, Value bias) {
                   AffineMap::get(rank + 1, 0, {o, k}, ctx),
                   AffineMap::get(rank + 1, 0, outExprs, ctx)},
                  iters, multiplyAccumulate);
+}
+
+Value KernelBuilder::gemmLinear(Value x, Value w, Value bias) {
+  MLIRContext *ctx = b.getContext();
+  auto xType = cast<RankedTensorType>(x.getType());
+  Type elem = xType.getElementType();
+  int64_t outFeatures = cast<RankedTensorType>(w.getType()).getDimSize(0);
+  bool flat = xType.getRank() == 2;
+  // [M, K] -> [1, M, K]: one dynamic dim per reassociation group (MLIR 22's
+  // strided-metadata expansion crashes on two).
+  Value x3 = x;
+  if (flat)
+    x3 = tensor::ExpandShapeOp::create(
+        b, loc,
+        RankedTensorType::get({1, xType.getDimSize(0), xType.getDimSize(1)}, elem),
+        x, ArrayRef<ReassociationIndices>{{0, 1}, {2}},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), sizes(x)[0],
+                               b.getIndexAttr(xType.getDimSize(1))});
+  Value wt = transposedWeight(*this, b, loc, w); // [K, N]
+  SmallVector<OpFoldResult> outSizes = sizes(x3);
+  outSizes.back() = b.getIndexAttr(outFeatures);
+  Value init;
+  if (bias)
+    init = generic(bias, empty(outSizes, elem),
+                   {AffineMap::get(3, 0, getAffineDimExpr(2, ctx)),
+                    b.getMultiDimIdentityMap(3)},
+                   SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+                   [](OpBuilder &nb, Location l, ValueRange a) {
+                     linalg::YieldOp::create(nb, l, a[0]);
+                   });
+  else
+    init = filled(outSizes, elem, 0.0);
+  AffineExpr bb = getAffineDimExpr(0, ctx), m = getAffineDimExpr(1, ctx),
+             n = getAffineDimExpr(2, ctx), k = getAffineDimExpr(3, ctx);
+  auto gemm = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{x3, wt}, ValueRange{init},
+      ArrayRef<AffineMap>{AffineMap::get(4, 0, {bb, m, k}, ctx),
+                          AffineMap::get(4, 0, {k, n}, ctx),
+                          AffineMap::get(4, 0, {bb, m, n}, ctx)},
+      ArrayRef<utils::IteratorType>{
+          utils::IteratorType::parallel, utils::IteratorType::parallel,
+          utils::IteratorType::parallel, utils::IteratorType::reduction},
+      multiplyAccumulate);
+  // The mark --attune-tile-gemm looks for: its register tiles are 32 wide
+  // and 8 rows high, worth it for a sequence of rows (a dynamic length or at
+  // least 16), not for one decoding step.
+  int64_t rows = xType.getDimSize(flat ? 0 : 1);
+  if (outFeatures % 32 == 0 && (ShapedType::isDynamic(rows) || rows >= 16))
+    gemm->setAttr(kGemmAttr, UnitAttr::get(ctx));
+  Value y = gemm.getResult(0);
+  if (!flat)
+    return y;
+  return tensor::CollapseShapeOp::create(
+      b, loc, y, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
 }
 
 Value KernelBuilder::softmax(Value input, int64_t axis) {

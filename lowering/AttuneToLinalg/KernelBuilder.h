@@ -22,6 +22,9 @@
 
 namespace mlir::attune {
 
+/// Marks the contraction generics `--attune-tile-gemm` tiles.
+inline constexpr llvm::StringLiteral kGemmAttr = "attune.gemm";
+
 /// The body of a generic: block arguments (inputs then outputs) in `args`.
 using BodyFn = function_ref<void(OpBuilder &, Location, ValueRange args)>;
 
@@ -66,6 +69,10 @@ public:
   /// `x W^T + b` over the last dim of `x` (`attune.linear`): a contraction
   /// generic whose accumulator starts as the broadcast bias (or zero).
   Value linear(Value x, Value w, Value bias);
+  /// The rank 2-3 case: a `[B, M, K] x [K, N]` contraction with the weight
+  /// transposed (at compile time for constants), marked with `kGemmAttr` for
+  /// `--attune-tile-gemm`.
+  Value gemmLinear(Value x, Value w, Value bias);
 
   /// Numerically stable softmax of `input` along `axis`. A slice that is all
   /// -inf gives zeros.

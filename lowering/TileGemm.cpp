@@ -1,0 +1,103 @@
+//===- TileGemm.cpp - tile and vectorize the linear layers' GEMMs ---------===//
+
+#include "lowering/AttuneToLinalg/KernelBuilder.h"
+#include "lowering/Passes.h"
+
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
+#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+
+namespace mlir::attune {
+#define GEN_PASS_DEF_ATTUNETILEGEMM
+#include "lowering/Passes.h.inc"
+} // namespace mlir::attune
+
+using namespace mlir;
+
+// Register tiles of 8 x 32 (two zmm registers per row with AVX-512, four
+// ymm with AVX2), cache tiles of 64 x 256 x 128.
+static constexpr const char *kSchedule = R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.generic"]} attributes{attune.gemm} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %mm : !transform.any_op {
+    ^bb0(%gemm: !transform.any_op):
+      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 64, 256, 128]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      %t2, %l2:4 = transform.structured.tile_using_for %t1 tile_sizes [1, 8, 32, 1]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      // Full 8-row tiles, and a remainder loop for the last rows (scalar).
+      %m = transform.cast %l2#1 : !transform.any_op to !transform.op<"scf.for">
+      %main, %rest = transform.loop.peel %m : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      // N is a multiple of 32 (the lowering marks only such GEMMs): with the
+      // loop bounds known, every tile in the main loop is static.
+      transform.apply_patterns to %l1#0 {
+        transform.apply_patterns.scf.for_loop_canonicalization
+        transform.apply_patterns.canonicalization
+      } : !transform.any_op
+      %full = transform.structured.match ops{["linalg.generic"]} attributes{attune.gemm} in %main
+          : (!transform.any_op) -> !transform.any_op
+      transform.structured.vectorize %full : !transform.any_op
+    }
+    %funcs = transform.structured.match ops{["func.func"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %funcs : !transform.any_op {
+    ^bb0(%func: !transform.any_op):
+      transform.apply_patterns to %func {
+        transform.apply_patterns.vector.reduction_to_contract
+        transform.apply_patterns.vector.transfer_permutation_patterns
+        transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+        transform.apply_patterns.canonicalization
+      } : !transform.any_op
+      transform.apply_cse to %func : !transform.any_op
+      %loops = transform.structured.match ops{["scf.for"]} in %func
+          : (!transform.any_op) -> !transform.any_op
+      transform.apply_licm to %loops : !transform.any_op
+      // The accumulator tile stays in registers across the k loop.
+      transform.loop.hoist_loop_invariant_subsets %loops : !transform.any_op
+      // No canonicalization here: it would fold the FMA chain back into
+      // element-wise code (shared/TOOLCHAIN.md §2).
+      transform.apply_patterns to %func {
+        transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+        transform.apply_patterns.vector.lower_outerproduct
+      } : !transform.any_op
+    }
+    transform.yield
+  }
+}
+)mlir";
+
+namespace {
+struct AttuneTileGemmPass
+    : mlir::attune::impl::AttuneTileGemmBase<AttuneTileGemmPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Transforms of a module without GEMMs are a no-op; skip the parse.
+    bool any = false;
+    module.walk([&](Operation *op) {
+      if (op->hasAttr(attune::kGemmAttr))
+        any = true;
+    });
+    if (!any)
+      return;
+    OwningOpRef<ModuleOp> schedule =
+        parseSourceString<ModuleOp>(kSchedule, &getContext());
+    if (!schedule) {
+      module.emitError("attune-tile-gemm: the built-in schedule does not parse");
+      return signalPassFailure();
+    }
+    Operation *entry = nullptr;
+    schedule->walk([&](transform::NamedSequenceOp seq) {
+      if (seq.getSymName() == "__transform_main")
+        entry = seq;
+    });
+    if (!entry ||
+        failed(transform::applyTransformNamedSequence(
+            module, entry, *schedule, transform::TransformOptions())))
+      return signalPassFailure();
+    module.walk([&](Operation *op) { op->removeAttr(attune::kGemmAttr); });
+  }
+};
+} // namespace
