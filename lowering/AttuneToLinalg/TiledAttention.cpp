@@ -53,10 +53,6 @@ struct IndexMath {
   Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
 };
 
-RankedTensorType dynamicTile(ArrayRef<int64_t> shape, Type elem) {
-  return RankedTensorType::get(shape, elem);
-}
-
 /// `t[b, h, start : start + size, :]` as a rank-2 tensor.
 Value headSlice(OpBuilder &b, Location loc, Value t, Value batch, Value head,
                 Value start, Value size) {
@@ -64,7 +60,8 @@ Value headSlice(OpBuilder &b, Location loc, Value t, Value batch, Value head,
   int64_t last = type.getDimSize(3);
   OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
   return tensor::ExtractSliceOp::create(
-      b, loc, dynamicTile({ShapedType::kDynamic, last}, type.getElementType()),
+      b, loc, RankedTensorType::get({ShapedType::kDynamic, last},
+                            type.getElementType()),
       t, ArrayRef<OpFoldResult>{batch, head, start, zero},
       ArrayRef<OpFoldResult>{one, one, size, b.getIndexAttr(last)},
       ArrayRef<OpFoldResult>{one, one, one, one});
@@ -107,7 +104,6 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   Type elem = qt.getElementType();
   int64_t heads = qt.getDimSize(1);
   int64_t group = heads / op.getKey().getType().getDimSize(1);
-  int64_t headDim = qt.getDimSize(3);
   int64_t valueDim = op.getValue().getType().getDimSize(3);
   bool causal = op.getCausal();
   MaskAlign align = op.getAlign();
@@ -349,7 +345,6 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
             });
         scf::YieldOp::create(b1, l1, headLoop.getResults());
       });
-  (void)headDim;
   replaceWithCast(rewriter, op, batchLoop.getResults());
   return success();
 }
