@@ -3,15 +3,21 @@
 #ifndef ATTUNE_LOWERING_PASSES_H
 #define ATTUNE_LOWERING_PASSES_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
 
 namespace mlir::attune {
 
@@ -42,7 +48,39 @@ struct CpuOptions {
 void buildCpuPipeline(OpPassManager &pm, CpuStage last = CpuStage::LLVM,
                       const CpuOptions &options = {});
 
-/// Registers the named pipelines (`attune-cpu-pipeline`).
+/// A Vulkan target profile: the device limits and features the kernels are
+/// compiled for. The defaults are Vulkan 1.1's guaranteed minimums, which
+/// lavapipe and every conformant GPU meet.
+struct VulkanProfile {
+  std::string name = "baseline";
+  int64_t workgroupSize = 64;           // invocations the mapping uses
+  int64_t maxWorkgroupInvocations = 128; // maxComputeWorkGroupInvocations
+  int64_t pushConstantBytes = 128;      // maxPushConstantsSize
+  int64_t sharedMemoryBytes = 16384;    // maxComputeSharedMemorySize
+  int64_t subgroupSize = 0;             // 0: no subgroup operations
+  bool float16 = false;                 // shaderFloat16
+};
+
+/// Parses `--vulkan-profile=`: a named profile (`baseline`, `lavapipe`,
+/// `desktop`) optionally followed by `,key=value` overrides (keys:
+/// workgroup-size, max-workgroup-invocations, push-constant-bytes,
+/// shared-memory-bytes, subgroup-size, fp16). Returns an error message on
+/// failure.
+llvm::Expected<VulkanProfile> parseVulkanProfile(llvm::StringRef spec);
+
+/// Stages of `attune-vulkan-pipeline`.
+enum class VulkanStage {
+  Gpu,   // bufferized host code with outlined gpu.module kernels
+  Spirv, // kernels converted to spirv.module, dispatch calls in the host code
+  LLVM,  // host code in the LLVM dialect, SPIR-V in byte-array globals
+};
+
+void buildVulkanPipeline(OpPassManager &pm,
+                         VulkanStage last = VulkanStage::LLVM,
+                         const VulkanProfile &profile = {});
+
+/// Registers the named pipelines (`attune-cpu-pipeline`,
+/// `attune-vulkan-pipeline`).
 void registerAttunePipelines();
 
 } // namespace mlir::attune

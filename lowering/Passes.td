@@ -200,4 +200,95 @@ def ConvertAttuneToLinalg : Pass<"convert-attune-to-linalg"> {
   ];
 }
 
+def AttuneMapToGpu : Pass<"attune-map-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map bufferized linalg ops to GPU workgroups and invocations";
+  let description = [{
+    Prepares a bufferized host function for `convert-parallel-loops-to-gpu`:
+
+    - `memref.copy` becomes `linalg.copy`, so every data movement runs on the
+      device (the host code of a Vulkan model never touches tensor data).
+    - Every linalg op becomes an `scf.parallel` nest over its parallel dims,
+      with its reduction dims as sequential `scf.for` loops inside. A rank-0
+      op gets a one-iteration loop.
+    - `math.erf`, which SPIR-V's GLSL instruction set lacks, becomes a
+      polynomial.
+    - Each outermost nest keeps at most 3 dims (the leading ones are
+      collapsed), is tiled by the workgroup shape and mapped innermost dim
+      first: tiles to `block_x/y/z`, the points of a tile to
+      `thread_x/y/z`. The innermost dim gets as many invocations as its
+      static extent uses (a power of two, at most `workgroup-size`), the next
+      dim the rest of the workgroup; invocations past the end of a dim do nothing.
+
+    Example: a `[?, ?, 64]` elementwise op with `workgroup-size=64` becomes
+    grid `(1, L, B)` of `64 x 1 x 1` invocations.
+  }];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
+           "Invocations per workgroup">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def AttuneVulkanAbi : Pass<"attune-vulkan-abi", "::mlir::ModuleOp"> {
+  let summary = "Fix the kernel ABI and turn launches into Vulkan runtime calls";
+  let description = [{
+    For every `gpu.launch_func` of an outlined kernel:
+
+    - The kernel takes one `memref<?xT>` storage buffer per memref argument
+      (bound at the view's aligned base address) and one push-constant block
+      `memref<Nxi32, #spirv.storage_class<PushConstant>>` holding, in order,
+      every dynamic offset, size and stride of its views and every scalar
+      argument. Loads and stores index the flat buffers; static offsets and
+      strides stay constants. So dynamic batch and sequence lengths reach
+      the shaders without recompiling.
+    - `spirv.entry_point_abi` carries the launch's workgroup size, which
+      must be a constant within `max-workgroup-invocations`; the push
+      constants must fit in `push-constant-bytes`.
+    - The launch becomes
+      `func.call @attune_vk_dispatch(%id, %gx, %gy, %gz, %buffers, %push)`
+      with the buffer addresses (`memref<?xi64>`) and the push constants
+      (`memref<?xi32>`) in stack arrays. Workgroup counts stay host values
+      computed from the runtime shapes.
+
+    The module gets `attune.vulkan.kernels` (per kernel id: gpu module,
+    entry, buffer and push-constant counts, workgroup size) and
+    `attune.vulkan.globals`: the globals the host code reads (weights,
+    constants), renamed `attune_vk_global_<n>` and made public so that the
+    runtime uploads them to the device once.
+
+    A kernel that uses a buffer other than by load, store or `memref.dim`
+    is rejected with the op named.
+  }];
+  let options = [
+    Option<"pushConstantBytes", "push-constant-bytes", "int64_t",
+           /*default=*/"128", "Push-constant bytes a kernel may use">,
+    Option<"maxWorkgroupInvocations", "max-workgroup-invocations", "int64_t",
+           /*default=*/"128", "Invocations a workgroup may have">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::spirv::SPIRVDialect",
+  ];
+}
+
+def AttuneSerializeSpirv : Pass<"attune-serialize-spirv", "::mlir::ModuleOp"> {
+  let summary = "Serialize converted kernels into SPIR-V byte arrays";
+  let description = [{
+    Runs after `convert-gpu-to-spirv`: each `spirv.module` beside its
+    `gpu.module` is serialized into a public LLVM global
+    `attune_vk_spirv_<gpu module>` (an `i8` array of SPIR-V words), its
+    symbol and size are added to the module's `attune.vulkan.kernels`
+    entries, and the `spirv.module` and `gpu.module` ops are dropped. What
+    remains is host code only.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // ATTUNE_LOWERING_PASSES_TD

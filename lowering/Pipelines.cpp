@@ -86,7 +86,140 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
 }
 
+//===----------------------------------------------------------------------===//
+// Vulkan
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<attune::VulkanProfile>
+mlir::attune::parseVulkanProfile(llvm::StringRef spec) {
+  VulkanProfile p;
+  SmallVector<StringRef> parts;
+  spec.split(parts, ',', -1, /*KeepEmpty=*/false);
+  auto fail = [&](const Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--vulkan-profile=" + spec + ": " + message);
+  };
+  size_t first = 0;
+  if (!parts.empty() && !parts[0].contains('=')) {
+    p.name = parts[0].str();
+    first = 1;
+    if (p.name == "baseline") {
+      // Vulkan 1.1's guaranteed limits.
+    } else if (p.name == "lavapipe") {
+      p.maxWorkgroupInvocations = 1024;
+      p.sharedMemoryBytes = 32768;
+      p.subgroupSize = 8;
+      p.float16 = true;
+    } else if (p.name == "desktop") {
+      p.workgroupSize = 256;
+      p.maxWorkgroupInvocations = 1024;
+      p.sharedMemoryBytes = 32768;
+      p.subgroupSize = 32;
+    } else {
+      return fail("unknown profile '" + p.name +
+                  "' (profiles: baseline, lavapipe, desktop)");
+    }
+  }
+  for (StringRef part : ArrayRef(parts).drop_front(first)) {
+    auto [key, value] = part.split('=');
+    int64_t v;
+    if (value.getAsInteger(10, v) || v < 0)
+      return fail("'" + part + "' is not key=<non-negative integer>");
+    if (key == "workgroup-size")
+      p.workgroupSize = v;
+    else if (key == "max-workgroup-invocations")
+      p.maxWorkgroupInvocations = v;
+    else if (key == "push-constant-bytes")
+      p.pushConstantBytes = v;
+    else if (key == "shared-memory-bytes")
+      p.sharedMemoryBytes = v;
+    else if (key == "subgroup-size")
+      p.subgroupSize = v;
+    else if (key == "fp16")
+      p.float16 = v != 0;
+    else
+      return fail("unknown key '" + key +
+                  "' (keys: workgroup-size, max-workgroup-invocations, "
+                  "push-constant-bytes, shared-memory-bytes, subgroup-size, "
+                  "fp16)");
+  }
+  if (p.workgroupSize < 1 || p.workgroupSize > p.maxWorkgroupInvocations)
+    return fail("workgroup-size " + Twine(p.workgroupSize) +
+                " must be in [1, max-workgroup-invocations = " +
+                Twine(p.maxWorkgroupInvocations) + "]");
+  if (p.pushConstantBytes < 128)
+    return fail("push-constant-bytes must be at least 128 (Vulkan's minimum)");
+  return p;
+}
+
+// The host code never touches tensor data: every buffer is a device
+// allocation from the runtime (`_mlir_memref_to_llvm_alloc`), and kernels are
+// dispatched through `attune_vk_dispatch`.
+static constexpr const char *kGpuOutline =
+    "convert-parallel-loops-to-gpu,lower-affine,canonicalize,cse,"
+    "gpu-launch-sink-index-computations,gpu-kernel-outlining,cse";
+
+static constexpr const char *kSpirv =
+    "spirv-attach-target{ver=v1.0 caps=Shader "
+    "exts=SPV_KHR_storage_buffer_storage_class},"
+    "gpu.module(convert-math-to-spirv),convert-gpu-to-spirv,"
+    "spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
+
+static constexpr const char *kVulkanHostToLLVM =
+    "func.func(llvm-request-c-wrappers),"
+    "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+    "finalize-memref-to-llvm{use-generic-functions=1},"
+    "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm";
+
+void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
+                                       const VulkanProfile &profile) {
+  pm.addPass(createAttuneDecompose());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createAttuneFuseAttention());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createConvertAttuneToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createAttuneInsertRuntimeChecks());
+  pm.addPass(createCanonicalizerPass());
+  if (failed(parsePassPipeline(kCpuBufferize, pm)))
+    llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");
+  AttuneMapToGpuOptions map;
+  map.workgroupSize = profile.workgroupSize;
+  pm.addNestedPass<func::FuncOp>(createAttuneMapToGpu(map));
+  if (failed(parsePassPipeline(kGpuOutline, pm)))
+    llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");
+  if (last == VulkanStage::Gpu)
+    return;
+  AttuneVulkanAbiOptions abi;
+  abi.pushConstantBytes = profile.pushConstantBytes;
+  abi.maxWorkgroupInvocations = profile.maxWorkgroupInvocations;
+  pm.addPass(createAttuneVulkanAbi(abi));
+  if (failed(parsePassPipeline(kSpirv, pm)))
+    llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");
+  if (last == VulkanStage::Spirv)
+    return;
+  pm.addPass(createAttuneSerializeSpirv());
+  if (failed(parsePassPipeline(kVulkanHostToLLVM, pm)))
+    llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");
+  pm.addPass(createAttuneLowerRuntimeChecks());
+  if (failed(parsePassPipeline(kCpuFinishLLVM, pm)))
+    llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");
+}
+
 namespace {
+struct VulkanPipelineOptions : PassPipelineOptions<VulkanPipelineOptions> {
+  Option<std::string> profile{
+      *this, "profile",
+      llvm::cl::desc("Target profile: baseline | lavapipe | desktop, then "
+                     "optional ;key=value overrides"),
+      llvm::cl::init("baseline")};
+  Option<std::string> stage{
+      *this, "stage", llvm::cl::desc("Last stage: gpu | spirv | llvm"),
+      llvm::cl::init("llvm")};
+};
+
 struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> parallel{*this, "parallel",
                         llvm::cl::desc("Parallel loops through OpenMP"),
@@ -115,5 +248,22 @@ void mlir::attune::registerAttunePipelines() {
         cpu.attentionTileK = options.tileK;
         cpu.attentionMinLength = options.minLength;
         buildCpuPipeline(pm, CpuStage::LLVM, cpu);
+      });
+  PassPipelineRegistration<VulkanPipelineOptions>(
+      "attune-vulkan-pipeline",
+      "attune -> linalg -> GPU kernels -> SPIR-V + host code in the LLVM "
+      "dialect (weights bound)",
+      [](OpPassManager &pm, const VulkanPipelineOptions &options) {
+        // Pass-pipeline options cannot hold ',': overrides use ';'.
+        std::string spec = options.profile;
+        std::replace(spec.begin(), spec.end(), ';', ',');
+        llvm::Expected<VulkanProfile> profile = parseVulkanProfile(spec);
+        if (!profile)
+          llvm::report_fatal_error(llvm::toString(profile.takeError()).c_str(),
+                                   /*gen_crash_diag=*/false);
+        VulkanStage stage = options.stage == "gpu"     ? VulkanStage::Gpu
+                            : options.stage == "spirv" ? VulkanStage::Spirv
+                                                       : VulkanStage::LLVM;
+        buildVulkanPipeline(pm, stage, *profile);
       });
 }

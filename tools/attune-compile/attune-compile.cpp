@@ -1,10 +1,12 @@
 //===- attune-compile.cpp - attune model -> native shared library ---------===//
 //
-//   attune-compile MODEL.mlir --weights W.safetensors [--target=cpu] -o MODEL.so
+//   attune-compile MODEL.mlir --weights W.safetensors [--target=cpu,vulkan]
+//                 -o MODEL.so
 //
-// Stages (`--emit=`): attune (decomposed attune ops), linalg, llvm-mlir (LLVM
-// dialect), llvm-ir (optimized LLVM IR), obj, lib (the default: a shared
-// library with the code, the weights and the metadata the runtime reads).
+// Stages (`--emit=`): attune (decomposed attune ops), linalg, gpu and spirv
+// (Vulkan only), llvm-mlir (LLVM dialect), llvm-ir (optimized LLVM IR), obj,
+// lib (the default: a shared library with the code, the weights, the SPIR-V
+// kernels and the metadata the runtime reads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -35,6 +38,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -51,7 +55,7 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-enum class Emit { Attune, Linalg, LLVMMLIR, LLVMIR, Obj, Lib };
+enum class Emit { Attune, Linalg, Gpu, Spirv, LLVMMLIR, LLVMIR, Obj, Lib };
 
 static cl::OptionCategory category("attune-compile options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
@@ -62,12 +66,29 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
 static cl::opt<std::string>
     weightsFile("weights", cl::desc("Safetensors file with the model's weights"),
                 cl::value_desc("path"), cl::cat(category));
-static cl::opt<std::string> target("target", cl::desc("Target: cpu"),
-                                   cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string>
+    target("target",
+           cl::desc("Targets: cpu, vulkan, or cpu,vulkan for one artifact "
+                    "serving both"),
+           cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string> vulkanProfile(
+    "vulkan-profile",
+    cl::desc("Vulkan target profile: baseline (default; Vulkan 1.1 minimum "
+             "limits), lavapipe or desktop, then ,key=value overrides "
+             "(workgroup-size, max-workgroup-invocations, push-constant-bytes, "
+             "shared-memory-bytes, subgroup-size, fp16)"),
+    cl::init("baseline"), cl::cat(category));
+static cl::opt<std::string> dumpSpirv(
+    "dump-spirv",
+    cl::desc("Also write each Vulkan kernel to DIR/<kernel>.spv"),
+    cl::value_desc("DIR"), cl::init(""), cl::cat(category));
 static cl::opt<Emit> emit(
     "emit", cl::desc("What to produce"), cl::init(Emit::Lib),
     cl::values(clEnumValN(Emit::Attune, "attune", "decomposed attune IR"),
                clEnumValN(Emit::Linalg, "linalg", "linalg on tensors"),
+               clEnumValN(Emit::Gpu, "gpu", "outlined GPU kernels (vulkan)"),
+               clEnumValN(Emit::Spirv, "spirv",
+                          "SPIR-V kernels and dispatch calls (vulkan)"),
                clEnumValN(Emit::LLVMMLIR, "llvm-mlir", "the LLVM dialect"),
                clEnumValN(Emit::LLVMIR, "llvm-ir", "optimized LLVM IR"),
                clEnumValN(Emit::Obj, "obj", "an object file"),
@@ -208,10 +229,47 @@ struct ExternalWeights {
   std::vector<ExternalWeight> weights;
 };
 
+/// One SPIR-V kernel of the Vulkan target (attune.vulkan.kernels).
+struct VulkanKernel {
+  std::string loc, module, entry, symbol;
+  int64_t bytes, buffers, pushConstants;
+  SmallVector<int32_t> workgroup;
+};
+/// A global the Vulkan host code reads (attune.vulkan.globals).
+struct VulkanGlobal {
+  std::string symbol;
+  int64_t bytes;
+};
+struct VulkanInfo {
+  std::string profile;
+  std::vector<VulkanKernel> kernels;
+  std::vector<VulkanGlobal> globals;
+};
+
 /// The metadata the runtime reads: one line per record (runtime/cpu).
 std::string metadataText(ArrayRef<EntryInfo> entries,
-                         const ExternalWeights &external) {
+                         const ExternalWeights &external, bool hasCpu,
+                         const std::optional<VulkanInfo> &vulkan) {
   std::string text = "attune-model 1\n";
+  text += "targets";
+  if (hasCpu)
+    text += " cpu";
+  if (vulkan)
+    text += " vulkan";
+  text += "\n";
+  if (vulkan) {
+    text += "vulkan-profile " + vulkan->profile + "\n";
+    for (const VulkanKernel &k : vulkan->kernels)
+      text += "kernel " + k.entry + " " + k.symbol + " " +
+              std::to_string(k.bytes) + " " + std::to_string(k.buffers) + " " +
+              std::to_string(k.pushConstants) + " " +
+              std::to_string(k.workgroup[0]) + " " +
+              std::to_string(k.workgroup[1]) + " " +
+              std::to_string(k.workgroup[2]) + " " + k.module + "@" + k.loc +
+              "\n";
+    for (const VulkanGlobal &g : vulkan->globals)
+      text += "vk-global " + g.symbol + " " + std::to_string(g.bytes) + "\n";
+  }
   auto tensorLine = [&](StringRef kind, const TensorInfo &t) {
     text += (kind + " " + t.name + " " + t.dtype + " " +
              std::to_string(t.shape.size()))
@@ -286,26 +344,37 @@ externalizeWeights(ModuleOp module, const attune::SafetensorsFile *file) {
 /// Adds `attune_model_metadata` and, per entry, `void attune_invoke_<name>(
 /// void **args)` calling `_mlir_ciface_<name>(args[0], args[1], ...)`: the
 /// result struct then one descriptor per input, all by pointer.
+/// Vulkan host functions are `attune_vk_<entry>`, their wrappers
+/// `attune_vk_invoke_<entry>`.
 LogicalResult addRuntimeInterface(llvm::Module &module,
                                   ArrayRef<EntryInfo> entries,
-                                  const ExternalWeights &external) {
+                                  const ExternalWeights &external, bool hasCpu,
+                                  const std::optional<VulkanInfo> &vulkan) {
   llvm::LLVMContext &ctx = module.getContext();
   llvm::Constant *text = llvm::ConstantDataArray::getString(
-      ctx, metadataText(entries, external));
+      ctx, metadataText(entries, external, hasCpu, vulkan));
   new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, text,
                            "attune_model_metadata");
   llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  SmallVector<std::pair<std::string, std::string>> wrappers;
   for (const EntryInfo &e : entries) {
-    llvm::Function *ciface = module.getFunction("_mlir_ciface_" + e.name);
+    if (hasCpu)
+      wrappers.push_back({"_mlir_ciface_" + e.name, "attune_invoke_" + e.name});
+    if (vulkan)
+      wrappers.push_back({"_mlir_ciface_attune_vk_" + e.name,
+                          "attune_vk_invoke_" + e.name});
+  }
+  for (const auto &[from, to] : wrappers) {
+    llvm::Function *ciface = module.getFunction(from);
     if (!ciface) {
-      llvm::errs() << "error: no C interface for entry @" << e.name << "\n";
+      llvm::errs() << "error: no C interface " << from << "\n";
       return failure();
     }
     auto *fnType = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr},
                                            /*isVarArg=*/false);
     auto *fn = llvm::Function::Create(fnType, llvm::GlobalValue::ExternalLinkage,
-                                      "attune_invoke_" + e.name, module);
+                                      to, module);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
     SmallVector<llvm::Value *> args;
     for (unsigned i = 0; i < ciface->arg_size(); ++i) {
@@ -419,9 +488,25 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return failure();
-  if (target != "cpu") {
-    llvm::errs() << "error: --target=" << target
-                 << " is not supported (targets: cpu)\n";
+  bool hasCpu = false, hasVulkan = false;
+  {
+    SmallVector<StringRef> names;
+    StringRef(target).split(names, ',');
+    for (StringRef name : names) {
+      if (name == "cpu") {
+        hasCpu = true;
+      } else if (name == "vulkan") {
+        hasVulkan = true;
+      } else {
+        llvm::errs() << "error: --target=" << target << ": unknown target '"
+                     << name << "' (targets: cpu, vulkan, cpu,vulkan)\n";
+        return failure();
+      }
+    }
+  }
+  if (hasVulkan && parallel && !hasCpu) {
+    llvm::errs() << "error: --parallel is a CPU option; --target=vulkan "
+                    "runs its kernels on the device\n";
     return failure();
   }
   FailureOr<std::vector<EntryInfo>> entries = collectEntries(*module);
@@ -476,37 +561,180 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       return failure();
   }
 
-  attune::CpuStage stage = emit == Emit::Attune   ? attune::CpuStage::Attune
-                           : emit == Emit::Linalg ? attune::CpuStage::Linalg
-                                                  : attune::CpuStage::LLVM;
-  PassManager pm(&context);
-  if (failed(applyPassManagerCLOptions(pm)))
+  // One lowering per target, from the same bound module.
+  bool onlyVulkan = !hasCpu && hasVulkan;
+  if ((emit == Emit::Gpu || emit == Emit::Spirv) && !onlyVulkan) {
+    llvm::errs() << "error: --emit=gpu and --emit=spirv need --target=vulkan\n";
     return failure();
-  applyDefaultTimingPassManagerCLOptions(pm);
-  attune::CpuOptions options;
-  options.parallel = parallel;
-  options.attentionTileQ = attentionTileQ;
-  options.attentionTileK = attentionTileK;
-  options.attentionMinLength = attentionMinLength;
-  attune::buildCpuPipeline(pm, stage, options);
-  if (failed(pm.run(*module)))
+  }
+  if (hasCpu && hasVulkan &&
+      (emit == Emit::Attune || emit == Emit::Linalg || emit == Emit::LLVMMLIR)) {
+    llvm::errs() << "error: --emit=attune, linalg and llvm-mlir show one "
+                    "target's IR; choose --target=cpu or --target=vulkan\n";
     return failure();
-  if (emit == Emit::Attune || emit == Emit::Linalg || emit == Emit::LLVMMLIR)
-    return printModule(*module);
+  }
+  OwningOpRef<ModuleOp> vulkanModule;
+  if (hasVulkan)
+    vulkanModule = cast<ModuleOp>((*module)->clone());
+
+  if (hasCpu) {
+    attune::CpuStage stage = emit == Emit::Attune   ? attune::CpuStage::Attune
+                             : emit == Emit::Linalg ? attune::CpuStage::Linalg
+                                                    : attune::CpuStage::LLVM;
+    PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    applyDefaultTimingPassManagerCLOptions(pm);
+    attune::CpuOptions options;
+    options.parallel = parallel;
+    options.attentionTileQ = attentionTileQ;
+    options.attentionTileK = attentionTileK;
+    options.attentionMinLength = attentionMinLength;
+    attune::buildCpuPipeline(pm, stage, options);
+    if (failed(pm.run(*module)))
+      return failure();
+    if (emit == Emit::Attune || emit == Emit::Linalg || emit == Emit::LLVMMLIR)
+      return printModule(*module);
+  }
+
+  std::optional<VulkanInfo> vulkan;
+  if (hasVulkan) {
+    llvm::Expected<attune::VulkanProfile> profile =
+        attune::parseVulkanProfile(vulkanProfile);
+    if (!profile) {
+      llvm::errs() << "error: " << llvm::toString(profile.takeError()) << "\n";
+      return failure();
+    }
+    // Host functions get their own names so that both targets can share
+    // one library.
+    for (auto func : vulkanModule->getOps<func::FuncOp>()) {
+      if (!func.isPublic() || func.isExternal())
+        continue;
+      auto name = StringAttr::get(&context, "attune_vk_" + func.getSymName());
+      if (failed(SymbolTable::replaceAllSymbolUses(func, name, *vulkanModule)))
+        return failure();
+      func.setSymNameAttr(name);
+    }
+    PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    applyDefaultTimingPassManagerCLOptions(pm);
+    if (emit == Emit::Attune || emit == Emit::Linalg) {
+      attune::buildCpuPipeline(pm, emit == Emit::Attune
+                                       ? attune::CpuStage::Attune
+                                       : attune::CpuStage::Linalg);
+      if (failed(pm.run(*vulkanModule)))
+        return failure();
+      return printModule(*vulkanModule);
+    }
+    attune::VulkanStage stage = emit == Emit::Gpu     ? attune::VulkanStage::Gpu
+                                : emit == Emit::Spirv ? attune::VulkanStage::Spirv
+                                                      : attune::VulkanStage::LLVM;
+    attune::buildVulkanPipeline(pm, stage, *profile);
+    if (failed(pm.run(*vulkanModule)))
+      return failure();
+    if (emit == Emit::Gpu || emit == Emit::Spirv || emit == Emit::LLVMMLIR)
+      return printModule(*vulkanModule);
+    vulkan.emplace();
+    vulkan->profile = profile->name;
+    auto kernels =
+        (*vulkanModule)->getAttrOfType<ArrayAttr>("attune.vulkan.kernels");
+    auto globals =
+        (*vulkanModule)->getAttrOfType<ArrayAttr>("attune.vulkan.globals");
+    if (!kernels || !globals) {
+      llvm::errs() << "error: the Vulkan pipeline left no kernel table\n";
+      return failure();
+    }
+    for (Attribute a : kernels) {
+      auto d = cast<DictionaryAttr>(a);
+      VulkanKernel k;
+      k.loc = d.getAs<StringAttr>("loc").str();
+      for (char &c : k.loc)
+        if (llvm::isSpace(c))
+          c = '_';
+      k.module = d.getAs<StringAttr>("module").str();
+      k.entry = d.getAs<StringAttr>("entry").str();
+      k.symbol = d.getAs<StringAttr>("spirv_symbol").str();
+      k.bytes = d.getAs<IntegerAttr>("spirv_bytes").getInt();
+      k.buffers = d.getAs<IntegerAttr>("buffers").getInt();
+      k.pushConstants = d.getAs<IntegerAttr>("push_constants").getInt();
+      k.workgroup = llvm::to_vector(
+          d.getAs<DenseI32ArrayAttr>("workgroup").asArrayRef());
+      vulkan->kernels.push_back(std::move(k));
+    }
+    for (Attribute a : globals) {
+      auto d = cast<DictionaryAttr>(a);
+      vulkan->globals.push_back({d.getAs<StringAttr>("symbol").str(),
+                                 d.getAs<IntegerAttr>("bytes").getInt()});
+    }
+    if (!dumpSpirv.empty()) {
+      if (std::error_code ec = llvm::sys::fs::create_directories(dumpSpirv)) {
+        llvm::errs() << "error: cannot create " << dumpSpirv << ": "
+                     << ec.message() << "\n";
+        return failure();
+      }
+      for (auto global : vulkanModule->getOps<LLVM::GlobalOp>()) {
+        if (!global.getSymName().starts_with("attune_vk_spirv_"))
+          continue;
+        auto bytes = cast<StringAttr>(*global.getValue());
+        std::string path = (dumpSpirv + "/" +
+                            global.getSymName().drop_front(16) + ".spv")
+                               .str();
+        std::error_code ec;
+        llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+        if (ec) {
+          llvm::errs() << "error: cannot write " << path << ": "
+                       << ec.message() << "\n";
+          return failure();
+        }
+        out << bytes.getValue();
+      }
+    }
+  }
 
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(*module, llvmContext, "attune_model");
-  if (!llvmModule) {
-    llvm::errs() << "error: translation to LLVM IR failed\n";
-    return failure();
+  std::unique_ptr<llvm::Module> llvmModule;
+  if (hasCpu) {
+    llvmModule = translateModuleToLLVMIR(*module, llvmContext, "attune_model");
+    if (!llvmModule) {
+      llvm::errs() << "error: translation to LLVM IR failed\n";
+      return failure();
+    }
+  }
+  if (hasVulkan) {
+    std::unique_ptr<llvm::Module> host =
+        translateModuleToLLVMIR(*vulkanModule, llvmContext, "attune_model");
+    if (!host) {
+      llvm::errs() << "error: translation of the Vulkan host code to LLVM IR "
+                      "failed\n";
+      return failure();
+    }
+    if (!llvmModule) {
+      llvmModule = std::move(host);
+    } else {
+      // Globals both define (the check handler slot, external weights)
+      // are the CPU side's.
+      for (llvm::GlobalVariable &g : host->globals())
+        if (!g.isDeclaration() && !g.hasLocalLinkage())
+          if (llvm::GlobalVariable *other =
+                  llvmModule->getGlobalVariable(g.getName()))
+            if (!other->isDeclaration()) {
+              g.setInitializer(nullptr);
+              g.setLinkage(llvm::GlobalValue::ExternalLinkage);
+            }
+      if (llvm::Linker::linkModules(*llvmModule, std::move(host))) {
+        llvm::errs() << "error: cannot link the CPU and Vulkan code\n";
+        return failure();
+      }
+    }
   }
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine();
   if (!tm)
     return failure();
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple());
-  if (failed(addRuntimeInterface(*llvmModule, *entries, external)))
+  if (failed(addRuntimeInterface(*llvmModule, *entries, external, hasCpu,
+                                 vulkan)))
     return failure();
   optimize(*llvmModule, *tm);
 

@@ -1,0 +1,451 @@
+//===- VulkanAbi.cpp - kernel ABI, dispatch calls and SPIR-V blobs --------===//
+//
+// attune-vulkan-abi fixes the interface between the host code and every
+// outlined kernel, and replaces each gpu.launch_func by a call into the
+// Vulkan runtime:
+//
+//   kernel:  one `memref<?xT>` storage buffer per memref argument (bound at
+//            the view's aligned base pointer), then one push-constant block
+//            `memref<Nxi32>` with every scalar: the dynamic offsets, sizes
+//            and strides of the views and the scalar arguments. Loads and
+//            stores index the flat buffers; `spirv.entry_point_abi` carries
+//            the workgroup size of the launch.
+//   host:    attune_vk_dispatch(kernel id, grid x, y, z,
+//                               memref<?xi64> buffer addresses,
+//                               memref<?xi32> push constants)
+//
+// The module gets `attune.vulkan.kernels`: per kernel id, its gpu.module,
+// entry name, buffer and push-constant counts and workgroup size. Globals
+// the host code reads become public `attune_vk_global_<n>` symbols, listed in
+// `attune.vulkan.globals`, so that the runtime can upload them once.
+//
+// attune-serialize-spirv then serializes each converted spirv.module into an
+// `attune_vk_spirv_<gpu module>` byte array and drops the device modules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Target/SPIRV/Serialization.h"
+
+namespace mlir::attune {
+#define GEN_PASS_DEF_ATTUNEVULKANABI
+#define GEN_PASS_DEF_ATTUNESERIALIZESPIRV
+#include "lowering/Passes.h.inc"
+} // namespace mlir::attune
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kKernelsAttr = "attune.vulkan.kernels";
+constexpr StringLiteral kGlobalsAttr = "attune.vulkan.globals";
+constexpr StringLiteral kDispatch = "attune_vk_dispatch";
+
+/// Rewrites one outlined kernel and its launch.
+class KernelRewriter {
+public:
+  KernelRewriter(gpu::LaunchFuncOp launch, gpu::GPUFuncOp kernel)
+      : launch(launch), kernel(kernel), host(launch),
+        device(OpBuilder::atBlockBegin(&kernel.front())) {}
+
+  LogicalResult run() {
+    Block &body = kernel.front();
+    MLIRContext *ctx = kernel.getContext();
+    unsigned oldCount = body.getNumArguments();
+    auto pushSpace =
+        spirv::StorageClassAttr::get(ctx, spirv::StorageClass::PushConstant);
+    // The push-constant block's length is known at the end.
+    params = body.addArgument(
+        MemRefType::get({0}, device.getI32Type(), MemRefLayoutAttrInterface(),
+                        pushSpace),
+        kernel.getLoc());
+    for (unsigned i = 0; i < oldCount; ++i) {
+      BlockArgument arg = body.getArgument(i);
+      Value operand = launch.getKernelOperands()[i];
+      if (auto memref = dyn_cast<MemRefType>(arg.getType())) {
+        if (failed(rewriteBuffer(arg, memref, operand)))
+          return failure();
+      } else if (failed(rewriteScalar(arg, operand))) {
+        return failure();
+      }
+    }
+    // Buffers first, then the push constants, in binding order.
+    body.eraseArguments(0, oldCount);
+    unsigned numBuffers = body.getNumArguments() - 1;
+    // Arguments are now [push constants, buffers...]: move the push
+    // constants to the end, with their final length.
+    // A kernel without scalars has no push-constant block (SPIR-V has no
+    // empty arrays).
+    if (!hostParams.empty()) {
+      auto paramsType = MemRefType::get({(int64_t)hostParams.size()},
+                                        device.getI32Type(),
+                                        MemRefLayoutAttrInterface(), pushSpace);
+      BlockArgument newParams = body.addArgument(paramsType, kernel.getLoc());
+      params.replaceAllUsesWith(newParams);
+    }
+    body.eraseArgument(0);
+    SmallVector<Type> types(body.getArgumentTypes());
+    kernel.setFunctionType(FunctionType::get(ctx, types, {}));
+    kernel.setAllArgAttrs(SmallVector<DictionaryAttr>(types.size(),
+                                                      DictionaryAttr::get(ctx)));
+    this->numBuffers = numBuffers;
+    return success();
+  }
+
+  unsigned numBuffers = 0;
+  SmallVector<Value> hostBuffers; // index: aligned base addresses
+  SmallVector<Value> hostParams;  // i32
+
+private:
+  /// A push constant holding `hostValue` (index or integer), as an index
+  /// inside the kernel.
+  Value param(Value hostValue) {
+    Location loc = launch.getLoc();
+    Value v = hostValue;
+    if (v.getType().isIndex())
+      v = arith::IndexCastOp::create(host, loc, host.getI32Type(), v);
+    else if (v.getType().getIntOrFloatBitWidth() < 32)
+      v = arith::ExtSIOp::create(host, loc, host.getI32Type(), v);
+    hostParams.push_back(v);
+    Value at = arith::ConstantIndexOp::create(device, kernel.getLoc(),
+                                              hostParams.size() - 1);
+    Value word = memref::LoadOp::create(device, kernel.getLoc(), params, at);
+    return arith::IndexCastOp::create(device, kernel.getLoc(),
+                                      device.getIndexType(), word);
+  }
+
+  Value staticOr(int64_t value, llvm::function_ref<Value()> dynamic) {
+    if (ShapedType::isDynamic(value))
+      return dynamic();
+    return arith::ConstantIndexOp::create(device, kernel.getLoc(), value);
+  }
+
+  LogicalResult rewriteBuffer(BlockArgument arg, MemRefType type,
+                              Value operand) {
+    Location loc = launch.getLoc();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)))
+      return kernel.emitOpError()
+             << "argument #" << arg.getArgNumber() << " has type " << type
+             << "; expected a strided memref";
+    if (type.getMemorySpace())
+      return kernel.emitOpError() << "argument #" << arg.getArgNumber()
+                                  << " is in memory space "
+                                  << type.getMemorySpace()
+                                  << "; expected the default (global) space";
+    auto metadata = memref::ExtractStridedMetadataOp::create(host, loc, operand);
+    hostBuffers.push_back(memref::ExtractAlignedPointerAsIndexOp::create(
+        host, loc, metadata.getBaseBuffer()));
+    BlockArgument flat = kernel.front().addArgument(
+        MemRefType::get({ShapedType::kDynamic}, type.getElementType()),
+        kernel.getLoc());
+    Value offsetValue =
+        staticOr(offset, [&] { return param(metadata.getOffset()); });
+    SmallVector<Value> strideValues;
+    for (auto [d, s] : llvm::enumerate(strides))
+      strideValues.push_back(
+          staticOr(s, [&, d = d] { return param(metadata.getStrides()[d]); }));
+    SmallVector<Value> sizeValues(type.getRank());
+    auto size = [&](int64_t d) {
+      if (!sizeValues[d]) {
+        OpBuilder::InsertionGuard guard(device);
+        device.setInsertionPointToStart(&kernel.front());
+        sizeValues[d] = staticOr(type.getDimSize(d), [&] {
+          return param(metadata.getSizes()[d]);
+        });
+      }
+      return sizeValues[d];
+    };
+
+    auto linear = [&](OpBuilder &b, Location l, ValueRange indices) {
+      Value sum = offsetValue;
+      for (auto [i, s] : llvm::zip(indices, strideValues)) {
+        Value term = arith::MulIOp::create(b, l, i, s);
+        sum = arith::AddIOp::create(b, l, sum, term);
+      }
+      return sum;
+    };
+    for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+      OpBuilder b(user);
+      if (auto load = dyn_cast<memref::LoadOp>(user)) {
+        Value i = linear(b, load.getLoc(), load.getIndices());
+        load.replaceAllUsesWith(
+            memref::LoadOp::create(b, load.getLoc(), flat, i).getResult());
+        load.erase();
+      } else if (auto store = dyn_cast<memref::StoreOp>(user)) {
+        Value i = linear(b, store.getLoc(), store.getIndices());
+        memref::StoreOp::create(b, store.getLoc(), store.getValueToStore(),
+                                flat, i);
+        store.erase();
+      } else if (auto dim = dyn_cast<memref::DimOp>(user)) {
+        std::optional<int64_t> d = dim.getConstantIndex();
+        if (!d || *d < 0 || *d >= type.getRank())
+          return dim.emitOpError()
+                 << "reads a dimension that is not a constant in range";
+        dim.replaceAllUsesWith(size(*d));
+        dim.erase();
+      } else {
+        return user->emitOpError()
+               << "uses a kernel buffer; kernels may only load, store and "
+                  "read dims of their buffers";
+      }
+    }
+    return success();
+  }
+
+  LogicalResult rewriteScalar(BlockArgument arg, Value operand) {
+    Type type = arg.getType();
+    Location loc = kernel.getLoc();
+    Value value;
+    if (type.isIndex()) {
+      value = param(operand);
+    } else if (auto it = dyn_cast<IntegerType>(type);
+               it && it.getWidth() <= 32) {
+      Value word = param(operand);
+      value = arith::IndexCastOp::create(device, loc, type, word);
+    } else if (type.isF32()) {
+      Value bits = arith::BitcastOp::create(host, launch.getLoc(),
+                                            host.getI32Type(), operand);
+      Value word = param(bits);
+      Value i32 =
+          arith::IndexCastOp::create(device, loc, device.getI32Type(), word);
+      value = arith::BitcastOp::create(device, loc, type, i32);
+    } else {
+      return kernel.emitOpError()
+             << "argument #" << arg.getArgNumber() << " has type " << type
+             << "; kernel scalars must be index, i1..i32 or f32";
+    }
+    arg.replaceAllUsesWith(value);
+    return success();
+  }
+
+  gpu::LaunchFuncOp launch;
+  gpu::GPUFuncOp kernel;
+  OpBuilder host, device;
+  BlockArgument params;
+};
+
+struct AttuneVulkanAbiPass
+    : mlir::attune::impl::AttuneVulkanAbiBase<AttuneVulkanAbiPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    Type i64 = mb.getI64Type(), index = mb.getIndexType();
+    auto bufferArray = MemRefType::get({ShapedType::kDynamic}, i64);
+    auto paramArray = MemRefType::get({ShapedType::kDynamic}, mb.getI32Type());
+
+    SmallVector<gpu::LaunchFuncOp> launches;
+    module.walk([&](gpu::LaunchFuncOp op) { launches.push_back(op); });
+    if (!launches.empty() && !module.lookupSymbol(kDispatch)) {
+      auto decl = func::FuncOp::create(
+          mb, module.getLoc(), kDispatch,
+          mb.getFunctionType({i64, index, index, index, bufferArray, paramArray},
+                             {}));
+      decl.setPrivate();
+    }
+
+    SmallVector<Attribute> kernels;
+    llvm::DenseSet<Operation *> seen;
+    for (gpu::LaunchFuncOp launch : launches) {
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+          launch, launch.getKernel());
+      if (!kernel || !seen.insert(kernel).second) {
+        launch.emitOpError() << "must launch its own outlined kernel";
+        return signalPassFailure();
+      }
+      if (!launch.getAsyncDependencies().empty() || launch.getAsyncToken()) {
+        launch.emitOpError() << "is asynchronous; expected a plain launch";
+        return signalPassFailure();
+      }
+      SmallVector<int32_t> workgroup;
+      for (Value v : {launch.getBlockSizeX(), launch.getBlockSizeY(),
+                      launch.getBlockSizeZ()}) {
+        std::optional<int64_t> c = getConstantIntValue(v);
+        if (!c) {
+          launch.emitOpError() << "has a workgroup size that is not a constant";
+          return signalPassFailure();
+        }
+        workgroup.push_back(*c);
+      }
+      int64_t invocations =
+          (int64_t)workgroup[0] * workgroup[1] * workgroup[2];
+      if (invocations > maxWorkgroupInvocations) {
+        launch.emitOpError()
+            << "has " << invocations << " invocations per workgroup; the "
+            << "profile allows " << maxWorkgroupInvocations;
+        return signalPassFailure();
+      }
+
+      KernelRewriter rewriter(launch, kernel);
+      if (failed(rewriter.run()))
+        return signalPassFailure();
+      int64_t pushBytes = 4 * rewriter.hostParams.size();
+      if (pushBytes > pushConstantBytes) {
+        kernel.emitOpError()
+            << "needs " << pushBytes << " bytes of push constants; the "
+            << "profile allows " << pushConstantBytes;
+        return signalPassFailure();
+      }
+      kernel->setAttr(
+          spirv::getEntryPointABIAttrName(),
+          spirv::getEntryPointABIAttr(ctx, workgroup));
+
+      // The dispatch call.
+      OpBuilder b(launch);
+      Location loc = launch.getLoc();
+      auto fill = [&](ArrayRef<Value> values, Type elem,
+                      MemRefType dynType) -> Value {
+        auto type = MemRefType::get({(int64_t)values.size()}, elem);
+        Value array = memref::AllocaOp::create(b, loc, type);
+        for (auto [i, v] : llvm::enumerate(values)) {
+          Value at = arith::ConstantIndexOp::create(b, loc, i);
+          Value word = v.getType() == elem
+                           ? v
+                           : arith::IndexCastOp::create(b, loc, elem, v);
+          memref::StoreOp::create(b, loc, word, array, at);
+        }
+        return memref::CastOp::create(b, loc, dynType, array);
+      };
+      Value buffers = fill(rewriter.hostBuffers, i64, bufferArray);
+      Value pushes = fill(rewriter.hostParams, b.getI32Type(), paramArray);
+      Value id = arith::ConstantIntOp::create(b, loc, i64, kernels.size());
+      func::CallOp::create(
+          b, loc, kDispatch, TypeRange{},
+          ValueRange{id, launch.getGridSizeX(), launch.getGridSizeY(),
+                     launch.getGridSizeZ(), buffers, pushes});
+      launch.erase();
+
+      auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
+      std::string where;
+      llvm::raw_string_ostream os(where);
+      launch.getLoc().print(os);
+      NamedAttribute fields[] = {
+          b.getNamedAttr("loc", b.getStringAttr(where)),
+          b.getNamedAttr("module", b.getStringAttr(gpuModule.getName())),
+          b.getNamedAttr("entry", b.getStringAttr(kernel.getName())),
+          b.getNamedAttr("buffers", b.getI64IntegerAttr(rewriter.numBuffers)),
+          b.getNamedAttr("push_constants",
+                         b.getI64IntegerAttr(rewriter.hostParams.size())),
+          b.getNamedAttr("workgroup", b.getDenseI32ArrayAttr(workgroup))};
+      kernels.push_back(b.getDictionaryAttr(fields));
+    }
+    module->setAttr(kKernelsAttr, ArrayAttr::get(ctx, kernels));
+
+    // Globals read by the host code: public, with stable names.
+    SmallVector<Attribute> globals;
+    llvm::DenseMap<Operation *, StringAttr> renamed;
+    WalkResult walk = module.walk([&](memref::GetGlobalOp get) -> WalkResult {
+      if (get->getParentOfType<gpu::GPUModuleOp>())
+        return WalkResult::advance();
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          get, get.getNameAttr());
+      if (!global)
+        return get.emitOpError() << "refers to an unknown global", WalkResult::interrupt();
+      StringAttr &name = renamed[global];
+      if (!name) {
+        // Public globals (external weights) keep their names: the runtime
+        // fills them; private ones (constants) get a stable public name.
+        name = global.isPublic()
+                   ? global.getSymNameAttr()
+                   : StringAttr::get(ctx, "attune_vk_global_" +
+                                              std::to_string(globals.size()));
+        MemRefType type = global.getType();
+        if (!type.hasStaticShape())
+          return global.emitOpError() << "has a dynamic shape", WalkResult::interrupt();
+        int64_t bytes = type.getNumElements() *
+                        llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+        OpBuilder gb(global);
+        NamedAttribute fields[] = {
+            gb.getNamedAttr("symbol", name),
+            gb.getNamedAttr("bytes", gb.getI64IntegerAttr(bytes))};
+        globals.push_back(gb.getDictionaryAttr(fields));
+        if (name != global.getSymNameAttr()) {
+          if (failed(SymbolTable::replaceAllSymbolUses(global, name, module)))
+            return WalkResult::interrupt();
+          global.setSymName(name);
+          global.setPublic();
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+    module->setAttr(kGlobalsAttr, ArrayAttr::get(ctx, globals));
+  }
+};
+
+struct AttuneSerializeSpirvPass
+    : mlir::attune::impl::AttuneSerializeSpirvBase<AttuneSerializeSpirvPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    auto kernels = module->getAttrOfType<ArrayAttr>(kKernelsAttr);
+    if (!kernels) {
+      module.emitError() << "has no " << kKernelsAttr
+                         << " attribute; run attune-vulkan-abi first";
+      return signalPassFailure();
+    }
+    llvm::StringMap<std::pair<std::string, int64_t>> blobs;
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    for (auto spv : llvm::make_early_inc_range(module.getOps<spirv::ModuleOp>())) {
+      StringRef name = spv.getName().value_or("");
+      name.consume_front("__spv__");
+      // spirv-lower-abi-attrs gives every interface variable a binding;
+      // the push-constant block must have none (VUID-...-06491).
+      spv.walk([](spirv::GlobalVariableOp var) {
+        auto ptr = cast<spirv::PointerType>(var.getType());
+        if (ptr.getStorageClass() == spirv::StorageClass::PushConstant) {
+          var->removeAttr("binding");
+          var->removeAttr("descriptor_set");
+        }
+      });
+      SmallVector<uint32_t> words;
+      if (failed(spirv::serialize(spv, words))) {
+        spv.emitError() << "cannot be serialized to SPIR-V";
+        return signalPassFailure();
+      }
+      std::string symbol = ("attune_vk_spirv_" + name).str();
+      StringRef bytes(reinterpret_cast<const char *>(words.data()),
+                      words.size() * sizeof(uint32_t));
+      auto type = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8),
+                                           bytes.size());
+      LLVM::GlobalOp::create(b, spv.getLoc(), type, /*isConstant=*/true,
+                             LLVM::Linkage::External, symbol,
+                             b.getStringAttr(bytes), /*alignment=*/4);
+      blobs[name] = {symbol, (int64_t)bytes.size()};
+      spv.erase();
+    }
+    SmallVector<Attribute> updated;
+    for (Attribute a : kernels) {
+      auto kernel = cast<DictionaryAttr>(a);
+      StringRef gpuModule = kernel.getAs<StringAttr>("module").getValue();
+      auto it = blobs.find(gpuModule);
+      if (it == blobs.end()) {
+        module.emitError() << "kernel module '" << gpuModule
+                           << "' was not converted to SPIR-V";
+        return signalPassFailure();
+      }
+      NamedAttrList fields(kernel);
+      fields.set("spirv_symbol", b.getStringAttr(it->second.first));
+      fields.set("spirv_bytes", b.getI64IntegerAttr(it->second.second));
+      updated.push_back(fields.getDictionary(ctx));
+    }
+    module->setAttr(kKernelsAttr, ArrayAttr::get(ctx, updated));
+    for (auto gm : llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>()))
+      gm.erase();
+    module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+  }
+};
+
+} // namespace
