@@ -96,6 +96,34 @@ struct AttuneMapToGpuPass
     func.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
     for (linalg::LinalgOp op : linalgOps) {
       rewriter.setInsertionPoint(op);
+      // Parallel dims outermost, so that one loop nest holds them all and
+      // the reductions run sequentially inside each invocation.
+      if (!isa<linalg::GenericOp>(op)) {
+        FailureOr<linalg::GenericOp> generic =
+            linalg::generalizeNamedOp(rewriter, op);
+        if (failed(generic)) {
+          op.emitOpError() << "cannot be generalized for the GPU";
+          return signalPassFailure();
+        }
+        op = *generic;
+      }
+      auto generic = cast<linalg::GenericOp>(op.getOperation());
+      SmallVector<unsigned> order;
+      for (auto [d, it] : llvm::enumerate(generic.getIteratorTypesArray()))
+        if (it == utils::IteratorType::parallel)
+          order.push_back(d);
+      for (auto [d, it] : llvm::enumerate(generic.getIteratorTypesArray()))
+        if (it != utils::IteratorType::parallel)
+          order.push_back(d);
+      if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
+        FailureOr<linalg::GenericOp> swapped =
+            linalg::interchangeGenericOp(rewriter, generic, order);
+        if (failed(swapped)) {
+          op.emitOpError() << "cannot have its reduction dims moved inside";
+          return signalPassFailure();
+        }
+        op = *swapped;
+      }
       if (op.getNumLoops() == 0) {
         Location loc = op.getLoc();
         Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);

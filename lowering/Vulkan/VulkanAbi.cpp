@@ -29,10 +29,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Target/SPIRV/Serialization.h"
+#include "llvm/Support/Path.h"
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNEVULKANABI
@@ -144,8 +146,18 @@ private:
     auto metadata = memref::ExtractStridedMetadataOp::create(host, loc, operand);
     hostBuffers.push_back(memref::ExtractAlignedPointerAsIndexOp::create(
         host, loc, metadata.getBaseBuffer()));
+    // 64-bit integers (ids, lengths) are read as the low word of an i32
+    // pair and written sign-extended, so that kernels need no Int64
+    // capability; their values must fit in 32 bits.
+    Type elem = type.getElementType();
+    bool wide = elem.isInteger(64);
+    if (!wide && !elem.isF32() && !elem.isF16() && !elem.isInteger(32))
+      return kernel.emitOpError()
+             << "argument #" << arg.getArgNumber() << " has element type "
+             << elem << "; kernels take f32, f16, i32 and i64 buffers";
+    Type i32 = device.getI32Type();
     BlockArgument flat = kernel.front().addArgument(
-        MemRefType::get({ShapedType::kDynamic}, type.getElementType()),
+        MemRefType::get({ShapedType::kDynamic}, wide ? i32 : elem),
         kernel.getLoc());
     Value offsetValue =
         staticOr(offset, [&] { return param(metadata.getOffset()); });
@@ -176,14 +188,31 @@ private:
     for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
       OpBuilder b(user);
       if (auto load = dyn_cast<memref::LoadOp>(user)) {
-        Value i = linear(b, load.getLoc(), load.getIndices());
-        load.replaceAllUsesWith(
-            memref::LoadOp::create(b, load.getLoc(), flat, i).getResult());
+        Location l = load.getLoc();
+        Value i = linear(b, l, load.getIndices());
+        if (wide)
+          i = arith::MulIOp::create(b, l, i,
+                                    arith::ConstantIndexOp::create(b, l, 2));
+        Value v = memref::LoadOp::create(b, l, flat, i);
+        if (wide)
+          v = arith::ExtSIOp::create(b, l, elem, v);
+        load.replaceAllUsesWith(v);
         load.erase();
       } else if (auto store = dyn_cast<memref::StoreOp>(user)) {
-        Value i = linear(b, store.getLoc(), store.getIndices());
-        memref::StoreOp::create(b, store.getLoc(), store.getValueToStore(),
-                                flat, i);
+        Location l = store.getLoc();
+        Value i = linear(b, l, store.getIndices());
+        Value v = store.getValueToStore();
+        if (wide) {
+          i = arith::MulIOp::create(b, l, i,
+                                    arith::ConstantIndexOp::create(b, l, 2));
+          v = arith::TruncIOp::create(b, l, i32, v);
+          Value sign = arith::ShRSIOp::create(
+              b, l, v, arith::ConstantIntOp::create(b, l, i32, 31));
+          Value hi = arith::AddIOp::create(
+              b, l, i, arith::ConstantIndexOp::create(b, l, 1));
+          memref::StoreOp::create(b, l, sign, flat, hi);
+        }
+        memref::StoreOp::create(b, l, v, flat, i);
         store.erase();
       } else if (auto dim = dyn_cast<memref::DimOp>(user)) {
         std::optional<int64_t> d = dim.getConstantIndex();
@@ -233,6 +262,66 @@ private:
   BlockArgument params;
 };
 
+/// Kernels compute 64-bit integers (ids, lengths, index arithmetic on
+/// them) in 32 bits, so that they need no Int64 capability: every i64 value
+/// becomes i32, and casts between what are now equal types disappear.
+/// Buffers keep their 64-bit layout (see rewriteBuffer).
+LogicalResult narrowI64(gpu::GPUFuncOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  Type i32 = IntegerType::get(ctx, 32);
+  auto narrow = [&](Value v) {
+    if (v.getType().isInteger(64))
+      v.setType(i32);
+  };
+  SmallVector<Operation *> casts;
+  WalkResult result = kernel.walk([&](Operation *op) -> WalkResult {
+    for (Region &r : op->getRegions())
+      for (Block &b : r)
+        for (BlockArgument a : b.getArguments())
+          narrow(a);
+    if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(op))
+      casts.push_back(op);
+    bool touched = false;
+    for (Value v : op->getResults())
+      touched |= v.getType().isInteger(64);
+    if (!touched)
+      return WalkResult::advance();
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      // Sentinels (INT64_MAX as "no index yet") saturate.
+      int64_t value = cast<IntegerAttr>(c.getValue()).getValue().getSExtValue();
+      value = std::clamp<int64_t>(value, INT32_MIN, INT32_MAX);
+      c.setValueAttr(IntegerAttr::get(i32, value));
+    } else if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(op)) {
+      // Handled below, once the operands are narrowed too.
+    } else if (op->getDialect() != ctx->getLoadedDialect("arith") &&
+               !isa<scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
+      return op->emitOpError() << "computes 64-bit integers in a kernel",
+             WalkResult::interrupt();
+    }
+    for (Value v : op->getResults())
+      narrow(v);
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  for (Operation *op : casts) {
+    Value in = op->getOperand(0);
+    Type out = op->getResult(0).getType();
+    if (in.getType() == out) {
+      op->getResult(0).replaceAllUsesWith(in);
+      op->erase();
+    } else if (isa<arith::TruncIOp>(op) &&
+               in.getType().getIntOrFloatBitWidth() <
+                   out.getIntOrFloatBitWidth()) {
+      OpBuilder b(op);
+      op->getResult(0).replaceAllUsesWith(
+          arith::ExtSIOp::create(b, op->getLoc(), out, in).getResult());
+      op->erase();
+    }
+  }
+  return success();
+}
+
 struct AttuneVulkanAbiPass
     : mlir::attune::impl::AttuneVulkanAbiBase<AttuneVulkanAbiPass> {
   using Base::Base;
@@ -244,6 +333,35 @@ struct AttuneVulkanAbiPass
     Type i64 = mb.getI64Type(), index = mb.getIndexType();
     auto bufferArray = MemRefType::get({ShapedType::kDynamic}, i64);
     auto paramArray = MemRefType::get({ShapedType::kDynamic}, mb.getI32Type());
+
+    // Host-side scratch arrays (the deallocation helpers' pointer and
+    // ownership lists) are the only allocations the host code reads or
+    // writes itself: they live on the stack, every other allocation is
+    // device memory from the runtime.
+    SmallVector<memref::AllocOp> hostArrays;
+    module.walk([&](memref::AllocOp alloc) {
+      if (alloc->getParentOfType<gpu::GPUModuleOp>())
+        return;
+      if (llvm::any_of(alloc->getUsers(), [](Operation *user) {
+            return isa<memref::LoadOp, memref::StoreOp>(user);
+          }))
+        hostArrays.push_back(alloc);
+    });
+    for (memref::AllocOp alloc : hostArrays) {
+      if (!alloc.getType().hasStaticShape()) {
+        alloc.emitOpError() << "is a host array of dynamic size; the Vulkan "
+                               "host code only keeps small static arrays";
+        return signalPassFailure();
+      }
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          user->erase();
+      OpBuilder b(alloc);
+      auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType(),
+                                             alloc.getAlignmentAttr());
+      alloc.replaceAllUsesWith(alloca.getResult());
+      alloc.erase();
+    }
 
     SmallVector<gpu::LaunchFuncOp> launches;
     module.walk([&](gpu::LaunchFuncOp op) { launches.push_back(op); });
@@ -287,8 +405,15 @@ struct AttuneVulkanAbiPass
         return signalPassFailure();
       }
 
+      // file.mlir:line:col of the op the kernel came from.
+      std::string where = "unknown";
+      if (auto file = launch.getLoc()->findInstanceOf<FileLineColLoc>())
+        where = (llvm::sys::path::filename(file.getFilename().getValue()) +
+                 ":" + Twine(file.getLine()) + ":" + Twine(file.getColumn()))
+                    .str();
+
       KernelRewriter rewriter(launch, kernel);
-      if (failed(rewriter.run()))
+      if (failed(rewriter.run()) || failed(narrowI64(kernel)))
         return signalPassFailure();
       int64_t pushBytes = 4 * rewriter.hostParams.size();
       if (pushBytes > pushConstantBytes) {
@@ -327,9 +452,7 @@ struct AttuneVulkanAbiPass
       launch.erase();
 
       auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
-      std::string where;
-      llvm::raw_string_ostream os(where);
-      launch.getLoc().print(os);
+
       NamedAttribute fields[] = {
           b.getNamedAttr("loc", b.getStringAttr(where)),
           b.getNamedAttr("module", b.getStringAttr(gpuModule.getName())),

@@ -32,6 +32,17 @@ std::string shapeString(const int64_t *shape, size_t rank);
 /// Number of elements, or -1 on overflow or a negative extent.
 int64_t elementCount(const int64_t *shape, size_t rank);
 
+/// Ends the model run active on this thread with `message` (unwinds out of
+/// the model's code to attune_model_run). Called by runtime functions that
+/// the model's code calls.
+[[noreturn]] void failRun(const std::string &message);
+
+/// A new tensor with the contents of a result descriptor (rank-r memref:
+/// allocated, aligned, offset, sizes[r], strides[r]) whose aligned pointer
+/// reads at `aligned` on the host.
+attune_status *copyResult(attune_dtype dtype, size_t rank, const int64_t *desc,
+                          const char *aligned, attune_tensor **out);
+
 } // namespace attune::runtime
 
 #endif // ATTUNE_RUNTIME_CPU_INTERNAL_H

@@ -12,6 +12,7 @@
 
 #include "Internal.h"
 #include "Weights.h"
+#include "../vulkan/Vulkan.h"
 
 #include <dlfcn.h>
 
@@ -33,7 +34,8 @@ struct TensorSpec {
 struct Entry {
   std::string name;
   std::vector<TensorSpec> inputs, outputs;
-  void (*invoke)(void **) = nullptr;
+  void (*invoke)(void **) = nullptr;   // CPU code
+  void (*vkInvoke)(void **) = nullptr; // Vulkan host code
 };
 
 bool parseDtype(const std::string &s, attune_dtype &dtype) {
@@ -57,7 +59,7 @@ size_t descriptorWords(size_t rank) { return 3 + 2 * rank; }
 // longjmp over them is sound (their heap intermediates leak).
 namespace {
 thread_local std::jmp_buf *activeRun = nullptr;
-thread_local const char *checkMessage = nullptr;
+thread_local std::string checkMessage;
 
 [[noreturn]] void checkFailed(const char *message) {
   if (!activeRun) {
@@ -68,6 +70,55 @@ thread_local const char *checkMessage = nullptr;
   std::longjmp(*activeRun, 1);
 }
 } // namespace
+
+void attune::runtime::failRun(const std::string &message) {
+  checkFailed(message.c_str());
+}
+
+attune_status *attune::runtime::copyResult(attune_dtype dtype, size_t rank,
+                                           const int64_t *desc,
+                                           const char *aligned,
+                                           attune_tensor **out) {
+  attune_tensor *t = nullptr;
+  if (attune_status *s = attune_tensor_create(dtype, rank, desc + 3, &t))
+    return s;
+  size_t elem = attune_dtype_size(dtype);
+  size_t count = attune_tensor_num_elements(t);
+  const char *base = aligned + desc[2] * elem;
+  // Row-major results are one copy; anything else goes element-wise.
+  bool contiguous = true;
+  int64_t expect = 1;
+  for (size_t d = rank; d-- > 0;) {
+    if (desc[3 + d] != 1 && desc[3 + rank + d] != expect)
+      contiguous = false;
+    expect *= desc[3 + d];
+  }
+  if (contiguous) {
+    if (count)
+      std::memcpy(t->data, base, count * elem);
+  } else {
+    std::vector<int64_t> index(rank, 0);
+    for (size_t n = 0; n < count; ++n) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < rank; ++d)
+        offset += index[d] * desc[3 + rank + d];
+      std::memcpy(static_cast<char *>(t->data) + n * elem, base + offset * elem,
+                  elem);
+      for (size_t d = rank; d-- > 0;)
+        if (++index[d] < desc[3 + d])
+          break;
+        else
+          index[d] = 0;
+    }
+  }
+  *out = t;
+  return nullptr;
+}
+
+struct attune_device {
+  attune::vulkan::Device *vulkan = nullptr; // null: the CPU
+  std::string description;
+};
 
 struct attune_model {
   void *library = nullptr;
@@ -80,6 +131,15 @@ struct attune_model {
   std::string weightsFile = "-";
   std::vector<ExternalWeight> weights;
   bool weightsLoaded = false;
+  // Targets in the artifact, and the Vulkan program when opened on Vulkan.
+  bool hasCpu = false, hasVulkan = false;
+  std::string vulkanProfile;
+  std::vector<attune::vulkan::KernelSpec> kernels;
+  std::vector<attune::vulkan::GlobalSpec> globals;
+  attune::vulkan::Program *program = nullptr;
+  std::string deviceName = "cpu";
+  bool profiling = false;
+  std::string report;
 };
 
 static attune_status *parseMetadata(attune_model &model, const char *text) {
@@ -89,6 +149,7 @@ static attune_status *parseMetadata(attune_model &model, const char *text) {
   if (!(in >> word >> version) || word != "attune-model" || version != 1)
     return error("%s: unsupported model metadata (expected 'attune-model 1')",
                  model.path.c_str());
+  model.hasCpu = true; // unless a `targets` line says otherwise
   while (in >> word) {
     if (word == "end")
       return nullptr;
@@ -113,13 +174,56 @@ static attune_status *parseMetadata(attune_model &model, const char *text) {
                          model.path.c_str(), e.name.c_str());
         (i < numIn ? e.inputs : e.outputs).push_back(std::move(t));
       }
-      std::string symbol = "attune_invoke_" + e.name;
-      e.invoke = reinterpret_cast<void (*)(void **)>(
-          dlsym(model.library, symbol.c_str()));
-      if (!e.invoke)
-        return error("%s: entry '%s' has no symbol %s", model.path.c_str(),
-                     e.name.c_str(), symbol.c_str());
+      for (bool vk : {false, true}) {
+        if (!(vk ? model.hasVulkan : model.hasCpu))
+          continue;
+        std::string symbol = (vk ? "attune_vk_invoke_" : "attune_invoke_") + e.name;
+        auto fn = reinterpret_cast<void (*)(void **)>(
+            dlsym(model.library, symbol.c_str()));
+        if (!fn)
+          return error("%s: entry '%s' has no symbol %s", model.path.c_str(),
+                       e.name.c_str(), symbol.c_str());
+        (vk ? e.vkInvoke : e.invoke) = fn;
+      }
       model.entries.push_back(std::move(e));
+      continue;
+    }
+    if (word == "targets") {
+      std::string line;
+      std::getline(in, line);
+      std::istringstream targets(line);
+      model.hasCpu = false;
+      while (targets >> word) {
+        if (word == "cpu")
+          model.hasCpu = true;
+        else if (word == "vulkan")
+          model.hasVulkan = true;
+        else
+          return error("%s: the model is for target '%s', which this runtime "
+                       "does not know",
+                       model.path.c_str(), word.c_str());
+      }
+      continue;
+    }
+    if (word == "vulkan-profile") {
+      if (!(in >> model.vulkanProfile))
+        break;
+      continue;
+    }
+    if (word == "kernel") {
+      attune::vulkan::KernelSpec k;
+      if (!(in >> k.entry >> k.symbol >> k.bytes >> k.buffers >>
+            k.pushConstants >> k.workgroup[0] >> k.workgroup[1] >>
+            k.workgroup[2] >> k.where))
+        break;
+      model.kernels.push_back(std::move(k));
+      continue;
+    }
+    if (word == "vk-global") {
+      attune::vulkan::GlobalSpec g;
+      if (!(in >> g.symbol >> g.bytes))
+        break;
+      model.globals.push_back(std::move(g));
       continue;
     }
     if (word == "weights-file") {
@@ -162,6 +266,12 @@ attune_status *attune_model_open(const char *path, attune_model **out) {
 attune_status *attune_model_open_with_weights(const char *path,
                                               const char *weights,
                                               attune_model **out) {
+  return attune_model_open_on(path, weights, nullptr, out);
+}
+
+attune_status *attune_model_open_on(const char *path, const char *weights,
+                                    attune_device *device,
+                                    attune_model **out) {
   if (!path || !out)
     return error("attune_model_open: NULL argument");
   // dlopen searches the library path for names without a slash.
@@ -211,6 +321,30 @@ attune_status *attune_model_open_with_weights(const char *path,
                  "weights file",
                  path);
   }
+  bool onVulkan = device && device->vulkan;
+  if (onVulkan && !model->hasVulkan) {
+    attune_model_close(model);
+    return error("%s: the model has no SPIR-V kernels; compile it with "
+                 "attune-compile --target=vulkan (or cpu,vulkan) to run it on "
+                 "%s",
+                 path, device->description.c_str());
+  }
+  if (!onVulkan && !model->hasCpu) {
+    attune_model_close(model);
+    return error("%s: the model was compiled for Vulkan only; open it on a "
+                 "Vulkan device (attune-run --device=vulkan) or compile it "
+                 "with --target=cpu",
+                 path);
+  }
+  if (onVulkan) {
+    if (attune_status *s = attune::vulkan::createProgram(
+            device->vulkan, library, path, model->kernels, model->globals,
+            &model->program)) {
+      attune_model_close(model);
+      return s;
+    }
+    model->deviceName = device->description;
+  }
   *out = model;
   return nullptr;
 }
@@ -218,6 +352,8 @@ attune_status *attune_model_open_with_weights(const char *path,
 void attune_model_close(attune_model *model) {
   if (!model)
     return;
+  if (model->program)
+    attune::vulkan::destroyProgram(model->program);
   if (model->weightsLoaded)
     releaseExternalWeights(model->library);
   if (model->library)
@@ -335,6 +471,36 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
   for (auto &d : descriptors)
     args.push_back(d.data());
 
+  if (m->program) {
+    std::vector<std::pair<attune_dtype, size_t>> outs;
+    for (const TensorSpec &o : entry.outputs)
+      outs.push_back({o.dtype, o.shape.size()});
+    attune::vulkan::RunIO io{inputs, numInputs, &outs, outputs};
+    struct Call {
+      void (*fn)(void **);
+      const char *where;
+    } call{entry.vkInvoke, where};
+    auto invoke = [](void *context, void **args) -> attune_status * {
+      auto *c = static_cast<Call *>(context);
+      std::jmp_buf jump;
+      std::jmp_buf *outer = activeRun;
+      activeRun = &jump;
+      if (setjmp(jump) != 0) {
+        activeRun = outer;
+        return error("%s: %s", c->where, checkMessage.c_str());
+      }
+      c->fn(args);
+      activeRun = outer;
+      return nullptr;
+    };
+    attune_status *s = attune::vulkan::run(m->program, where, io, invoke,
+                                           &call, m->profiling);
+    if (m->profiling)
+      const_cast<attune_model *>(m)->report =
+          attune::vulkan::profileReport(m->program);
+    return s;
+  }
+
   // OpenMP's thread count is per calling thread: set it for this one.
   if (m->numThreads > 0 && m->setNumThreads)
     m->setNumThreads(m->numThreads);
@@ -345,7 +511,7 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
     activeRun = outer;
     for (size_t o = 0; o < numOutputs; ++o)
       outputs[o] = nullptr;
-    return error("%s: %s", where, checkMessage);
+    return error("%s: %s", where, checkMessage.c_str());
   }
   entry.invoke(args.data());
   activeRun = outer;
@@ -363,41 +529,9 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
     std::memcpy(&allocated, &desc[0], sizeof(void *));
     std::memcpy(&aligned, &desc[1], sizeof(void *));
     outputs[o] = nullptr;
-    attune_tensor *t = nullptr;
     if (!status)
-      status = attune_tensor_create(spec.dtype, rank, desc + 3, &t);
-    if (t) {
-      size_t elem = attune_dtype_size(spec.dtype);
-      size_t count = attune_tensor_num_elements(t);
-      const char *base = static_cast<const char *>(aligned) + desc[2] * elem;
-      // Row-major results are one copy; anything else goes element-wise.
-      bool contiguous = true;
-      int64_t expect = 1;
-      for (size_t d = rank; d-- > 0;) {
-        if (desc[3 + d] != 1 && desc[3 + rank + d] != expect)
-          contiguous = false;
-        expect *= desc[3 + d];
-      }
-      if (contiguous) {
-        if (count)
-          std::memcpy(t->data, base, count * elem);
-      } else {
-        std::vector<int64_t> index(rank, 0);
-        for (size_t n = 0; n < count; ++n) {
-          int64_t offset = 0;
-          for (size_t d = 0; d < rank; ++d)
-            offset += index[d] * desc[3 + rank + d];
-          std::memcpy(static_cast<char *>(t->data) + n * elem,
-                      base + offset * elem, elem);
-          for (size_t d = rank; d-- > 0;)
-            if (++index[d] < desc[3 + d])
-              break;
-            else
-              index[d] = 0;
-        }
-      }
-      outputs[o] = t;
-    }
+      status = copyResult(spec.dtype, rank, desc,
+                          static_cast<const char *>(aligned), &outputs[o]);
     std::free(allocated);
   }
   if (status)
@@ -406,6 +540,87 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
       outputs[o] = nullptr;
     }
   return status;
+}
+
+attune_status *attune_model_set_profiling(attune_model *m, int enable) {
+  if (enable && !m->program)
+    return error("%s: profiling times Vulkan kernels; the model runs on the "
+                 "CPU",
+                 m->path.c_str());
+  m->profiling = enable != 0;
+  return nullptr;
+}
+
+const char *attune_model_profile(const attune_model *m) {
+  return m->report.c_str();
+}
+
+const char *attune_model_device(const attune_model *m) {
+  return m->deviceName.c_str();
+}
+
+attune_status *attune_device_open(const char *spec, attune_device **out) {
+  if (!spec || !out)
+    return error("attune_device_open: NULL argument");
+  std::string s = spec;
+  auto *device = new attune_device;
+  if (s == "cpu") {
+    device->description = "cpu";
+    *out = device;
+    return nullptr;
+  }
+  bool fallback = s == "auto";
+  std::string selector;
+  if (s == "vulkan" || fallback) {
+    selector = "";
+  } else if (s.rfind("vulkan:", 0) == 0) {
+    selector = s.substr(7);
+  } else {
+    delete device;
+    return error("unknown device '%s' (devices: cpu, vulkan, vulkan:N, "
+                 "vulkan:NAME, auto)",
+                 spec);
+  }
+  attune_status *status = attune::vulkan::openDevice(selector, &device->vulkan);
+  if (status && fallback) {
+    std::fprintf(stderr, "attune: no usable Vulkan device (%s); running on the "
+                 "CPU\n",
+                 attune_status_message(status));
+    attune_status_free(status);
+    device->description = "cpu";
+    *out = device;
+    return nullptr;
+  }
+  if (status) {
+    delete device;
+    return status;
+  }
+  device->description = attune::vulkan::describe(device->vulkan);
+  *out = device;
+  return nullptr;
+}
+
+void attune_device_close(attune_device *device) {
+  if (!device)
+    return;
+  attune::vulkan::closeDevice(device->vulkan);
+  delete device;
+}
+
+const char *attune_device_description(const attune_device *device) {
+  return device->description.c_str();
+}
+
+int attune_device_is_vulkan(const attune_device *device) {
+  return device->vulkan != nullptr;
+}
+
+attune_status *attune_vulkan_devices(char **text) {
+  std::string list;
+  if (attune_status *s = attune::vulkan::listDevices(list))
+    return s;
+  *text = strdup(list.c_str());
+  return nullptr;
 }
 
 } // extern "C"

@@ -2,7 +2,8 @@
 //
 //   attune-run MODEL.so --input NAME=FILE.npy ... [--output-dir DIR]
 //              [--entry NAME] [--bench N] [--expect NAME=FILE.npy ...]
-//              [--atol X] [--rtol X] [--info]
+//              [--atol X] [--rtol X] [--info] [--device=cpu|vulkan[:N]|auto]
+//              [--compare=cpu,vulkan] [--profile] [--list-devices]
 //
 // Uses only the runtime's C++ wrapper: no MLIR, no LLVM.
 //
@@ -41,7 +42,13 @@ void usage() {
       "  --expect NAME=FILE.npy  compare an output with reference data\n"
       "  --atol X, --rtol X      tolerance for --expect: |a - e| <= atol + rtol*|e|\n"
       "                          (default atol 1e-4, rtol 0)\n"
-      "  --info                  print the entry points and their signatures\n");
+      "  --info                  print the entry points and their signatures\n"
+      "  --device=D              cpu (default), vulkan, vulkan:N, vulkan:NAME, or auto\n"
+      "                          (Vulkan if a device opens, else the CPU)\n"
+      "  --compare=D1,D2         run on both devices in one process and print the\n"
+      "                          largest difference per output (fails beyond atol/rtol)\n"
+      "  --profile               print per-kernel GPU times (Vulkan timestamp queries)\n"
+      "  --list-devices          print the Vulkan devices and exit\n");
 }
 
 std::string shapeString(const int64_t *shape, size_t rank) {
@@ -129,12 +136,70 @@ bool splitAssignment(const std::string &arg, std::string &name,
 
 } // namespace
 
+/// Compares `actual` with `expected` element-wise; prints one line.
+bool compare(const std::string &name, const attune::Tensor &actual,
+             const attune::Tensor &expected, double atol, double rtol,
+             const std::string &what) {
+  std::vector<int64_t> es = expected.shape(), as = actual.shape();
+  if (es != as) {
+    std::printf("%s: FAIL shape %s, %s %s\n", name.c_str(),
+                shapeString(as.data(), as.size()).c_str(), what.c_str(),
+                shapeString(es.data(), es.size()).c_str());
+    return false;
+  }
+  double worst = 0, worstExcess = -INFINITY;
+  size_t bad = 0, worstAt = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    double a = element(actual, i), e = element(expected, i);
+    double err = std::fabs(a - e);
+    bool same = (std::isnan(a) && std::isnan(e)) || a == e;
+    if (!same && !(err <= atol + rtol * std::fabs(e))) {
+      ++bad;
+      if (std::isnan(err) || err - (atol + rtol * std::fabs(e)) > worstExcess) {
+        worstExcess = std::isnan(err) ? INFINITY : err - (atol + rtol * std::fabs(e));
+        worstAt = i;
+      }
+    }
+    if (!same)
+      worst = std::max(worst, std::isnan(err) ? INFINITY : err);
+  }
+  std::printf("%s: max |err| = %.3g (atol %.1e, rtol %.1e) %s", name.c_str(),
+              worst, atol, rtol, bad ? "FAIL" : "ok");
+  if (bad)
+    std::printf(": %zu element(s) outside, e.g. #%zu = %.8g, %s %.8g", bad,
+                worstAt, element(actual, worstAt), what.c_str(),
+                element(expected, worstAt));
+  std::printf("\n");
+  return bad == 0;
+}
+
 int main(int argc, char **argv) {
   std::string modelPath, outputDir, entryName, weightsPath;
   std::vector<std::pair<std::string, std::string>> inputArgs, expectArgs;
   long benchRuns = 0, threads = 0;
   double atol = 1e-4, rtol = 0.0;
-  bool info = false;
+  bool info = false, profile = false, listDevices = false;
+  std::vector<std::string> deviceSpecs;
+  bool comparing = false;
+
+  // --flag=value is --flag value.
+  std::vector<std::string> argList = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    size_t eq = a.find('=');
+    if (a.rfind("--", 0) == 0 && eq != std::string::npos &&
+        a.substr(0, eq) != "--input" && a.substr(0, eq) != "--expect") {
+      argList.push_back(a.substr(0, eq));
+      argList.push_back(a.substr(eq + 1));
+    } else {
+      argList.push_back(a);
+    }
+  }
+  std::vector<char *> argPtrs;
+  for (std::string &a : argList)
+    argPtrs.push_back(a.data());
+  argc = (int)argPtrs.size();
+  argv = argPtrs.data();
 
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -188,6 +253,27 @@ int main(int argc, char **argv) {
       number("--rtol", rtol);
     } else if (a == "--info") {
       info = true;
+    } else if (a == "--profile") {
+      profile = true;
+    } else if (a == "--list-devices") {
+      listDevices = true;
+    } else if (a == "--device" || a == "--compare") {
+      std::string v = value(a.c_str());
+      deviceSpecs.clear();
+      comparing = a == "--compare";
+      for (size_t start = 0;;) {
+        size_t comma = v.find(',', start);
+        deviceSpecs.push_back(v.substr(start, comma - start));
+        if (comma == std::string::npos)
+          break;
+        start = comma + 1;
+      }
+      if (comparing && deviceSpecs.size() != 2)
+        return fail("--compare expects two devices, e.g. cpu,vulkan; got '" +
+                    v + "'");
+      if (!comparing && deviceSpecs.size() != 1)
+        return fail("--device expects one device; use --compare=" + v +
+                    " to run on several");
     } else if (!a.empty() && a[0] == '-') {
       usage();
       return fail("unknown option '" + a + "'");
@@ -197,22 +283,49 @@ int main(int argc, char **argv) {
       return fail("unexpected argument '" + a + "' (one model per run)");
     }
   }
+  if (listDevices) {
+    char *text = nullptr;
+    if (attune::Status s(attune_vulkan_devices(&text)); !s)
+      return fail(s.message());
+    std::printf("%s", text);
+    std::free(text);
+    return 0;
+  }
   if (modelPath.empty()) {
     usage();
     return fail("no model given");
   }
+  if (deviceSpecs.empty())
+    deviceSpecs.push_back("cpu");
 
-  attune::Model model;
-  if (attune::Status s = attune::Model::open(modelPath, model, weightsPath); !s)
-    return fail(s.message());
-  if (threads > 0)
-    if (attune::Status s = model.setNumThreads(static_cast<int>(threads)); !s)
+  // One model per device (two when comparing).
+  std::vector<attune::Device> devices(deviceSpecs.size());
+  std::vector<attune::Model> models(deviceSpecs.size());
+  for (size_t d = 0; d < deviceSpecs.size(); ++d) {
+    if (attune::Status s = attune::Device::open(deviceSpecs[d], devices[d]); !s)
       return fail(s.message());
+    if (attune::Status s =
+            attune::Model::open(modelPath, models[d], weightsPath, &devices[d]);
+        !s)
+      return fail(s.message());
+    if (threads > 0 && !devices[d].isVulkan())
+      if (attune::Status s = models[d].setNumThreads(static_cast<int>(threads)); !s)
+        return fail(s.message());
+    if (profile && !devices[d].isVulkan() && !comparing)
+      return fail("--profile times Vulkan kernels; the model runs on " +
+                  devices[d].description());
+    if (profile && devices[d].isVulkan())
+      if (attune::Status s = models[d].setProfiling(true); !s)
+        return fail(s.message());
+  }
+  attune::Model &model = models[0];
   size_t entry = 0;
   if (!entryName.empty())
     if (attune::Status s = model.findEntry(entryName, entry); !s)
       return fail(s.message());
   if (info) {
+    for (auto &m : models)
+      std::printf("device %s\n", m.device().c_str());
     for (size_t e = 0; e < model.numEntries(); ++e) {
       std::printf("entry %s\n", model.entryName(e).c_str());
       for (const attune_tensor_info &t : model.inputs(e))
@@ -253,81 +366,70 @@ int main(int argc, char **argv) {
     inputPtrs.push_back(&inputs[i]);
   }
 
-  std::vector<attune::Tensor> outputs;
-  if (attune::Status s = model.run(inputPtrs, outputs, entry); !s)
-    return fail(s.message());
-
   std::vector<attune_tensor_info> outSpecs = model.outputs(entry);
-  for (size_t o = 0; o < outputs.size(); ++o) {
-    std::printf("%s\n", summary(outSpecs[o].name, outputs[o]).c_str());
-    if (!outputDir.empty()) {
-      std::string path = outputDir + "/" + outSpecs[o].name + ".npy";
-      if (attune::Status s = outputs[o].writeNpy(path); !s)
-        return fail(s.message());
-    }
-  }
-
-  // Comparison with reference data.
+  std::vector<std::vector<attune::Tensor>> results(models.size());
   bool mismatch = false;
-  for (auto &[name, path] : expectArgs) {
-    size_t o = 0;
-    while (o < outSpecs.size() && name != outSpecs[o].name)
-      ++o;
-    if (o == outSpecs.size())
-      return fail("--expect names unknown output '" + name + "'");
-    attune::Tensor expected;
-    if (attune::Status s = attune::Tensor::readNpy(path, expected); !s)
-      return fail("expected '" + name + "': " + s.message());
-    std::vector<int64_t> es = expected.shape(), as = outputs[o].shape();
-    if (es != as) {
-      std::printf("%s: FAIL shape %s, expected %s\n", name.c_str(),
-                  shapeString(as.data(), as.size()).c_str(),
-                  shapeString(es.data(), es.size()).c_str());
-      mismatch = true;
-      continue;
-    }
-    double worst = 0, worstExcess = -INFINITY;
-    size_t bad = 0, worstAt = 0;
-    for (size_t i = 0; i < expected.size(); ++i) {
-      double a = element(outputs[o], i), e = element(expected, i);
-      double err = std::fabs(a - e);
-      bool same = (std::isnan(a) && std::isnan(e)) || a == e;
-      if (!same && !(err <= atol + rtol * std::fabs(e))) {
-        ++bad;
-        if (std::isnan(err) || err - (atol + rtol * std::fabs(e)) > worstExcess) {
-          worstExcess = std::isnan(err) ? INFINITY : err - (atol + rtol * std::fabs(e));
-          worstAt = i;
-        }
+  for (size_t d = 0; d < models.size(); ++d) {
+    std::vector<attune::Tensor> &outputs = results[d];
+    if (attune::Status s = models[d].run(inputPtrs, outputs, entry); !s)
+      return fail(s.message());
+    std::string prefix = comparing ? "[" + deviceSpecs[d] + "] " : "";
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      std::printf("%s%s\n", prefix.c_str(),
+                  summary(outSpecs[o].name, outputs[o]).c_str());
+      if (!outputDir.empty() && d == 0) {
+        std::string path = outputDir + "/" + outSpecs[o].name + ".npy";
+        if (attune::Status s = outputs[o].writeNpy(path); !s)
+          return fail(s.message());
       }
-      if (!same)
-        worst = std::max(worst, std::isnan(err) ? INFINITY : err);
     }
-    std::printf("%s: max |err| = %.3g (atol %.1e, rtol %.1e) %s", name.c_str(),
-                worst, atol, rtol, bad ? "FAIL" : "ok");
-    if (bad)
-      std::printf(": %zu element(s) outside, e.g. #%zu = %.8g, expected %.8g",
-                  bad, worstAt, element(outputs[o], worstAt),
-                  element(expected, worstAt));
-    std::printf("\n");
-    mismatch |= bad != 0;
+    // Comparison with reference data.
+    for (auto &[name, path] : expectArgs) {
+      size_t o = 0;
+      while (o < outSpecs.size() && name != outSpecs[o].name)
+        ++o;
+      if (o == outSpecs.size())
+        return fail("--expect names unknown output '" + name + "'");
+      attune::Tensor expected;
+      if (attune::Status s = attune::Tensor::readNpy(path, expected); !s)
+        return fail("expected '" + name + "': " + s.message());
+      mismatch |= !compare(prefix + name, outputs[o], expected, atol, rtol,
+                           "expected");
+    }
+    if (profile && devices[d].isVulkan())
+      std::printf("%sGPU time per kernel (%s):\n%s", prefix.c_str(),
+                  models[d].device().c_str(), models[d].profile().c_str());
   }
+  if (comparing)
+    for (size_t o = 0; o < outSpecs.size(); ++o)
+      mismatch |= !compare(std::string(outSpecs[o].name) + " " +
+                               deviceSpecs[1] + " vs " + deviceSpecs[0],
+                           results[1][o], results[0][o], atol, rtol,
+                           deviceSpecs[0]);
 
   if (benchRuns > 0) {
     using Clock = std::chrono::steady_clock;
-    std::vector<double> times;
-    long warmup = std::max(2L, benchRuns / 10);
-    for (long r = 0; r < warmup + benchRuns; ++r) {
-      auto start = Clock::now();
-      if (attune::Status s = model.run(inputPtrs, outputs, entry); !s)
-        return fail(s.message());
-      double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-      if (r >= warmup)
-        times.push_back(ms);
+    for (size_t d = 0; d < models.size(); ++d) {
+      std::vector<double> times;
+      std::vector<attune::Tensor> outputs;
+      long warmup = std::max(2L, benchRuns / 10);
+      for (long r = 0; r < warmup + benchRuns; ++r) {
+        auto start = Clock::now();
+        if (attune::Status s = models[d].run(inputPtrs, outputs, entry); !s)
+          return fail(s.message());
+        double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        if (r >= warmup)
+          times.push_back(ms);
+      }
+      std::sort(times.begin(), times.end());
+      std::printf("latency%s: min %.4f ms, median %.4f ms over %ld runs (%ld "
+                  "warm-up)%s\n",
+                  comparing ? (" [" + deviceSpecs[d] + "]").c_str() : "",
+                  times.front(), times[times.size() / 2], benchRuns, warmup,
+                  threads > 0 && !devices[d].isVulkan()
+                      ? (", " + std::to_string(threads) + " thread(s)").c_str()
+                      : "");
     }
-    std::sort(times.begin(), times.end());
-    std::printf("latency: min %.4f ms, median %.4f ms over %ld runs (%ld warm-up)%s\n",
-                times.front(), times[times.size() / 2], benchRuns, warmup,
-                threads > 0 ? (", " + std::to_string(threads) + " thread(s)").c_str() : "");
   }
   return mismatch ? 1 : 0;
 }

@@ -97,6 +97,43 @@ ATTUNE_API attune_status *attune_model_open_with_weights(const char *path,
                                                          attune_model **out);
 ATTUNE_API void attune_model_close(attune_model *model);
 
+/* Devices. `spec`: "cpu"; "vulkan" (the first discrete, integrated, virtual
+ * or CPU Vulkan device, in that order); "vulkan:N" (device index N);
+ * "vulkan:NAME" (the first device whose name contains NAME, any case); or
+ * "auto" (Vulkan if a device opens, else the CPU, saying so on stderr).
+ * The Vulkan loader (libvulkan.so.1) is opened here, not at link time.
+ * ATTUNE_VULKAN_VALIDATION=1 enables the Khronos validation layer: any
+ * message it reports fails the run. ATTUNE_VULKAN_PIPELINE_CACHE names the
+ * pipeline cache file ("off": none; default
+ * $XDG_CACHE_HOME/attune/vulkan-pipelines-VENDOR-DEVICE.bin).
+ * A device must outlive the models opened on it. */
+typedef struct attune_device attune_device;
+ATTUNE_API attune_status *attune_device_open(const char *spec,
+                                             attune_device **out);
+ATTUNE_API void attune_device_close(attune_device *device);
+/* "cpu" or "vulkan:N (name, type)". */
+ATTUNE_API const char *attune_device_description(const attune_device *device);
+ATTUNE_API int attune_device_is_vulkan(const attune_device *device);
+/* The Vulkan devices, one "N: name (type, Vulkan x.y)" line each; free the
+ * text with free(). */
+ATTUNE_API attune_status *attune_vulkan_devices(char **text);
+
+/* attune_model_open_with_weights on `device` (NULL: the CPU). On a Vulkan
+ * device the model's pipelines are created (through the pipeline cache) and
+ * its weights uploaded once; runs record the whole model into one command
+ * buffer, submitted once. Vulkan runs of one model are serialized. */
+ATTUNE_API attune_status *attune_model_open_on(const char *path,
+                                               const char *weights,
+                                               attune_device *device,
+                                               attune_model **out);
+/* The device the model runs on, as attune_device_description says it. */
+ATTUNE_API const char *attune_model_device(const attune_model *model);
+/* Vulkan only: time every kernel of later runs with timestamp queries. */
+ATTUNE_API attune_status *attune_model_set_profiling(attune_model *model,
+                                                     int enable);
+/* The last profiled run's per-kernel GPU times, as a table. */
+ATTUNE_API const char *attune_model_profile(const attune_model *model);
+
 /* Entry points: the model's public functions, in definition order. */
 ATTUNE_API size_t attune_model_num_entries(const attune_model *model);
 ATTUNE_API const char *attune_model_entry_name(const attune_model *model,

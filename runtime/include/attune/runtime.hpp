@@ -90,19 +90,49 @@ private:
   std::unique_ptr<attune_tensor, Deleter> t_;
 };
 
+/// A device models run on: "cpu", "vulkan", "vulkan:N", "vulkan:NAME",
+/// "auto" (see attune_device_open). Must outlive its models.
+class Device {
+public:
+  static Status open(const std::string &spec, Device &out) {
+    attune_device *d = nullptr;
+    Status s(attune_device_open(spec.c_str(), &d));
+    if (s)
+      out.d_.reset(d);
+    return s;
+  }
+  attune_device *get() const { return d_.get(); }
+  std::string description() const { return attune_device_description(d_.get()); }
+  bool isVulkan() const { return attune_device_is_vulkan(d_.get()) != 0; }
+
+private:
+  struct Deleter {
+    void operator()(attune_device *d) const { attune_device_close(d); }
+  };
+  std::unique_ptr<attune_device, Deleter> d_;
+};
+
 class Model {
 public:
   /// `weights`: the safetensors file of a --weights-external model, or empty
-  /// for the one recorded at compile time.
+  /// for the one recorded at compile time. `device`: null for the CPU.
   static Status open(const std::string &path, Model &out,
-                     const std::string &weights = "") {
+                     const std::string &weights = "",
+                     const Device *device = nullptr) {
     attune_model *m = nullptr;
-    Status s(attune_model_open_with_weights(
-        path.c_str(), weights.empty() ? nullptr : weights.c_str(), &m));
+    Status s(attune_model_open_on(
+        path.c_str(), weights.empty() ? nullptr : weights.c_str(),
+        device ? device->get() : nullptr, &m));
     if (s)
       out.m_.reset(m);
     return s;
   }
+
+  std::string device() const { return attune_model_device(m_.get()); }
+  Status setProfiling(bool enable) {
+    return Status(attune_model_set_profiling(m_.get(), enable ? 1 : 0));
+  }
+  std::string profile() const { return attune_model_profile(m_.get()); }
 
   size_t numEntries() const { return attune_model_num_entries(m_.get()); }
   std::string entryName(size_t entry) const {

@@ -1,0 +1,1289 @@
+//===- Vulkan.cpp - devices, buffers, pipelines and recorded runs ---------===//
+//
+// A run records the whole model into one command buffer: the host code of
+// the model (compiled C) allocates device buffers through
+// `_mlir_memref_to_llvm_alloc` and records kernels through
+// `_mlir_ciface_attune_vk_dispatch`; nothing executes until the run
+// submits, once, and waits on a fence. Device buffers have addresses in a
+// reserved range that the host code only does arithmetic on; the runtime
+// maps every address back to (buffer, offset) when it binds descriptors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Vulkan.h"
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+using attune::runtime::error;
+
+#define ATTUNE_VK_GLOBAL_FNS(X)                                                \
+  X(vkCreateInstance)                                                          \
+  X(vkEnumerateInstanceLayerProperties)                                        \
+  X(vkEnumerateInstanceExtensionProperties)
+#define ATTUNE_VK_INSTANCE_FNS(X)                                              \
+  X(vkDestroyInstance)                                                         \
+  X(vkEnumeratePhysicalDevices)                                                \
+  X(vkGetPhysicalDeviceProperties)                                             \
+  X(vkGetPhysicalDeviceQueueFamilyProperties)                                  \
+  X(vkGetPhysicalDeviceMemoryProperties)                                       \
+  X(vkCreateDevice)                                                            \
+  X(vkGetDeviceProcAddr)
+#define ATTUNE_VK_DEVICE_FNS(X)                                                \
+  X(vkDestroyDevice)                                                           \
+  X(vkGetDeviceQueue)                                                          \
+  X(vkCreateBuffer)                                                            \
+  X(vkDestroyBuffer)                                                           \
+  X(vkGetBufferMemoryRequirements)                                             \
+  X(vkAllocateMemory)                                                          \
+  X(vkFreeMemory)                                                              \
+  X(vkBindBufferMemory)                                                        \
+  X(vkMapMemory)                                                               \
+  X(vkCreateShaderModule)                                                      \
+  X(vkDestroyShaderModule)                                                     \
+  X(vkCreateDescriptorSetLayout)                                               \
+  X(vkDestroyDescriptorSetLayout)                                              \
+  X(vkCreatePipelineLayout)                                                    \
+  X(vkDestroyPipelineLayout)                                                   \
+  X(vkCreateComputePipelines)                                                  \
+  X(vkDestroyPipeline)                                                         \
+  X(vkCreatePipelineCache)                                                     \
+  X(vkDestroyPipelineCache)                                                    \
+  X(vkGetPipelineCacheData)                                                    \
+  X(vkCreateDescriptorPool)                                                    \
+  X(vkDestroyDescriptorPool)                                                   \
+  X(vkResetDescriptorPool)                                                     \
+  X(vkAllocateDescriptorSets)                                                  \
+  X(vkUpdateDescriptorSets)                                                    \
+  X(vkCreateCommandPool)                                                       \
+  X(vkDestroyCommandPool)                                                      \
+  X(vkResetCommandPool)                                                        \
+  X(vkAllocateCommandBuffers)                                                  \
+  X(vkBeginCommandBuffer)                                                      \
+  X(vkEndCommandBuffer)                                                        \
+  X(vkCmdBindPipeline)                                                         \
+  X(vkCmdBindDescriptorSets)                                                   \
+  X(vkCmdPushConstants)                                                        \
+  X(vkCmdDispatch)                                                             \
+  X(vkCmdPipelineBarrier)                                                      \
+  X(vkCmdCopyBuffer)                                                           \
+  X(vkCmdWriteTimestamp)                                                       \
+  X(vkCmdResetQueryPool)                                                       \
+  X(vkCreateQueryPool)                                                         \
+  X(vkDestroyQueryPool)                                                        \
+  X(vkGetQueryPoolResults)                                                     \
+  X(vkQueueSubmit)                                                             \
+  X(vkCreateFence)                                                             \
+  X(vkDestroyFence)                                                            \
+  X(vkWaitForFences)                                                           \
+  X(vkResetFences)                                                             \
+  X(vkDeviceWaitIdle)
+
+namespace attune::vulkan {
+
+const char *resultName(VkResult r) {
+  switch (r) {
+#define CASE(x)                                                                \
+  case x:                                                                      \
+    return #x;
+    CASE(VK_SUCCESS)
+    CASE(VK_NOT_READY)
+    CASE(VK_TIMEOUT)
+    CASE(VK_INCOMPLETE)
+    CASE(VK_ERROR_OUT_OF_HOST_MEMORY)
+    CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    CASE(VK_ERROR_INITIALIZATION_FAILED)
+    CASE(VK_ERROR_DEVICE_LOST)
+    CASE(VK_ERROR_MEMORY_MAP_FAILED)
+    CASE(VK_ERROR_LAYER_NOT_PRESENT)
+    CASE(VK_ERROR_EXTENSION_NOT_PRESENT)
+    CASE(VK_ERROR_FEATURE_NOT_PRESENT)
+    CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
+    CASE(VK_ERROR_TOO_MANY_OBJECTS)
+    CASE(VK_ERROR_FORMAT_NOT_SUPPORTED)
+    CASE(VK_ERROR_OUT_OF_POOL_MEMORY)
+    CASE(VK_ERROR_INVALID_SHADER_NV)
+#undef CASE
+  default:
+    return "VkResult error";
+  }
+}
+
+struct Buffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize size = 0;
+  char *mapped = nullptr; // host-visible memory stays mapped
+};
+
+struct Device {
+  void *loader = nullptr;
+  PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
+#define DECLARE(name) PFN_##name name = nullptr;
+  ATTUNE_VK_GLOBAL_FNS(DECLARE)
+  ATTUNE_VK_INSTANCE_FNS(DECLARE)
+  ATTUNE_VK_DEVICE_FNS(DECLARE)
+#undef DECLARE
+  PFN_vkCreateDebugUtilsMessengerEXT vkCreateDebugUtilsMessengerEXT = nullptr;
+  PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT = nullptr;
+
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t family = 0;
+  VkPhysicalDeviceProperties props{};
+  VkPhysicalDeviceMemoryProperties memory{};
+  bool timestamps = false;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  std::atomic<int> validationMessages{0};
+  VkPipelineCache cache = VK_NULL_HANDLE;
+  std::string cachePath;
+  std::mutex mutex; // the queue, and one run at a time
+  int index = -1;
+  std::string description;
+
+  ~Device();
+  void saveCache();
+  /// A buffer of `size` bytes in memory with `want` properties (falling back
+  /// to `fallback`); on failure the message names `what`.
+  attune_status *createBuffer(VkDeviceSize size, VkMemoryPropertyFlags want,
+                              VkMemoryPropertyFlags fallback, const char *what,
+                              Buffer &out);
+  void destroyBuffer(Buffer &b);
+};
+
+namespace {
+
+VKAPI_ATTR VkBool32 VKAPI_CALL
+onValidationMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                    VkDebugUtilsMessageTypeFlagsEXT,
+                    const VkDebugUtilsMessengerCallbackDataEXT *data,
+                    void *user) {
+  if (severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT)
+    return VK_FALSE;
+  auto *device = static_cast<Device *>(user);
+  ++device->validationMessages;
+  std::fprintf(stderr, "attune: vulkan validation: %s\n",
+               data && data->pMessage ? data->pMessage : "(no message)");
+  return VK_FALSE;
+}
+
+std::string lower(std::string s) {
+  for (char &c : s)
+    c = (char)std::tolower((unsigned char)c);
+  return s;
+}
+
+const char *typeName(VkPhysicalDeviceType t) {
+  switch (t) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+    return "discrete GPU";
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+    return "integrated GPU";
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+    return "virtual GPU";
+  case VK_PHYSICAL_DEVICE_TYPE_CPU:
+    return "CPU";
+  default:
+    return "other";
+  }
+}
+
+int preference(VkPhysicalDeviceType t) {
+  switch (t) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+    return 0;
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+    return 1;
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+    return 2;
+  case VK_PHYSICAL_DEVICE_TYPE_CPU:
+    return 3;
+  default:
+    return 4;
+  }
+}
+
+bool envFlag(const char *name) {
+  const char *v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+/// Loader and instance; validation when ATTUNE_VULKAN_VALIDATION is set.
+attune_status *createInstance(Device &d) {
+  const char *loaderName = std::getenv("ATTUNE_VULKAN_LOADER");
+  if (!loaderName || !*loaderName)
+    loaderName = "libvulkan.so.1";
+  d.loader = dlopen(loaderName, RTLD_NOW | RTLD_LOCAL);
+  if (!d.loader)
+    return error("vulkan: cannot load the Vulkan loader %s (%s); install "
+                 "libvulkan1 and a driver (mesa-vulkan-drivers for lavapipe)",
+                 loaderName, dlerror());
+  d.vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(
+      dlsym(d.loader, "vkGetInstanceProcAddr"));
+  if (!d.vkGetInstanceProcAddr)
+    return error("vulkan: %s has no vkGetInstanceProcAddr", loaderName);
+#define LOAD(name)                                                             \
+  d.name = reinterpret_cast<PFN_##name>(                                       \
+      d.vkGetInstanceProcAddr(VK_NULL_HANDLE, #name));                         \
+  if (!d.name)                                                                 \
+    return error("vulkan: the loader lacks %s", #name);
+  ATTUNE_VK_GLOBAL_FNS(LOAD)
+#undef LOAD
+
+  std::vector<const char *> layers, extensions;
+  bool validation = envFlag("ATTUNE_VULKAN_VALIDATION");
+  if (validation) {
+    uint32_t n = 0;
+    d.vkEnumerateInstanceLayerProperties(&n, nullptr);
+    std::vector<VkLayerProperties> available(n);
+    d.vkEnumerateInstanceLayerProperties(&n, available.data());
+    bool found = std::any_of(available.begin(), available.end(), [](auto &l) {
+      return std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0;
+    });
+    if (!found)
+      return error("vulkan: ATTUNE_VULKAN_VALIDATION is set but the layer "
+                   "VK_LAYER_KHRONOS_validation is not installed "
+                   "(vulkan-validationlayers)");
+    layers.push_back("VK_LAYER_KHRONOS_validation");
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  }
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "attune";
+  app.pEngineName = "attune";
+  app.apiVersion = VK_API_VERSION_1_1;
+  VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  info.pApplicationInfo = &app;
+  info.enabledLayerCount = (uint32_t)layers.size();
+  info.ppEnabledLayerNames = layers.data();
+  info.enabledExtensionCount = (uint32_t)extensions.size();
+  info.ppEnabledExtensionNames = extensions.data();
+  if (VkResult r = d.vkCreateInstance(&info, nullptr, &d.instance))
+    return error("vulkan: cannot create an instance (%s)%s", resultName(r),
+                 r == VK_ERROR_INCOMPATIBLE_DRIVER
+                     ? ": no Vulkan 1.1 driver is installed"
+                     : "");
+#define LOAD(name)                                                             \
+  d.name = reinterpret_cast<PFN_##name>(                                       \
+      d.vkGetInstanceProcAddr(d.instance, #name));                             \
+  if (!d.name)                                                                 \
+    return error("vulkan: the instance lacks %s", #name);
+  ATTUNE_VK_INSTANCE_FNS(LOAD)
+#undef LOAD
+  if (validation) {
+    d.vkCreateDebugUtilsMessengerEXT =
+        reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+            d.vkGetInstanceProcAddr(d.instance,
+                                    "vkCreateDebugUtilsMessengerEXT"));
+    d.vkDestroyDebugUtilsMessengerEXT =
+        reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+            d.vkGetInstanceProcAddr(d.instance,
+                                    "vkDestroyDebugUtilsMessengerEXT"));
+    VkDebugUtilsMessengerCreateInfoEXT m{
+        VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    m.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                        VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                    VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                    VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+    m.pfnUserCallback = onValidationMessage;
+    m.pUserData = &d;
+    if (!d.vkCreateDebugUtilsMessengerEXT ||
+        d.vkCreateDebugUtilsMessengerEXT(d.instance, &m, nullptr,
+                                         &d.messenger) != VK_SUCCESS)
+      return error("vulkan: cannot install the validation message callback");
+  }
+  return nullptr;
+}
+
+std::vector<VkPhysicalDevice> physicalDevices(Device &d) {
+  uint32_t n = 0;
+  d.vkEnumeratePhysicalDevices(d.instance, &n, nullptr);
+  std::vector<VkPhysicalDevice> all(n);
+  d.vkEnumeratePhysicalDevices(d.instance, &n, all.data());
+  all.resize(n);
+  return all;
+}
+
+std::string cacheFile(const VkPhysicalDeviceProperties &p) {
+  if (const char *path = std::getenv("ATTUNE_VULKAN_PIPELINE_CACHE"))
+    return std::strcmp(path, "off") == 0 ? "" : path;
+  std::string dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    dir = xdg;
+  else if (const char *home = std::getenv("HOME"); home && *home)
+    dir = std::string(home) + "/.cache";
+  else
+    return "";
+  char name[96];
+  std::snprintf(name, sizeof(name), "/attune/vulkan-pipelines-%04x-%04x.bin",
+                p.vendorID, p.deviceID);
+  return dir + name;
+}
+
+} // namespace
+
+Device::~Device() {
+  if (device) {
+    vkDeviceWaitIdle(device);
+    saveCache();
+    if (cache)
+      vkDestroyPipelineCache(device, cache, nullptr);
+    vkDestroyDevice(device, nullptr);
+  }
+  if (messenger && vkDestroyDebugUtilsMessengerEXT)
+    vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
+  if (instance)
+    vkDestroyInstance(instance, nullptr);
+  if (loader)
+    dlclose(loader);
+}
+
+void Device::saveCache() {
+  if (!cache || cachePath.empty())
+    return;
+  size_t size = 0;
+  if (vkGetPipelineCacheData(device, cache, &size, nullptr) != VK_SUCCESS)
+    return;
+  std::vector<char> data(size);
+  if (vkGetPipelineCacheData(device, cache, &size, data.data()) != VK_SUCCESS)
+    return;
+  // mkdir -p of the parent; failures only cost the cache.
+  for (size_t i = 1; i < cachePath.size(); ++i)
+    if (cachePath[i] == '/')
+      mkdir(cachePath.substr(0, i).c_str(), 0755);
+  std::string tmp = cachePath + ".tmp";
+  std::ofstream out(tmp, std::ios::binary);
+  out.write(data.data(), (std::streamsize)size);
+  out.close();
+  if (out)
+    std::rename(tmp.c_str(), cachePath.c_str());
+  else
+    std::remove(tmp.c_str());
+}
+
+attune_status *Device::createBuffer(VkDeviceSize size,
+                                    VkMemoryPropertyFlags want,
+                                    VkMemoryPropertyFlags fallback,
+                                    const char *what, Buffer &out) {
+  out = Buffer{};
+  out.size = std::max<VkDeviceSize>(size, 4);
+  if (out.size > props.limits.maxStorageBufferRange)
+    return error("vulkan: %s needs %llu bytes, more than the device's "
+                 "maxStorageBufferRange (%u bytes)",
+                 what, (unsigned long long)size,
+                 props.limits.maxStorageBufferRange);
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = out.size;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+               VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  if (VkResult r = vkCreateBuffer(device, &info, nullptr, &out.buffer))
+    return error("vulkan: cannot create a buffer of %llu bytes for %s (%s)",
+                 (unsigned long long)size, what, resultName(r));
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(device, out.buffer, &req);
+  int type = -1;
+  for (VkMemoryPropertyFlags flags : {want, fallback}) {
+    for (uint32_t i = 0; i < memory.memoryTypeCount && type < 0; ++i)
+      if ((req.memoryTypeBits & (1u << i)) &&
+          (memory.memoryTypes[i].propertyFlags & flags) == flags)
+        type = (int)i;
+    if (type >= 0)
+      break;
+  }
+  if (type < 0) {
+    destroyBuffer(out);
+    return error("vulkan: no memory type for %s", what);
+  }
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = (uint32_t)type;
+  if (VkResult r = vkAllocateMemory(device, &alloc, nullptr, &out.memory)) {
+    destroyBuffer(out);
+    return error("vulkan: out of device memory: cannot allocate %llu bytes "
+                 "for %s (%s)",
+                 (unsigned long long)req.size, what, resultName(r));
+  }
+  vkBindBufferMemory(device, out.buffer, out.memory, 0);
+  if (memory.memoryTypes[type].propertyFlags &
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+    void *p = nullptr;
+    if (VkResult r = vkMapMemory(device, out.memory, 0, VK_WHOLE_SIZE, 0, &p)) {
+      destroyBuffer(out);
+      return error("vulkan: cannot map %s (%s)", what, resultName(r));
+    }
+    out.mapped = static_cast<char *>(p);
+  }
+  return nullptr;
+}
+
+void Device::destroyBuffer(Buffer &b) {
+  if (b.buffer)
+    vkDestroyBuffer(device, b.buffer, nullptr);
+  if (b.memory)
+    vkFreeMemory(device, b.memory, nullptr);
+  b = Buffer{};
+}
+
+attune_status *listDevices(std::string &text) {
+  Device d;
+  if (attune_status *s = createInstance(d))
+    return s;
+  std::vector<VkPhysicalDevice> all = physicalDevices(d);
+  if (all.empty())
+    return error("vulkan: the loader found no Vulkan device");
+  text.clear();
+  for (size_t i = 0; i < all.size(); ++i) {
+    VkPhysicalDeviceProperties p;
+    d.vkGetPhysicalDeviceProperties(all[i], &p);
+    char line[512];
+    std::snprintf(line, sizeof(line), "%zu: %s (%s, Vulkan %u.%u)\n", i,
+                  p.deviceName, typeName(p.deviceType),
+                  VK_API_VERSION_MAJOR(p.apiVersion),
+                  VK_API_VERSION_MINOR(p.apiVersion));
+    text += line;
+  }
+  return nullptr;
+}
+
+attune_status *openDevice(const std::string &selector, Device **out) {
+  auto d = std::make_unique<Device>();
+  if (attune_status *s = createInstance(*d))
+    return s;
+  std::vector<VkPhysicalDevice> all = physicalDevices(*d);
+  if (all.empty())
+    return error("vulkan: no Vulkan device found (the loader works, but no "
+                 "driver offers a device)");
+  std::vector<VkPhysicalDeviceProperties> props(all.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    d->vkGetPhysicalDeviceProperties(all[i], &props[i]);
+  int chosen = -1;
+  if (selector.empty()) {
+    for (size_t i = 0; i < all.size(); ++i)
+      if (chosen < 0 || preference(props[i].deviceType) <
+                            preference(props[chosen].deviceType))
+        chosen = (int)i;
+  } else if (std::all_of(selector.begin(), selector.end(), ::isdigit)) {
+    chosen = std::atoi(selector.c_str());
+    if (chosen >= (int)all.size())
+      return error("vulkan: no device %d (there are %zu)", chosen, all.size());
+  } else {
+    for (size_t i = 0; i < all.size() && chosen < 0; ++i)
+      if (lower(props[i].deviceName).find(lower(selector)) != std::string::npos)
+        chosen = (int)i;
+    if (chosen < 0) {
+      std::string names;
+      for (auto &p : props)
+        names += std::string(names.empty() ? "" : ", ") + p.deviceName;
+      return error("vulkan: no device named like '%s' (devices: %s)",
+                   selector.c_str(), names.c_str());
+    }
+  }
+  d->index = chosen;
+  d->physical = all[chosen];
+  d->props = props[chosen];
+  d->vkGetPhysicalDeviceMemoryProperties(d->physical, &d->memory);
+  if (d->props.apiVersion < VK_API_VERSION_1_1)
+    return error("vulkan: %s supports Vulkan %u.%u; Attune needs 1.1",
+                 d->props.deviceName, VK_API_VERSION_MAJOR(d->props.apiVersion),
+                 VK_API_VERSION_MINOR(d->props.apiVersion));
+
+  uint32_t n = 0;
+  d->vkGetPhysicalDeviceQueueFamilyProperties(d->physical, &n, nullptr);
+  std::vector<VkQueueFamilyProperties> families(n);
+  d->vkGetPhysicalDeviceQueueFamilyProperties(d->physical, &n, families.data());
+  int family = -1;
+  for (uint32_t i = 0; i < n && family < 0; ++i)
+    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+      family = (int)i;
+  if (family < 0)
+    return error("vulkan: %s has no compute queue", d->props.deviceName);
+  d->family = (uint32_t)family;
+  d->timestamps = families[family].timestampValidBits > 0 &&
+                  d->props.limits.timestampPeriod > 0;
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  q.queueFamilyIndex = d->family;
+  q.queueCount = 1;
+  q.pQueuePriorities = &priority;
+  VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &q;
+  if (VkResult r = d->vkCreateDevice(d->physical, &info, nullptr, &d->device))
+    return error("vulkan: cannot create a logical device on %s (%s)",
+                 d->props.deviceName, resultName(r));
+#define LOAD(name)                                                             \
+  d->name = reinterpret_cast<PFN_##name>(                                      \
+      d->vkGetDeviceProcAddr(d->device, #name));                               \
+  if (!d->name)                                                                \
+    return error("vulkan: the device lacks %s", #name);
+  ATTUNE_VK_DEVICE_FNS(LOAD)
+#undef LOAD
+  d->vkGetDeviceQueue(d->device, d->family, 0, &d->queue);
+
+  // Pipeline cache, persisted across processes.
+  d->cachePath = cacheFile(d->props);
+  std::vector<char> data;
+  if (!d->cachePath.empty()) {
+    std::ifstream in(d->cachePath, std::ios::binary);
+    data.assign(std::istreambuf_iterator<char>(in),
+                std::istreambuf_iterator<char>());
+  }
+  VkPipelineCacheCreateInfo c{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  c.initialDataSize = data.size();
+  c.pInitialData = data.empty() ? nullptr : data.data();
+  if (d->vkCreatePipelineCache(d->device, &c, nullptr, &d->cache) !=
+      VK_SUCCESS) {
+    c.initialDataSize = 0;
+    c.pInitialData = nullptr;
+    d->vkCreatePipelineCache(d->device, &c, nullptr, &d->cache);
+  }
+  char text[512];
+  std::snprintf(text, sizeof(text), "vulkan:%d (%s, %s)", chosen,
+                d->props.deviceName, typeName(d->props.deviceType));
+  d->description = text;
+  *out = d.release();
+  return nullptr;
+}
+
+void closeDevice(Device *device) { delete device; }
+
+std::string describe(const Device *device) { return device->description; }
+
+//===----------------------------------------------------------------------===//
+// Programs and runs
+//===----------------------------------------------------------------------===//
+
+struct Kernel {
+  KernelSpec spec;
+  VkShaderModule module = VK_NULL_HANDLE;
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+};
+
+/// An address range the host code may pass to a kernel.
+struct Region {
+  uint64_t size = 0;
+  Buffer buffer;
+  bool global = false; // uploaded at load; else owned by the current run
+};
+
+struct Program {
+  Device *device = nullptr;
+  std::string path;
+  std::vector<Kernel> kernels;
+  std::map<uint64_t, Region> regions; // by start address
+  std::multimap<VkDeviceSize, Buffer> pool; // free run buffers, by size
+  uint64_t nextAddress = 0;
+
+  VkCommandPool commandPool = VK_NULL_HANDLE;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  std::vector<VkDescriptorPool> descriptorPools;
+  size_t descriptorPoolInUse = 0;
+  VkQueryPool queries = VK_NULL_HANDLE;
+  uint32_t queryCapacity = 0;
+  std::vector<uint32_t> timed; // kernel index per timed dispatch
+  bool profiling = false;
+  size_t dispatches = 0;
+  std::vector<Buffer> staging; // freed after the run
+  std::string report;
+
+  ~Program();
+  attune_status *takeBuffer(uint64_t size, const char *what, Buffer &out);
+  void giveBack(Buffer b) { pool.emplace(b.buffer ? b.size : 0, b); }
+  uint64_t addRegion(uint64_t size, Buffer b);
+  /// The buffer holding `address` and the offset into it.
+  const Region *find(uint64_t address, uint64_t &offset) const;
+  VkDescriptorSet allocateSet(const Kernel &k);
+  void barrier();
+  void releaseRunRegions();
+};
+
+namespace {
+// Device addresses the host code sees: a range no host mapping uses.
+constexpr uint64_t kAddressBase = 0x100000000000ull; // 16 TiB
+constexpr uint64_t kAddressAlign = 256;
+thread_local Program *current = nullptr;
+} // namespace
+
+Program::~Program() {
+  Device &d = *device;
+  d.vkDeviceWaitIdle(d.device);
+  releaseRunRegions();
+  for (auto &[start, r] : regions)
+    d.destroyBuffer(r.buffer);
+  for (auto &[size, b] : pool)
+    d.destroyBuffer(b);
+  for (Buffer &b : staging)
+    d.destroyBuffer(b);
+  for (Kernel &k : kernels) {
+    if (k.pipeline)
+      d.vkDestroyPipeline(d.device, k.pipeline, nullptr);
+    if (k.layout)
+      d.vkDestroyPipelineLayout(d.device, k.layout, nullptr);
+    if (k.setLayout)
+      d.vkDestroyDescriptorSetLayout(d.device, k.setLayout, nullptr);
+    if (k.module)
+      d.vkDestroyShaderModule(d.device, k.module, nullptr);
+  }
+  for (VkDescriptorPool p : descriptorPools)
+    d.vkDestroyDescriptorPool(d.device, p, nullptr);
+  if (queries)
+    d.vkDestroyQueryPool(d.device, queries, nullptr);
+  if (fence)
+    d.vkDestroyFence(d.device, fence, nullptr);
+  if (commandPool)
+    d.vkDestroyCommandPool(d.device, commandPool, nullptr);
+}
+
+attune_status *Program::takeBuffer(uint64_t size, const char *what,
+                                   Buffer &out) {
+  // Best fit among pooled buffers no more than twice the size.
+  auto it = pool.lower_bound(std::max<uint64_t>(size, 4));
+  if (it != pool.end() && it->first <= 2 * std::max<uint64_t>(size, 4)) {
+    out = it->second;
+    pool.erase(it);
+    return nullptr;
+  }
+  return device->createBuffer(
+      size,
+      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, what, out);
+}
+
+uint64_t Program::addRegion(uint64_t size, Buffer b) {
+  uint64_t start = nextAddress;
+  nextAddress += (size + 2 * kAddressAlign - 1) / kAddressAlign * kAddressAlign;
+  Region r;
+  r.size = size;
+  r.buffer = b;
+  regions[start] = r;
+  return start;
+}
+
+const Region *Program::find(uint64_t address, uint64_t &offset) const {
+  auto it = regions.upper_bound(address);
+  if (it == regions.begin())
+    return nullptr;
+  --it;
+  // One past the end is allowed: empty views point there.
+  if (address > it->first + it->second.size)
+    return nullptr;
+  offset = address - it->first;
+  return &it->second;
+}
+
+VkDescriptorSet Program::allocateSet(const Kernel &k) {
+  Device &d = *device;
+  for (;;) {
+    if (descriptorPoolInUse == descriptorPools.size()) {
+      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4096};
+      VkDescriptorPoolCreateInfo info{
+          VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+      info.maxSets = 512;
+      info.poolSizeCount = 1;
+      info.pPoolSizes = &size;
+      VkDescriptorPool p;
+      if (d.vkCreateDescriptorPool(d.device, &info, nullptr, &p) != VK_SUCCESS)
+        return VK_NULL_HANDLE;
+      descriptorPools.push_back(p);
+    }
+    VkDescriptorSetAllocateInfo info{
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    info.descriptorPool = descriptorPools[descriptorPoolInUse];
+    info.descriptorSetCount = 1;
+    info.pSetLayouts = &k.setLayout;
+    VkDescriptorSet set;
+    if (d.vkAllocateDescriptorSets(d.device, &info, &set) == VK_SUCCESS)
+      return set;
+    ++descriptorPoolInUse; // full: the next one
+  }
+}
+
+void Program::barrier() {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  device->vkCmdPipelineBarrier(
+      cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+      1, &b, 0, nullptr, 0, nullptr);
+}
+
+void Program::releaseRunRegions() {
+  for (auto it = regions.begin(); it != regions.end();) {
+    if (it->second.global) {
+      ++it;
+      continue;
+    }
+    giveBack(it->second.buffer);
+    it = regions.erase(it);
+  }
+  for (Buffer &b : staging)
+    device->destroyBuffer(b);
+  staging.clear();
+}
+
+attune_status *createProgram(Device *device, void *library,
+                             const std::string &modelPath,
+                             const std::vector<KernelSpec> &specs,
+                             const std::vector<GlobalSpec> &globals,
+                             Program **out) {
+  Device &d = *device;
+  int messagesBefore = d.validationMessages.load();
+  auto p = std::make_unique<Program>();
+  p->device = device;
+  p->path = modelPath;
+  const char *path = modelPath.c_str();
+  for (const KernelSpec &spec : specs) {
+    Kernel k;
+    k.spec = spec;
+    p->kernels.push_back(k);
+  }
+  for (Kernel &k : p->kernels) {
+    const KernelSpec &spec = k.spec;
+    const char *name = spec.where.c_str();
+    const void *code = dlsym(library, spec.symbol.c_str());
+    if (!code || spec.bytes % 4 != 0 || spec.bytes == 0)
+      return error("%s: kernel %s: no SPIR-V (symbol %s)", path, name,
+                   spec.symbol.c_str());
+    if (spec.workgroup[0] * spec.workgroup[1] * spec.workgroup[2] >
+            d.props.limits.maxComputeWorkGroupInvocations ||
+        spec.workgroup[0] > d.props.limits.maxComputeWorkGroupSize[0] ||
+        spec.workgroup[1] > d.props.limits.maxComputeWorkGroupSize[1] ||
+        spec.workgroup[2] > d.props.limits.maxComputeWorkGroupSize[2])
+      return error("%s: kernel %s: workgroup %ux%ux%u exceeds %s's limits "
+                   "(%u invocations); compile with a --vulkan-profile that "
+                   "matches the device",
+                   path, name, spec.workgroup[0], spec.workgroup[1],
+                   spec.workgroup[2], d.props.deviceName,
+                   d.props.limits.maxComputeWorkGroupInvocations);
+    if (spec.pushConstants * 4 > d.props.limits.maxPushConstantsSize)
+      return error("%s: kernel %s: %zu bytes of push constants exceed %s's "
+                   "%u",
+                   path, name, spec.pushConstants * 4, d.props.deviceName,
+                   d.props.limits.maxPushConstantsSize);
+    VkShaderModuleCreateInfo m{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    m.codeSize = spec.bytes;
+    // The global is 4-byte aligned; copy anyway for strict-aliasing safety.
+    std::vector<uint32_t> words(spec.bytes / 4);
+    std::memcpy(words.data(), code, spec.bytes);
+    m.pCode = words.data();
+    if (VkResult r = d.vkCreateShaderModule(d.device, &m, nullptr, &k.module))
+      return error("%s: kernel %s: cannot create the shader module (%s)", path,
+                   name, resultName(r));
+    std::vector<VkDescriptorSetLayoutBinding> bindings(spec.buffers);
+    for (size_t i = 0; i < spec.buffers; ++i) {
+      bindings[i] = {};
+      bindings[i].binding = (uint32_t)i;
+      bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      bindings[i].descriptorCount = 1;
+      bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    }
+    VkDescriptorSetLayoutCreateInfo s{
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    s.bindingCount = (uint32_t)bindings.size();
+    s.pBindings = bindings.data();
+    if (VkResult r =
+            d.vkCreateDescriptorSetLayout(d.device, &s, nullptr, &k.setLayout))
+      return error("%s: kernel %s: cannot create its descriptor set layout "
+                   "(%s)",
+                   path, name, resultName(r));
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                              (uint32_t)(4 * spec.pushConstants)};
+    VkPipelineLayoutCreateInfo l{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    l.setLayoutCount = 1;
+    l.pSetLayouts = &k.setLayout;
+    l.pushConstantRangeCount = spec.pushConstants ? 1 : 0;
+    l.pPushConstantRanges = &range;
+    if (VkResult r = d.vkCreatePipelineLayout(d.device, &l, nullptr, &k.layout))
+      return error("%s: kernel %s: cannot create its pipeline layout (%s)",
+                   path, name, resultName(r));
+    VkComputePipelineCreateInfo c{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    c.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    c.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    c.stage.module = k.module;
+    c.stage.pName = spec.entry.c_str();
+    c.layout = k.layout;
+    if (VkResult r = d.vkCreateComputePipelines(d.device, d.cache, 1, &c,
+                                                nullptr, &k.pipeline))
+      return error("%s: kernel %s (entry %s): pipeline creation failed (%s)",
+                   path, name, spec.entry.c_str(), resultName(r));
+  }
+
+  VkCommandPoolCreateInfo cp{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  cp.queueFamilyIndex = d.family;
+  if (VkResult r = d.vkCreateCommandPool(d.device, &cp, nullptr, &p->commandPool))
+    return error("%s: cannot create a command pool (%s)", path, resultName(r));
+  VkCommandBufferAllocateInfo cb{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cb.commandPool = p->commandPool;
+  cb.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cb.commandBufferCount = 1;
+  if (VkResult r = d.vkAllocateCommandBuffers(d.device, &cb, &p->cmd))
+    return error("%s: cannot allocate a command buffer (%s)", path,
+                 resultName(r));
+  VkFenceCreateInfo f{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  if (VkResult r = d.vkCreateFence(d.device, &f, nullptr, &p->fence))
+    return error("%s: cannot create a fence (%s)", path, resultName(r));
+
+  // Globals: device-local buffers filled once through staging buffers.
+  if (!globals.empty()) {
+    std::lock_guard<std::mutex> lock(d.mutex);
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    d.vkBeginCommandBuffer(p->cmd, &begin);
+    attune_status *failed = nullptr;
+    for (const GlobalSpec &g : globals) {
+      const char *host = static_cast<const char *>(dlsym(library, g.symbol.c_str()));
+      if (!host) {
+        failed = error("%s: no global %s to upload", path, g.symbol.c_str());
+        break;
+      }
+      std::string what = "weight/constant " + g.symbol;
+      Buffer staging, target;
+      if ((failed = d.createBuffer(g.bytes,
+                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                   ("the staging buffer of " + what).c_str(),
+                                   staging)))
+        break;
+      p->staging.push_back(staging);
+      if ((failed = d.createBuffer(g.bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                   0, what.c_str(), target)))
+        break;
+      std::memcpy(staging.mapped, host, g.bytes);
+      VkBufferCopy copy{0, 0, std::max<VkDeviceSize>(g.bytes, 4)};
+      d.vkCmdCopyBuffer(p->cmd, staging.buffer, target.buffer, 1, &copy);
+      Region r;
+      r.size = g.bytes;
+      r.buffer = target;
+      r.global = true;
+      p->regions[reinterpret_cast<uint64_t>(host)] = r;
+    }
+    d.vkEndCommandBuffer(p->cmd);
+    if (!failed) {
+      VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+      submit.commandBufferCount = 1;
+      submit.pCommandBuffers = &p->cmd;
+      VkResult r = d.vkQueueSubmit(d.queue, 1, &submit, p->fence);
+      if (r == VK_SUCCESS)
+        r = d.vkWaitForFences(d.device, 1, &p->fence, VK_TRUE, UINT64_MAX);
+      if (r != VK_SUCCESS)
+        failed = error("%s: uploading the weights failed (%s)", path,
+                       resultName(r));
+      d.vkResetFences(d.device, 1, &p->fence);
+    }
+    d.vkResetCommandPool(d.device, p->commandPool, 0);
+    for (Buffer &b : p->staging)
+      d.destroyBuffer(b);
+    p->staging.clear();
+    if (failed)
+      return failed;
+  }
+  if (int messages = d.validationMessages.load() - messagesBefore)
+    return error("%s: the Vulkan validation layer reported %d message(s) "
+                 "while loading the model",
+                 path, messages);
+  d.saveCache();
+  *out = p.release();
+  return nullptr;
+}
+
+void destroyProgram(Program *program) { delete program; }
+
+std::string profileReport(const Program *program) { return program->report; }
+
+namespace {
+/// A 1-D memref descriptor as the host code passes it.
+template <typename T> struct MemRef1 {
+  T *allocated, *aligned;
+  int64_t offset, size, stride;
+};
+} // namespace
+
+attune_status *run(Program *p, const char *where, const RunIO &io,
+                   attune_status *(*invoke)(void *, void **),
+                   void *invokeContext,
+                   bool profile) {
+  Device &d = *p->device;
+  std::lock_guard<std::mutex> lock(d.mutex);
+  int messagesBefore = d.validationMessages.load();
+  p->nextAddress = kAddressBase;
+  p->descriptorPoolInUse = 0;
+  for (VkDescriptorPool pool : p->descriptorPools)
+    d.vkResetDescriptorPool(d.device, pool, 0);
+  d.vkResetCommandPool(d.device, p->commandPool, 0);
+  p->timed.clear();
+  p->dispatches = 0;
+  p->profiling = profile && d.timestamps;
+  if (p->profiling && !p->queries) {
+    p->queryCapacity = 8192;
+    VkQueryPoolCreateInfo q{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    q.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    q.queryCount = p->queryCapacity;
+    if (d.vkCreateQueryPool(d.device, &q, nullptr, &p->queries) != VK_SUCCESS)
+      p->profiling = false;
+  }
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  d.vkBeginCommandBuffer(p->cmd, &begin);
+  if (p->profiling)
+    d.vkCmdResetQueryPool(p->cmd, p->queries, 0, p->queryCapacity);
+
+  auto abandon = [&](attune_status *s) {
+    d.vkEndCommandBuffer(p->cmd);
+    d.vkResetCommandPool(d.device, p->commandPool, 0);
+    p->releaseRunRegions();
+    current = nullptr;
+    return s;
+  };
+
+  // Inputs: device buffers, written directly when mapped, else staged.
+  std::vector<std::vector<int64_t>> descriptors(io.numInputs);
+  for (size_t i = 0; i < io.numInputs; ++i) {
+    const attune_tensor *t = io.inputs[i];
+    size_t bytes = attune_tensor_num_elements(t) * attune_dtype_size(t->dtype);
+    Buffer b;
+    std::string what = std::string("input #") + std::to_string(i);
+    if (attune_status *s = p->takeBuffer(bytes, what.c_str(), b))
+      return abandon(s);
+    uint64_t address = p->addRegion(bytes, b);
+    if (bytes) {
+      if (b.mapped) {
+        std::memcpy(b.mapped, t->data, bytes);
+      } else {
+        Buffer staging;
+        if (attune_status *s = d.createBuffer(
+                bytes,
+                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                ("the staging buffer of " + what).c_str(), staging))
+          return abandon(s);
+        p->staging.push_back(staging);
+        std::memcpy(staging.mapped, t->data, bytes);
+        VkBufferCopy copy{0, 0, bytes};
+        d.vkCmdCopyBuffer(p->cmd, staging.buffer, b.buffer, 1, &copy);
+      }
+    }
+    size_t rank = t->shape.size();
+    std::vector<int64_t> &desc = descriptors[i];
+    desc.resize(3 + 2 * rank);
+    desc[0] = desc[1] = (int64_t)address;
+    desc[2] = 0;
+    int64_t stride = 1;
+    for (size_t k = rank; k-- > 0;) {
+      desc[3 + k] = t->shape[k];
+      desc[3 + rank + k] = stride;
+      stride *= t->shape[k];
+    }
+  }
+  size_t resultWords = 0;
+  for (auto &[dtype, rank] : *io.outputs)
+    resultWords += 3 + 2 * rank;
+  std::vector<int64_t> results(resultWords, 0);
+  std::vector<void *> args;
+  args.push_back(results.data());
+  for (auto &desc : descriptors)
+    args.push_back(desc.data());
+
+  current = p;
+  if (attune_status *s = invoke(invokeContext, args.data()))
+    return abandon(s);
+  current = nullptr;
+
+  // Results: read back after the fence (staged if not mapped).
+  struct Readback {
+    const char *base = nullptr;
+    Buffer staging;
+  };
+  std::vector<Readback> readback(io.outputs->size());
+  size_t at = 0;
+  for (size_t o = 0; o < io.outputs->size(); ++o) {
+    size_t rank = (*io.outputs)[o].second;
+    const int64_t *desc = &results[at];
+    at += 3 + 2 * rank;
+    uint64_t offset = 0;
+    const Region *r = p->find((uint64_t)desc[1], offset);
+    if (!r)
+      return abandon(error("%s: output #%zu is not in a device buffer", where,
+                           o));
+    if (r->buffer.mapped) {
+      readback[o].base = r->buffer.mapped + offset;
+      continue;
+    }
+    Buffer staging;
+    if (attune_status *s = d.createBuffer(
+            r->size,
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+            "an output's readback buffer", staging))
+      return abandon(s);
+    p->staging.push_back(staging);
+    p->barrier();
+    VkBufferCopy copy{0, 0, std::max<VkDeviceSize>(r->size, 4)};
+    d.vkCmdCopyBuffer(p->cmd, r->buffer.buffer, staging.buffer, 1, &copy);
+    readback[o].base = staging.mapped + offset;
+  }
+  VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  d.vkCmdPipelineBarrier(
+      p->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+      VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0, nullptr, 0, nullptr);
+  if (VkResult r = d.vkEndCommandBuffer(p->cmd))
+    return abandon(error("%s: recording the command buffer failed (%s)", where,
+                         resultName(r)));
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &p->cmd;
+  VkResult r = d.vkQueueSubmit(d.queue, 1, &submit, p->fence);
+  if (r == VK_SUCCESS)
+    r = d.vkWaitForFences(d.device, 1, &p->fence, VK_TRUE, UINT64_MAX);
+  d.vkResetFences(d.device, 1, &p->fence);
+  if (r != VK_SUCCESS)
+    return abandon(error("%s: the device failed to run the model (%s)", where,
+                         resultName(r)));
+
+  attune_status *status = nullptr;
+  at = 0;
+  for (size_t o = 0; o < io.outputs->size(); ++o) {
+    auto [dtype, rank] = (*io.outputs)[o];
+    const int64_t *desc = &results[at];
+    at += 3 + 2 * rank;
+    io.results[o] = nullptr;
+    if (!status)
+      status = attune::runtime::copyResult(dtype, rank, desc, readback[o].base,
+                                           &io.results[o]);
+  }
+  if (p->profiling) {
+    size_t n = p->timed.size();
+    std::vector<uint64_t> stamps(2 * n);
+    if (n && d.vkGetQueryPoolResults(
+                 d.device, p->queries, 0, (uint32_t)(2 * n),
+                 stamps.size() * sizeof(uint64_t), stamps.data(),
+                 sizeof(uint64_t),
+                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) ==
+                 VK_SUCCESS) {
+      std::vector<double> total(p->kernels.size(), 0);
+      std::vector<size_t> calls(p->kernels.size(), 0);
+      double sum = 0;
+      for (size_t i = 0; i < n; ++i) {
+        double ns = (double)(stamps[2 * i + 1] - stamps[2 * i]) *
+                    d.props.limits.timestampPeriod;
+        total[p->timed[i]] += ns;
+        calls[p->timed[i]] += 1;
+        sum += ns;
+      }
+      std::vector<size_t> order(p->kernels.size());
+      for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+      std::sort(order.begin(), order.end(),
+                [&](size_t a, size_t b) { return total[a] > total[b]; });
+      std::ostringstream out;
+      char line[512];
+      std::snprintf(line, sizeof(line), "%-8s %6s %10s %6s  %s\n", "kernel",
+                    "calls", "GPU ms", "%", "source");
+      out << line;
+      for (size_t k : order) {
+        if (!calls[k])
+          continue;
+        std::snprintf(line, sizeof(line), "#%-7zu %6zu %10.3f %5.1f%%  %s\n", k,
+                      calls[k], total[k] / 1e6,
+                      sum > 0 ? 100.0 * total[k] / sum : 0.0,
+                      p->kernels[k].spec.where.c_str());
+        out << line;
+      }
+      std::snprintf(line, sizeof(line), "total    %6zu %10.3f   (%zu dispatches%s)\n",
+                    n, sum / 1e6, p->dispatches,
+                    n < p->dispatches ? ", the rest untimed" : "");
+      out << line;
+      p->report = out.str();
+    }
+  } else if (profile) {
+    p->report = "the device has no timestamp queries on its compute queue\n";
+  }
+  p->releaseRunRegions();
+  int messages = d.validationMessages.load() - messagesBefore;
+  if (!status && messages > 0)
+    status = error("%s: the Vulkan validation layer reported %d message(s) "
+                   "during the run",
+                   where, messages);
+  if (status)
+    for (size_t o = 0; o < io.outputs->size(); ++o) {
+      attune_tensor_free(io.results[o]);
+      io.results[o] = nullptr;
+    }
+  return status;
+}
+
+} // namespace attune::vulkan
+
+using namespace attune::vulkan;
+
+//===----------------------------------------------------------------------===//
+// Called by the models' host code
+//===----------------------------------------------------------------------===//
+
+namespace {
+[[noreturn]] void outsideRun(const char *what) {
+  std::fprintf(stderr,
+               "attune: %s called outside a Vulkan model run; Vulkan models "
+               "run through attune_model_run\n",
+               what);
+  std::abort();
+}
+} // namespace
+
+extern "C" {
+
+ATTUNE_API void *_mlir_memref_to_llvm_alloc(size_t size) {
+  Program *p = current;
+  if (!p)
+    outsideRun("_mlir_memref_to_llvm_alloc");
+  Buffer b;
+  if (attune_status *s = p->takeBuffer(size, "an intermediate tensor", b)) {
+    std::string message = attune_status_message(s);
+    attune_status_free(s);
+    attune::runtime::failRun(message);
+  }
+  return reinterpret_cast<void *>(p->addRegion(size, b));
+}
+
+ATTUNE_API void _mlir_memref_to_llvm_free(void *ptr) {
+  Program *p = current;
+  if (!p)
+    outsideRun("_mlir_memref_to_llvm_free");
+  auto it = p->regions.find(reinterpret_cast<uint64_t>(ptr));
+  if (it == p->regions.end() || it->second.global)
+    return;
+  p->giveBack(it->second.buffer);
+  p->regions.erase(it);
+}
+
+ATTUNE_API void _mlir_ciface_attune_vk_dispatch(int64_t id, int64_t gx,
+                                                int64_t gy, int64_t gz,
+                                                MemRef1<int64_t> *buffers,
+                                                MemRef1<int32_t> *push) {
+  Program *p = current;
+  if (!p)
+    outsideRun("attune_vk_dispatch");
+  Device &d = *p->device;
+  if (id < 0 || (size_t)id >= p->kernels.size())
+    attune::runtime::failRun("dispatch of unknown kernel #" +
+                             std::to_string(id));
+  const Kernel &k = p->kernels[id];
+  const char *name = k.spec.where.c_str();
+  if (gx <= 0 || gy <= 0 || gz <= 0)
+    return; // empty tensors: nothing to do
+  const uint32_t *max = d.props.limits.maxComputeWorkGroupCount;
+  if ((uint64_t)gx > max[0] || (uint64_t)gy > max[1] || (uint64_t)gz > max[2]) {
+    char message[512];
+    std::snprintf(message, sizeof(message),
+                  "kernel %s needs %lldx%lldx%lld workgroups; %s allows at "
+                  "most %ux%ux%u",
+                  name, (long long)gx, (long long)gy, (long long)gz,
+                  d.props.deviceName, max[0], max[1], max[2]);
+    attune::runtime::failRun(message);
+  }
+  if ((size_t)buffers->size != k.spec.buffers ||
+      (size_t)push->size != k.spec.pushConstants)
+    attune::runtime::failRun(std::string("kernel ") + name +
+                             ": buffer or push-constant count disagrees with "
+                             "the artifact's metadata");
+  VkDescriptorSet set = p->allocateSet(k);
+  if (!set)
+    attune::runtime::failRun(std::string("kernel ") + name +
+                             ": cannot allocate a descriptor set");
+  std::vector<VkDescriptorBufferInfo> infos(k.spec.buffers);
+  std::vector<VkWriteDescriptorSet> writes(k.spec.buffers);
+  for (size_t i = 0; i < k.spec.buffers; ++i) {
+    uint64_t address =
+        (uint64_t)buffers->aligned[buffers->offset + (int64_t)i * buffers->stride];
+    uint64_t offset = 0;
+    const Region *r = p->find(address, offset);
+    if (!r) {
+      char message[512];
+      std::snprintf(message, sizeof(message),
+                    "kernel %s: buffer #%zu (address 0x%llx) is not device "
+                    "memory",
+                    name, i, (unsigned long long)address);
+      attune::runtime::failRun(message);
+    }
+    VkDeviceSize align = d.props.limits.minStorageBufferOffsetAlignment;
+    if (align && offset % align) {
+      char message[512];
+      std::snprintf(message, sizeof(message),
+                    "kernel %s: buffer #%zu starts %llu bytes into its "
+                    "allocation, not a multiple of the device's "
+                    "minStorageBufferOffsetAlignment (%llu)",
+                    name, i, (unsigned long long)offset,
+                    (unsigned long long)align);
+      attune::runtime::failRun(message);
+    }
+    // An empty view at the end still needs a non-empty range.
+    if (offset >= r->buffer.size)
+      offset = 0;
+    infos[i] = {r->buffer.buffer, offset, VK_WHOLE_SIZE};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = (uint32_t)i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  d.vkUpdateDescriptorSets(d.device, (uint32_t)writes.size(), writes.data(), 0,
+                           nullptr);
+  p->barrier();
+  d.vkCmdBindPipeline(p->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+  d.vkCmdBindDescriptorSets(p->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0,
+                            1, &set, 0, nullptr);
+  if (k.spec.pushConstants) {
+    std::vector<int32_t> words(k.spec.pushConstants);
+    for (size_t i = 0; i < words.size(); ++i)
+      words[i] = push->aligned[push->offset + (int64_t)i * push->stride];
+    d.vkCmdPushConstants(p->cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                         (uint32_t)(4 * words.size()), words.data());
+  }
+  bool timed = p->profiling && 2 * (p->timed.size() + 1) <= p->queryCapacity;
+  uint32_t query = (uint32_t)(2 * p->timed.size());
+  if (timed)
+    d.vkCmdWriteTimestamp(p->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, p->queries,
+                          query);
+  d.vkCmdDispatch(p->cmd, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
+  if (timed) {
+    d.vkCmdWriteTimestamp(p->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                          p->queries, query + 1);
+    p->timed.push_back((uint32_t)id);
+  }
+  ++p->dispatches;
+}
+
+} // extern "C"
