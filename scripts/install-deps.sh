@@ -12,7 +12,7 @@ packages=(
   # lit's own dependencies.
   python3-yaml python3-pygments
   # Vulkan: loader, lavapipe, validation layer, spirv-val.
-  libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers spirv-tools
+  libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers spirv-tools valgrind
   # Reference data.
   python3-torch python3-numpy
 )

@@ -41,3 +41,26 @@ if os.path.exists("/usr/bin/time"):
     import subprocess
     if subprocess.run(["/usr/bin/time", "-f", "%M", "true"], capture_output=True).returncode == 0:
         config.available_features.add("gnu-time")
+
+# Vulkan: the tests need a device (lavapipe in CI) and run with the Khronos
+# validation layer on; any validation message fails the run.
+import subprocess
+probe = subprocess.run(
+    [os.path.join(config.attune_tools_dir, "attune-run"), "--list-devices"],
+    capture_output=True, text=True)
+if probe.returncode == 0:
+    config.available_features.add("vulkan")
+    lit_config.note("Vulkan devices: " + "; ".join(probe.stdout.strip().splitlines()))
+else:
+    lit_config.note("no Vulkan device, the Vulkan tests are UNSUPPORTED: " +
+                    (probe.stderr.strip() or probe.stdout.strip()))
+config.environment["ATTUNE_VULKAN_VALIDATION"] = "1"
+config.environment["ATTUNE_VULKAN_PIPELINE_CACHE"] = os.path.join(
+    config.attune_obj_root, "test", "vulkan-pipelines.bin")
+for var in ["XDG_RUNTIME_DIR", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "LP_NUM_THREADS"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+# Leak checks of repeated runs.
+if os.path.exists("/usr/bin/valgrind"):
+    config.available_features.add("valgrind")

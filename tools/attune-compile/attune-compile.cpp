@@ -722,6 +722,12 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
               g.setInitializer(nullptr);
               g.setLinkage(llvm::GlobalValue::ExternalLinkage);
             }
+      // Helpers both lowerings generate (dealloc_helper, ...) stay private
+      // to each side.
+      for (llvm::Function &f : host->functions())
+        if (!f.isDeclaration() && !f.hasLocalLinkage() &&
+            llvmModule->getFunction(f.getName()))
+          f.setLinkage(llvm::GlobalValue::InternalLinkage);
       if (llvm::Linker::linkModules(*llvmModule, std::move(host))) {
         llvm::errs() << "error: cannot link the CPU and Vulkan code\n";
         return failure();
