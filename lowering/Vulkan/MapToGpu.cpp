@@ -69,7 +69,7 @@ struct AttuneMapToGpuPass
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
     if (workgroupSize < 1 || workgroupSize > 1024) {
-      func.emitError() << "workgroup size " << workgroupSize
+      func.emitError() << "workgroup size " << (int64_t)workgroupSize
                        << " is outside [1, 1024]";
       return signalPassFailure();
     }

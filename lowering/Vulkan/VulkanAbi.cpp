@@ -401,7 +401,7 @@ struct AttuneVulkanAbiPass
       if (invocations > maxWorkgroupInvocations) {
         launch.emitOpError()
             << "has " << invocations << " invocations per workgroup; the "
-            << "profile allows " << maxWorkgroupInvocations;
+            << "profile allows " << (int64_t)maxWorkgroupInvocations;
         return signalPassFailure();
       }
 
@@ -419,7 +419,7 @@ struct AttuneVulkanAbiPass
       if (pushBytes > pushConstantBytes) {
         kernel.emitOpError()
             << "needs " << pushBytes << " bytes of push constants; the "
-            << "profile allows " << pushConstantBytes;
+            << "profile allows " << (int64_t)pushConstantBytes;
         return signalPassFailure();
       }
       kernel->setAttr(
