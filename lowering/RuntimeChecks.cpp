@@ -68,9 +68,13 @@ struct AttuneLowerRuntimeChecksPass
       LLVM::CondBrOp::create(b, loc, op.getArg(), after, ValueRange{}, fail,
                              ValueRange{});
       b.setInsertionPointToEnd(fail);
+      // createGlobalString does not NUL-terminate; the handler reads a C
+      // string.
+      std::string text = op.getMsg().str();
+      text.push_back('\0');
       Value message = LLVM::createGlobalString(
-          loc, b, ("attune_check_message_" + Twine(count++)).str(),
-          op.getMsg(), LLVM::Linkage::Internal);
+          loc, b, ("attune_check_message_" + Twine(count++)).str(), text,
+          LLVM::Linkage::Internal);
       Value slot = LLVM::AddressOfOp::create(b, loc, handler);
       Value fn = LLVM::LoadOp::create(b, loc, ptr, slot);
       LLVM::CallOp::create(b, loc, LLVM::LLVMFunctionType::get(
