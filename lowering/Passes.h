@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -59,12 +60,15 @@ struct VulkanProfile {
   int64_t sharedMemoryBytes = 16384;    // maxComputeSharedMemorySize
   int64_t subgroupSize = 0;             // 0: no subgroup operations
   bool float16 = false;                 // shaderFloat16
+  /// Attention as one fused kernel (attune-gpu-attention); false keeps the
+  /// plain lowering (scores materialized), for comparison.
+  bool fusedAttention = true;
 };
 
 /// Parses `--vulkan-profile=`: a named profile (`baseline`, `lavapipe`,
 /// `desktop`) optionally followed by `,key=value` overrides (keys:
 /// workgroup-size, max-workgroup-invocations, push-constant-bytes,
-/// shared-memory-bytes, subgroup-size, fp16). Returns an error message on
+/// shared-memory-bytes, subgroup-size, fp16, fused-attention). Returns an error message on
 /// failure.
 llvm::Expected<VulkanProfile> parseVulkanProfile(llvm::StringRef spec);
 

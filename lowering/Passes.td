@@ -291,4 +291,36 @@ def AttuneSerializeSpirv : Pass<"attune-serialize-spirv", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
+  let summary = "Lower soft attune.attention to one fused GPU kernel";
+  let description = [{
+    For the Vulkan target: each soft `attune.attention` without
+    `return_weights` (f32, value head dim at most 128) becomes one
+    `scf.parallel` over query rows `(b, h, i)` on buffers; each row runs the
+    online softmax over the keys it can see, with the running maximum, sum
+    and the `Dv` output accumulators in registers:
+
+    ```
+    for j in [lo(i), hi(i)):          causal / window / key lengths bound it
+      s = scale * q[i] . k[j] (+ bias[i, j])
+      e = exp(-|s - m|)                one exp per score
+      m, c, p = s > m ? (s, e, 1) : (m, 1, e)
+      l = l c + p;  acc = acc c + p v[j]
+    out[i] = acc / l                   0 for a row that sees no key
+    ```
+
+    No `[Lq, Lk]` tensor is built and the op is a single kernel, where the
+    plain lowering writes and rereads the scores between several. Extents
+    that must agree (batches, key/value lengths, bias) are checked at run
+    time. Hard selection and `return_weights` keep the plain lowering.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // ATTUNE_LOWERING_PASSES_TD

@@ -137,11 +137,13 @@ mlir::attune::parseVulkanProfile(llvm::StringRef spec) {
       p.subgroupSize = v;
     else if (key == "fp16")
       p.float16 = v != 0;
+    else if (key == "fused-attention")
+      p.fusedAttention = v != 0;
     else
       return fail("unknown key '" + key +
                   "' (keys: workgroup-size, max-workgroup-invocations, "
                   "push-constant-bytes, shared-memory-bytes, subgroup-size, "
-                  "fp16)");
+                  "fp16, fused-attention)");
   }
   if (p.workgroupSize < 1 || p.workgroupSize > p.maxWorkgroupInvocations)
     return fail("workgroup-size " + Twine(p.workgroupSize) +
@@ -178,6 +180,8 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
   pm.addPass(createCSEPass());
   pm.addPass(createAttuneFuseAttention());
   pm.addPass(createCanonicalizerPass());
+  if (profile.fusedAttention)
+    pm.addPass(createAttuneGpuAttention());
   pm.addPass(createConvertAttuneToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -24,8 +24,10 @@ struct AttuneInsertRuntimeChecksPass
   void runOnOperation() override {
     SmallVector<RuntimeVerifiableOpInterface> ops;
     getOperation()->walk([&](RuntimeVerifiableOpInterface op) {
-      // Kernel bodies compute safe indices themselves.
-      if (op->getParentOfType<linalg::LinalgOp>())
+      // Kernel bodies (linalg ops, the parallel loops of attune's own GPU
+      // kernels) compute safe indices themselves.
+      if (op->getParentOfType<linalg::LinalgOp>() ||
+          op->getParentOfType<scf::ParallelOp>())
         return;
       ops.push_back(op);
     });

@@ -78,6 +78,12 @@ static cl::opt<std::string> vulkanProfile(
              "(workgroup-size, max-workgroup-invocations, push-constant-bytes, "
              "shared-memory-bytes, subgroup-size, fp16)"),
     cl::init("baseline"), cl::cat(category));
+static cl::opt<bool> vulkanFusedAttention(
+    "vulkan-fused-attention",
+    cl::desc("Vulkan: lower attention to one fused online-softmax kernel "
+             "(default); =false keeps the plain lowering with the scores "
+             "materialized"),
+    cl::init(true), cl::cat(category));
 static cl::opt<std::string> dumpSpirv(
     "dump-spirv",
     cl::desc("Also write each Vulkan kernel to DIR/<kernel>.spv"),
@@ -605,6 +611,8 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       llvm::errs() << "error: " << llvm::toString(profile.takeError()) << "\n";
       return failure();
     }
+    if (!vulkanFusedAttention)
+      profile->fusedAttention = false;
     // Host functions get their own names so that both targets can share
     // one library.
     for (auto func : vulkanModule->getOps<func::FuncOp>()) {
