@@ -30,6 +30,10 @@ def main():
     p.add_argument("--repetitions", type=int, default=5)
     p.add_argument("--quick", action="store_true", help="only the smallest case of each model")
     p.add_argument("--threads", default="1,2")
+    p.add_argument("--vulkan", action="store_true",
+                   help="also time attention on the Vulkan device (lavapipe in CI): "
+                        "the fused kernel against the plain lowering of the same model")
+    p.add_argument("--vulkan-only", action="store_true", help="only the Vulkan table")
     args = p.parse_args()
     build = Path(args.build)
     bin_dir = build / "bin"
@@ -76,6 +80,10 @@ def main():
             else:
                 rows.append((name, "torch"))
 
+    if args.vulkan or args.vulkan_only:
+        vulkan_table(args, bin_dir, work, models)
+    if args.vulkan_only:
+        return
     for threads in map(int, args.threads.split(",")):
         cmd = [str(bin_dir / "attune-bench"), "--threads", str(threads),
                "--benchmark_format=json", f"--benchmark_repetitions={args.repetitions}",
@@ -104,6 +112,41 @@ def main():
             other = best.get(f"openblas/{name}") if anchor == "openblas" else pt
             ratio = other / mine if mine and other else float("nan")
             print(f"| {name:34} | {mine:10.3f} | {anchor:8} | {other:10.3f} | {ratio:6.2f} | {pt:10.3f} |")
+
+
+def vulkan_table(args, bin_dir, work, models):
+    """Fused attention kernel vs the plain (scores materialized) lowering of
+    the same model on the Vulkan device, alternating, best of each."""
+    import re
+    rows = []
+    for model in models:
+        if not model.stem.startswith("attention"):
+            continue
+        data = work / "data" / model.stem
+        libs = {}
+        for variant, flags in (("fused", []), ("plain", ["--vulkan-fused-attention=false"])):
+            libs[variant] = work / f"{model.stem}.vulkan-{variant}.so"
+            sh([str(bin_dir / "attune-compile"), str(model), "--target=vulkan",
+                "-o", str(libs[variant]), *flags])
+        blocks = (data / "manifest.txt").read_text().split("case ")[1:]
+        for k, block in enumerate(blocks[:1 if args.quick else 2]):
+            inputs = [line.split() for line in block.splitlines() if line.startswith("input")]
+            flags = [a for _, n, f in inputs for a in ("--input", f"{n}={data / f}")]
+            best = {}
+            for _ in range(max(2, args.repetitions // 2)):
+                for variant in ("fused", "plain"):
+                    out = sh([str(bin_dir / "attune-run"), str(libs[variant]), "--device=vulkan",
+                              *flags, "--bench", "3"])
+                    ms = float(re.search(r"min ([0-9.]+) ms", out).group(1))
+                    best[variant] = min(best.get(variant, ms), ms)
+            shape = sh(["/usr/bin/python3", "-c",
+                        f"import numpy; print(list(numpy.load('{data / inputs[0][2]}').shape))"]).strip()
+            rows.append((f"{model.stem}{shape}".replace(" ", ""), best["fused"], best["plain"]))
+    print("\nVulkan (attune-run --device=vulkan, min of alternating rounds; ratio = plain / fused)")
+    print(f"| {'case':34} | {'fused ms':>10} | {'plain ms':>10} | {'ratio':>6} |")
+    print(f"|{'-' * 36}|{'-' * 12}|{'-' * 12}|{'-' * 8}|")
+    for name, fused, plain in rows:
+        print(f"| {name:34} | {fused:10.3f} | {plain:10.3f} | {plain / fused:6.2f} |")
 
 
 if __name__ == "__main__":
