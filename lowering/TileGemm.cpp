@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNETILEGEMM
@@ -41,6 +43,31 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op) -> !transform.any_op
       transform.structured.vectorize %full : !transform.any_op
     }
+    // Tile contractions of attention (static [M, K] x [K, N]): register
+    // tiles directly.
+    %tg = transform.structured.match ops{["linalg.generic"]} attributes{attune.tile_gemm} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tg : !transform.any_op {
+    ^bb0(%g: !transform.any_op):
+      %rt, %rl:3 = transform.structured.tile_using_for %g tile_sizes [8, 32, 1]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.structured.vectorize %rt : !transform.any_op
+    }
+    // Static element-wise and row-reduction tile ops: one row at a time.
+    %rows = transform.structured.match ops{["linalg.generic"]} attributes{attune.vectorize} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %rows : !transform.any_op {
+    ^bb0(%g: !transform.any_op):
+      %row, %rowl = transform.structured.tile_using_for %g tile_sizes [1, 0]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.structured.vectorize %row : !transform.any_op
+    }
+    %flat = transform.structured.match ops{["linalg.generic"]} attributes{attune.vectorize_1d} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %flat : !transform.any_op {
+    ^bb0(%g: !transform.any_op):
+      transform.structured.vectorize %g : !transform.any_op
+    }
     %funcs = transform.structured.match ops{["func.func"]} in %root
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %funcs : !transform.any_op {
@@ -63,6 +90,9 @@ module attributes {transform.with_named_sequence} {
         transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
         transform.apply_patterns.vector.lower_outerproduct
       } : !transform.any_op
+      transform.apply_patterns to %func {
+        transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerreduction"
+      } : !transform.any_op
     }
     transform.yield
   }
@@ -77,7 +107,9 @@ struct AttuneTileGemmPass
     // Transforms of a module without GEMMs are a no-op; skip the parse.
     bool any = false;
     module.walk([&](Operation *op) {
-      if (op->hasAttr(attune::kGemmAttr))
+      if (op->hasAttr(attune::kGemmAttr) || op->hasAttr(attune::kTileGemmAttr) ||
+          op->hasAttr(attune::kVectorizeAttr) ||
+          op->hasAttr(attune::kVectorize1DAttr))
         any = true;
     });
     if (!any)
@@ -97,7 +129,17 @@ struct AttuneTileGemmPass
         failed(transform::applyTransformNamedSequence(
             module, entry, *schedule, transform::TransformOptions())))
       return signalPassFailure();
-    module.walk([&](Operation *op) { op->removeAttr(attune::kGemmAttr); });
+    module.walk([&](Operation *op) {
+      for (StringRef attr : {attune::kGemmAttr, attune::kTileGemmAttr,
+                             attune::kVectorizeAttr, attune::kVectorize1DAttr})
+        op->removeAttr(attr);
+    });
+    // Vector exp (attention's softmax) as a polynomial instead of one libm
+    // call per lane.
+    RewritePatternSet patterns(&getContext());
+    populateMathPolynomialApproximationPatterns(patterns);
+    if (failed(applyPatternsGreedily(module, std::move(patterns))))
+      return signalPassFailure();
   }
 };
 } // namespace

@@ -24,6 +24,12 @@ namespace mlir::attune {
 
 /// Marks the contraction generics `--attune-tile-gemm` tiles.
 inline constexpr llvm::StringLiteral kGemmAttr = "attune.gemm";
+/// A static-shaped [M, K] x [K, N] tile contraction (dims (m, n, k)) for
+/// attune-tile-gemm's register tiles, and static element-wise tile ops it
+/// vectorizes row by row (rank 2) or whole (rank 1).
+inline constexpr llvm::StringLiteral kTileGemmAttr = "attune.tile_gemm";
+inline constexpr llvm::StringLiteral kVectorizeAttr = "attune.vectorize";
+inline constexpr llvm::StringLiteral kVectorize1DAttr = "attune.vectorize_1d";
 
 /// The body of a generic: block arguments (inputs then outputs) in `args`.
 using BodyFn = function_ref<void(OpBuilder &, Location, ValueRange args)>;

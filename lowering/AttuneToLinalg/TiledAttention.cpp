@@ -349,6 +349,325 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   return success();
 }
 
+/// `t` (rank 4) with dim `d` grown to `size` by zeros.
+Value padDim(OpBuilder &b, Location loc, Value t, int64_t d, Value size) {
+  KernelBuilder kb(b, loc);
+  SmallVector<OpFoldResult> sizes = kb.sizes(t);
+  SmallVector<OpFoldResult> padded = sizes;
+  padded[d] = size;
+  auto type = cast<RankedTensorType>(t.getType());
+  Value zeros = kb.filled(padded, type.getElementType(), 0.0);
+  SmallVector<OpFoldResult> zero(4, b.getIndexAttr(0)), one(4, b.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(b, loc, t, zeros, zero, sizes, one);
+}
+
+/// A static tile `t[b, h, r0 : r0 + rows, c0 : c0 + cols]` (rank 2).
+Value staticTile(OpBuilder &b, Location loc, Value t, Value batch, Value head,
+                 OpFoldResult r0, int64_t rows, OpFoldResult c0,
+                 int64_t cols) {
+  auto type = cast<RankedTensorType>(t.getType());
+  OpFoldResult one = b.getIndexAttr(1);
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({rows, cols}, type.getElementType()), t,
+      ArrayRef<OpFoldResult>{batch, head, r0, c0},
+      ArrayRef<OpFoldResult>{one, one, b.getIndexAttr(rows),
+                             b.getIndexAttr(cols)},
+      ArrayRef<OpFoldResult>{one, one, one, one});
+}
+
+/// The tiled form with static tiles, for attune-tile-gemm's micro-kernels:
+/// queries, keys and values are zero-padded to whole tiles once, the keys
+/// transposed once to [B, Hk, D, Lk], and every tile op has static shapes
+/// (positions past Lk are masked; rows past Lq are dropped). Without a bias.
+LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
+                                  TileSizes tiles) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  KernelBuilder kb(rewriter, loc);
+  IndexMath im{rewriter, loc};
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  Value lengths = op.getKeyLengths();
+  auto qt = op.getQuery().getType();
+  Type elem = qt.getElementType();
+  int64_t heads = qt.getDimSize(1), headDim = qt.getDimSize(3);
+  int64_t kvHeads = op.getKey().getType().getDimSize(1);
+  int64_t group = heads / kvHeads;
+  int64_t valueDim = op.getValue().getType().getDimSize(3);
+  int64_t TQ = tiles.q, TK = tiles.k;
+  bool causal = op.getCausal();
+  MaskAlign align = op.getAlign();
+  std::optional<int64_t> window;
+  if (IntegerAttr w = op.getWindowAttr())
+    window = w.getInt();
+  MLIRContext *ctx = rewriter.getContext();
+
+  Value qBatch = kb.dim(q, 0);
+  assertEqualExtents(rewriter, loc, kb.dim(k, 0), qBatch,
+                     "the batch of the keys differs from the queries'");
+  assertEqualExtents(rewriter, loc, kb.dim(v, 0), qBatch,
+                     "the batch of the values differs from the queries'");
+  assertEqualExtents(rewriter, loc, kb.dim(v, 2), kb.dim(k, 2),
+                     "the values' length differs from the keys'");
+  if (lengths)
+    assertEqualExtents(rewriter, loc, kb.dim(lengths, 0), qBatch,
+                       "key_lengths has a different batch than the queries");
+  OpFoldResult batchSize = kb.staticOrDim({{q, 0}, {k, 0}, {v, 0}});
+  OpFoldResult lqSize = kb.sizes(q)[2];
+  Value batch = getValueOrCreateConstantIndexOp(rewriter, loc, batchSize);
+  Value lq = getValueOrCreateConstantIndexOp(rewriter, loc, lqSize);
+  Value lk = getValueOrCreateConstantIndexOp(
+      rewriter, loc, kb.staticOrDim({{k, 2}, {v, 2}}));
+  auto roundUp = [&](Value x, int64_t t) {
+    Value n = arith::CeilDivUIOp::create(rewriter, loc, x, im.c(t));
+    return arith::MulIOp::create(rewriter, loc, n, im.c(t)).getResult();
+  };
+  Value lqPad = roundUp(lq, TQ), lkPad = roundUp(lk, TK);
+  Value qPad = padDim(rewriter, loc, q, 2, lqPad);
+  Value vPad = padDim(rewriter, loc, v, 2, lkPad);
+  // kT[b, h, e, j] = k[b, h, j, e], zero past Lk.
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+             d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx);
+  SmallVector<OpFoldResult> kSizes = kb.sizes(k);
+  Value kT = kb.generic(
+      ValueRange{k},
+      kb.empty({kSizes[0], kSizes[1], kSizes[3], kSizes[2]}, elem),
+      {AffineMap::get(4, 0, {d0, d1, d3, d2}, ctx),
+       AffineMap::get(4, 0, {d0, d1, d2, d3}, ctx)},
+      SmallVector<Iter>(4, Iter::parallel),
+      [](OpBuilder &b, Location l, ValueRange a) {
+        linalg::YieldOp::create(b, l, ValueRange{a[0]});
+      });
+  kT = padDim(rewriter, loc, kT, 3, lkPad);
+
+  Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
+                         rewriter.getIndexAttr(valueDim)},
+                        elem);
+  Value scale = kb.floatConst(elem, op.getEffectiveScale());
+  Value c0 = im.c(0), c1 = im.c(1);
+  AffineExpr i = d0, j = d1, e = d2;
+  auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(dims, 0, exprs, ctx);
+  };
+  auto expShifted = [](OpBuilder &b, Location l, ValueRange a) {
+    Value d = arith::SubFOp::create(b, l, a[0], KernelBuilder::maxShift(b, l, a[1]));
+    linalg::YieldOp::create(b, l, ValueRange{math::ExpOp::create(b, l, d)});
+  };
+  auto multiply = [](OpBuilder &b, Location l, ValueRange a) {
+    linalg::YieldOp::create(
+        b, l, ValueRange{arith::MulFOp::create(b, l, a[0], a[1])});
+  };
+  auto mark = [&](Value v, StringRef attr) {
+    v.getDefiningOp()->setAttr(attr, UnitAttr::get(ctx));
+    return v;
+  };
+  // Register tiles need M % 8 == 0 and N % 32 == 0.
+  bool scoreGemm = TQ % 8 == 0 && TK % 32 == 0;
+  bool valueGemm = TQ % 8 == 0 && valueDim % 32 == 0;
+
+  auto batchLoop = scf::ForOp::create(
+      rewriter, loc, c0, batch, c1, ValueRange{init},
+      [&](OpBuilder &b1, Location l1, Value bIdx, ValueRange out1) {
+        IndexMath m1{b1, l1};
+        auto headLoop = scf::ForOp::create(
+            b1, l1, c0, m1.c(heads), c1, out1,
+            [&](OpBuilder &b2, Location l2, Value hIdx, ValueRange out2) {
+              IndexMath m2{b2, l2};
+              Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
+              Value len;
+              if (lengths) {
+                Value raw = tensor::ExtractOp::create(b2, l2, lengths, bIdx);
+                len = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
+              }
+              auto queryLoop = scf::ForOp::create(
+                  b2, l2, c0, lq, m2.c(TQ), out2,
+                  [&](OpBuilder &b3, Location l3, Value i0, ValueRange out3) {
+                    KernelBuilder k3(b3, l3);
+                    IndexMath m3{b3, l3};
+                    Value tq = m3.min(m3.c(TQ), m3.sub(lq, i0));
+                    Value qTile = staticTile(b3, l3, qPad, bIdx, hIdx, i0, TQ,
+                                             b3.getIndexAttr(0), headDim);
+                    Value offset = align == MaskAlign::bottom_right
+                                       ? m3.sub(lk, lq)
+                                       : m3.c(0);
+                    Value pFirst = m3.add(i0, offset);
+                    Value pLast = m3.sub(m3.add(pFirst, tq), m3.c(1));
+                    Value hi = len ? m3.min(lk, len) : lk;
+                    Value lo = m3.c(0);
+                    if (causal)
+                      hi = m3.min(hi, m3.add(pLast, m3.c(1)));
+                    if (window) {
+                      lo = m3.max(lo, m3.add(m3.sub(pFirst, m3.c(*window)),
+                                             m3.c(1)));
+                      if (!causal)
+                        hi = m3.min(hi, m3.add(pLast, m3.c(*window)));
+                    }
+                    // Whole tiles: start on a tile boundary.
+                    lo = arith::MulIOp::create(
+                        b3, l3, arith::DivUIOp::create(b3, l3, lo, m3.c(TK)),
+                        m3.c(TK));
+                    SmallVector<OpFoldResult> rowSizes = {b3.getIndexAttr(TQ)};
+                    SmallVector<OpFoldResult> accSizes = {
+                        b3.getIndexAttr(TQ), b3.getIndexAttr(valueDim)};
+                    SmallVector<OpFoldResult> scoreSizes = {
+                        b3.getIndexAttr(TQ), b3.getIndexAttr(TK)};
+                    Value m0 = k3.filled(rowSizes, elem, kNegInf);
+                    Value s0 = k3.filled(rowSizes, elem, 0.0);
+                    Value a0 = k3.filled(accSizes, elem, 0.0);
+                    auto keyLoop = scf::ForOp::create(
+                        b3, l3, lo, hi, m3.c(TK), ValueRange{m0, s0, a0},
+                        [&](OpBuilder &b4, Location l4, Value j0,
+                            ValueRange st) {
+                          KernelBuilder k4(b4, l4);
+                          Value mOld = st[0], lOld = st[1], accOld = st[2];
+                          Value ktTile =
+                              staticTile(b4, l4, kT, bIdx, kvHead,
+                                         b4.getIndexAttr(0), headDim, j0, TK);
+                          Value vTile =
+                              staticTile(b4, l4, vPad, bIdx, kvHead, j0, TK,
+                                         b4.getIndexAttr(0), valueDim);
+                          // s = q kT: dims (i, j, e).
+                          Value dots = k4.generic(
+                              ValueRange{qTile, ktTile},
+                              k4.filled(scoreSizes, elem, 0.0),
+                              {map(3, {i, e}), map(3, {e, j}), map(3, {i, j})},
+                              {Iter::parallel, Iter::parallel, Iter::reduction},
+                              KernelBuilder::multiplyAccumulate);
+                          if (scoreGemm)
+                            mark(dots, kTileGemmAttr);
+                          Value scores = mark(
+                              k4.generic(
+                                  ValueRange{dots}, k4.empty(scoreSizes, elem),
+                                  {map(2, {i, j}), map(2, {i, j})},
+                                  {Iter::parallel, Iter::parallel},
+                                  [&](OpBuilder &b, Location l, ValueRange a) {
+                                    Value s = arith::MulFOp::create(b, l, a[0],
+                                                                    scale);
+                                    Value ii = arith::AddIOp::create(
+                                        b, l, i0,
+                                        linalg::IndexOp::create(b, l, 0));
+                                    Value jj = arith::AddIOp::create(
+                                        b, l, j0,
+                                        linalg::IndexOp::create(b, l, 1));
+                                    Value vis = KernelBuilder::visible(
+                                        b, l, ii, jj, lq, lk, causal, align,
+                                        window, len);
+                                    vis = arith::AndIOp::create(
+                                        b, l, vis,
+                                        arith::CmpIOp::create(
+                                            b, l, arith::CmpIPredicate::slt, jj,
+                                            lk));
+                                    Value ninf = arith::ConstantOp::create(
+                                        b, l, b.getFloatAttr(elem, kNegInf));
+                                    linalg::YieldOp::create(
+                                        b, l,
+                                        ValueRange{arith::SelectOp::create(
+                                            b, l, vis, s, ninf)});
+                                  }),
+                              kVectorizeAttr);
+                          Value mNew = mark(
+                              k4.generic(
+                                  scores, mOld, {map(2, {i, j}), map(2, {i})},
+                                  {Iter::parallel, Iter::reduction},
+                                  [](OpBuilder &b, Location l, ValueRange a) {
+                                    linalg::YieldOp::create(
+                                        b, l,
+                                        ValueRange{arith::MaximumFOp::create(
+                                            b, l, a[0], a[1])});
+                                  }),
+                              kVectorizeAttr);
+                          Value p = mark(
+                              k4.generic(ValueRange{scores, mNew},
+                                         k4.empty(scoreSizes, elem),
+                                         {map(2, {i, j}), map(2, {i}),
+                                          map(2, {i, j})},
+                                         {Iter::parallel, Iter::parallel},
+                                         expShifted),
+                              kVectorizeAttr);
+                          Value corr = mark(
+                              k4.generic(ValueRange{mOld, mNew},
+                                         k4.empty(rowSizes, elem),
+                                         {map(1, {i}), map(1, {i}), map(1, {i})},
+                                         {Iter::parallel}, expShifted),
+                              kVectorize1DAttr);
+                          Value lScaled = mark(
+                              k4.generic(ValueRange{lOld, corr},
+                                         k4.empty(rowSizes, elem),
+                                         {map(1, {i}), map(1, {i}), map(1, {i})},
+                                         {Iter::parallel}, multiply),
+                              kVectorize1DAttr);
+                          Value lNew = mark(
+                              k4.generic(
+                                  p, lScaled, {map(2, {i, j}), map(2, {i})},
+                                  {Iter::parallel, Iter::reduction},
+                                  [](OpBuilder &b, Location l, ValueRange a) {
+                                    auto flags = arith::FastMathFlags::reassoc;
+                                    linalg::YieldOp::create(
+                                        b, l,
+                                        ValueRange{arith::AddFOp::create(
+                                            b, l, a[1], a[0], flags)});
+                                  }),
+                              kVectorizeAttr);
+                          Value accScaled = mark(
+                              k4.generic(ValueRange{accOld, corr},
+                                         k4.empty(accSizes, elem),
+                                         {map(2, {i, j}), map(2, {i}),
+                                          map(2, {i, j})},
+                                         {Iter::parallel, Iter::parallel},
+                                         multiply),
+                              kVectorizeAttr);
+                          // acc' = acc c + p v: dims (i, e, j).
+                          Value accNew = k4.generic(
+                              ValueRange{p, vTile}, accScaled,
+                              {map(3, {i, e}), map(3, {e, j}), map(3, {i, j})},
+                              {Iter::parallel, Iter::parallel, Iter::reduction},
+                              KernelBuilder::multiplyAccumulate);
+                          if (valueGemm)
+                            mark(accNew, kTileGemmAttr);
+                          scf::YieldOp::create(b4, l4,
+                                               ValueRange{mNew, lNew, accNew});
+                        });
+
+                    Value lSum = keyLoop.getResult(1);
+                    Value acc = keyLoop.getResult(2);
+                    Value tile = mark(
+                        k3.generic(
+                            ValueRange{acc, lSum}, k3.empty(accSizes, elem),
+                            {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
+                            {Iter::parallel, Iter::parallel},
+                            [&](OpBuilder &b, Location l, ValueRange a) {
+                              Value zero = arith::ConstantOp::create(
+                                  b, l, b.getFloatAttr(elem, 0.0));
+                              Value none = arith::CmpFOp::create(
+                                  b, l, arith::CmpFPredicate::OEQ, a[1], zero);
+                              Value q = arith::DivFOp::create(b, l, a[0], a[1]);
+                              linalg::YieldOp::create(
+                                  b, l,
+                                  ValueRange{
+                                      arith::SelectOp::create(b, l, none, zero, q)});
+                            }),
+                        kVectorizeAttr);
+                    OpFoldResult one = b3.getIndexAttr(1);
+                    OpFoldResult zero = b3.getIndexAttr(0);
+                    Value rows = tensor::ExtractSliceOp::create(
+                        b3, l3, tile, ArrayRef<OpFoldResult>{zero, zero},
+                        ArrayRef<OpFoldResult>{tq, b3.getIndexAttr(valueDim)},
+                        ArrayRef<OpFoldResult>{one, one});
+                    Value updated = tensor::InsertSliceOp::create(
+                        b3, l3, rows, out3[0],
+                        ArrayRef<OpFoldResult>{bIdx, hIdx, i0, zero},
+                        ArrayRef<OpFoldResult>{one, one, tq,
+                                               b3.getIndexAttr(valueDim)},
+                        ArrayRef<OpFoldResult>{one, one, one, one});
+                    scf::YieldOp::create(b3, l3, updated);
+                  });
+              scf::YieldOp::create(b2, l2, queryLoop.getResults());
+            });
+        scf::YieldOp::create(b1, l1, headLoop.getResults());
+      });
+  replaceWithCast(rewriter, op, batchLoop.getResults());
+  return success();
+}
+
 struct AttuneTileAttentionPass
     : mlir::attune::impl::AttuneTileAttentionBase<AttuneTileAttentionPass> {
   using AttuneTileAttentionBase::AttuneTileAttentionBase;
@@ -370,7 +689,9 @@ struct AttuneTileAttentionPass
     });
     IRRewriter rewriter(&getContext());
     for (AttentionOp op : ops)
-      if (failed(tileAttention(op, rewriter, {tileQ, tileK})))
+      if (failed(op.getBias()
+                     ? tileAttention(op, rewriter, {tileQ, tileK})
+                     : tileAttentionStatic(op, rewriter, {tileQ, tileK})))
         return signalPassFailure();
   }
 };

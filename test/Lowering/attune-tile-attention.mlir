@@ -1,21 +1,35 @@
 // RUN: attune-opt %s --split-input-file --attune-tile-attention="tile-q=32 tile-k=16 min-length=64" | FileCheck %s
 
-// Batch, heads and query tiles, then a key loop whose upper bound is cut by
-// causality (the last query of the tile + 1) and the padding length; the
-// running max / sum / accumulator are its iter_args. No [Lq, Lk] tensor.
+// Queries, keys and values are zero-padded to whole tiles once and the keys
+// transposed once; then batch, heads and query tiles, and a key loop that
+// starts on a tile boundary and whose upper bound is cut by causality (the
+// last query of the tile + 1) and the padding length. The running max / sum
+// / accumulator are its iter_args; every tile op has static shapes, the two
+// products marked for attune-tile-gemm's register tiles (K = 16 is not a
+// multiple of 32: only the value product is). No [Lq, Lk] tensor.
 // CHECK-LABEL: func @causal
+// CHECK:       %[[QP:.*]] = tensor.insert_slice %arg0 into
+// CHECK:       %[[VP:.*]] = tensor.insert_slice %arg2 into
+// CHECK:       linalg.generic {{.*}} ins(%arg1 : tensor<?x12x?x64xf32>) outs(%{{.*}} : tensor<?x12x64x?xf32>)
+// CHECK:       %[[KT:.*]] = tensor.insert_slice %{{.*}} : tensor<?x12x64x?xf32> into tensor<?x12x64x?xf32>
 // CHECK:       scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:         scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:           %[[LEN:.*]] = arith.index_cast
 // CHECK:           scf.for %[[I0:.*]] = %{{.*}} to %{{.*}} step %c32
 // CHECK:             %[[TQ:.*]] = arith.minsi %c32
+// CHECK:             tensor.extract_slice %[[QP]][%[[B]], %[[H]], %[[I0]], 0] [1, 1, 32, 64]
 // CHECK:             %[[HI0:.*]] = arith.minsi %{{.*}}, %[[LEN]]
 // CHECK:             %[[HI:.*]] = arith.minsi %[[HI0]]
-// CHECK:             scf.for %{{.*}} = %{{.*}} to %[[HI]] step %c16 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>)
+// CHECK:             scf.for %[[J0:.*]] = %{{.*}} to %[[HI]] step %c16{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>)
+// CHECK:               tensor.extract_slice %[[KT]][%[[B]], %{{.*}}, 0, %[[J0]]] [1, 1, 64, 16]
+// CHECK:               tensor.extract_slice %[[VP]][%[[B]], %{{.*}}, %[[J0]], 0] [1, 1, 16, 64]
+// CHECK:               linalg.generic {{.*}}["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<32x64xf32>, tensor<64x16xf32>) outs(%{{.*}} : tensor<32x16xf32>) {
 // CHECK:               arith.maximumf
 // CHECK:               math.exp
+// CHECK:               linalg.generic {{.*}}["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<16x64xf32>) outs(%{{.*}} : tensor<32x64xf32>) attrs = {attune.tile_gemm}
 // CHECK:               scf.yield
 // CHECK:             arith.divf
+// CHECK:             tensor.extract_slice %{{.*}}[0, 0] [%[[TQ]], 64]
 // CHECK:             tensor.insert_slice
 // CHECK-NOT: tensor<?x12x?x?xf32>
 func.func @causal(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>, %v: tensor<?x12x?x64xf32>,
@@ -27,9 +41,12 @@ func.func @causal(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>, %v: tens
 
 // -----
 
-// A sliding window also raises the loop's lower bound.
+// A sliding window also raises the loop's lower bound (rounded down to a
+// tile boundary).
 // CHECK-LABEL: func @window
-// CHECK: %[[LO:.*]] = arith.maxsi
+// CHECK: arith.maxsi
+// CHECK: %[[T:.*]] = arith.divui
+// CHECK: %[[LO:.*]] = arith.muli %[[T]]
 // CHECK: scf.for %{{.*}} = %[[LO]] to
 func.func @window(%q: tensor<1x2x128x16xf32>) -> tensor<1x2x128x16xf32> {
   %o = attune.attention %q, %q, %q {window = 8 : i64}
