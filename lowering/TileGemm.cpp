@@ -28,10 +28,12 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%gemm: !transform.any_op):
       %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 64, 256, 128]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      %t2, %l2:4 = transform.structured.tile_using_for %t1 tile_sizes [1, 8, 32, 1]
+      // Columns outside rows: one 32-column panel of B (128 x 32, 16 KiB)
+      // stays in L1 while every 8-row tile of A streams past it.
+      %t2, %l2:4 = transform.structured.tile_using_for %t1 tile_sizes [1, 8, 32, 1] interchange = [0, 2, 1, 3]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      // Full 8-row tiles, and a remainder loop for the last rows (scalar).
-      %m = transform.cast %l2#1 : !transform.any_op to !transform.op<"scf.for">
+      // Full 8-row tiles, and a remainder loop for the last rows.
+      %m = transform.cast %l2#2 : !transform.any_op to !transform.op<"scf.for">
       %main, %rest = transform.loop.peel %m : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
       // N is a multiple of 32 (the lowering marks only such GEMMs): with the
       // loop bounds known, every tile in the main loop is static.
@@ -42,6 +44,13 @@ module attributes {transform.with_named_sequence} {
       %full = transform.structured.match ops{["linalg.generic"]} attributes{attune.gemm} in %main
           : (!transform.any_op) -> !transform.any_op
       transform.structured.vectorize %full : !transform.any_op
+      // The last rows (fewer than 8; all of them for a decoding step's
+      // single row): one row at a time, still 32 columns per FMA.
+      %tail = transform.structured.match ops{["linalg.generic"]} attributes{attune.gemm} in %rest
+          : (!transform.any_op) -> !transform.any_op
+      %row, %rowl = transform.structured.tile_using_for %tail tile_sizes [0, 1]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.structured.vectorize %row : !transform.any_op
     }
     // Tile contractions of attention (static [M, K] x [K, N]): register
     // tiles directly.
