@@ -8,6 +8,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::attune {
@@ -142,6 +143,14 @@ struct AttuneTileGemmPass
       for (StringRef attr : {attune::kGemmAttr, attune::kTileGemmAttr,
                              attune::kVectorizeAttr, attune::kVectorize1DAttr})
         op->removeAttr(attr);
+    });
+    // The row sums of the vectorized tile ops were written with `reassoc`:
+    // keep it on their vector reductions, so that LLVM adds in a tree rather
+    // than one lane after another.
+    module.walk([](vector::ReductionOp r) {
+      if (r.getKind() == vector::CombiningKind::ADD &&
+          isa<FloatType>(r.getType()))
+        r.setFastmath(r.getFastmath() | arith::FastMathFlags::reassoc);
     });
     // Vector exp (attention's softmax) as a polynomial instead of one libm
     // call per lane.
