@@ -33,6 +33,7 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Target/SPIRV/Serialization.h"
 #include "llvm/Support/Path.h"
 
@@ -356,7 +357,12 @@ struct AttuneVulkanAbiPass
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
           user->erase();
-      OpBuilder b(alloc);
+      // At the function's entry: one array per allocation site, reused by
+      // every iteration of an enclosing loop (each iteration's use ends
+      // before the next begins), so the stack does not grow per step.
+      auto func = alloc->getParentOfType<FunctionOpInterface>();
+      OpBuilder b = func ? OpBuilder::atBlockBegin(&func.getFunctionBody().front())
+                         : OpBuilder(alloc);
       auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType(),
                                              alloc.getAlignmentAttr());
       alloc.replaceAllUsesWith(alloca.getResult());
