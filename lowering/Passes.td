@@ -142,6 +142,9 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
     Option<"minLength", "min-length", "int64_t", /*default=*/"128",
            "Tile when the static key length is at least this (dynamic "
            "lengths are always tiled)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Batch and heads as an scf.forall (threads with "
+           "attune-cpu-pipeline{parallel}); static tiles only">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -34,7 +34,8 @@ static constexpr const char *kCpuLoops =
 // attune_model_set_num_threads). Canonicalization inlines the alloca scopes
 // convert-scf-to-openmp puts around loop bodies, which hold no allocas.
 static constexpr const char *kCpuParallelLoops =
-    "convert-linalg-to-parallel-loops,convert-scf-to-openmp,canonicalize,"
+    "scf-forall-to-parallel,convert-linalg-to-parallel-loops,"
+    "convert-scf-to-openmp,canonicalize,"
     "convert-vector-to-scf{full-unroll=true},func.func(lower-vector-mask)";
 
 static constexpr const char *kCpuToLLVM =
@@ -63,6 +64,7 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   tiling.tileQ = options.attentionTileQ;
   tiling.tileK = options.attentionTileK;
   tiling.minLength = options.attentionMinLength;
+  tiling.parallel = options.parallel;
   pm.addPass(createAttuneTileAttention(tiling));
   pm.addPass(createConvertAttuneToLinalg());
   pm.addPass(createCanonicalizerPass());

@@ -380,7 +380,7 @@ Value staticTile(OpBuilder &b, Location loc, Value t, Value batch, Value head,
 /// transposed once to [B, Hk, D, Lk], and every tile op has static shapes
 /// (positions past Lk are masked; rows past Lq are dropped). Without a bias.
 LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
-                                  TileSizes tiles) {
+                                  TileSizes tiles, bool parallel) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   KernelBuilder kb(rewriter, loc);
@@ -464,13 +464,10 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   bool scoreGemm = TQ % 8 == 0 && TK % 32 == 0;
   bool valueGemm = TQ % 8 == 0 && valueDim % 32 == 0;
 
-  auto batchLoop = scf::ForOp::create(
-      rewriter, loc, c0, batch, c1, ValueRange{init},
-      [&](OpBuilder &b1, Location l1, Value bIdx, ValueRange out1) {
-        IndexMath m1{b1, l1};
-        auto headLoop = scf::ForOp::create(
-            b1, l1, c0, m1.c(heads), c1, out1,
-            [&](OpBuilder &b2, Location l2, Value hIdx, ValueRange out2) {
+  // The query loop of one (batch, head): `outInit` is the [B, H, Lq, Dv]
+  // result (serial form) or this head's [Lq, Dv] (parallel form).
+  auto queryLoopFor = [&](OpBuilder &b2, Location l2, Value bIdx, Value hIdx,
+                          Value outInit, bool headOnly) -> scf::ForOp {
               IndexMath m2{b2, l2};
               Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
               Value len;
@@ -478,8 +475,8 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                 Value raw = tensor::ExtractOp::create(b2, l2, lengths, bIdx);
                 len = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
               }
-              auto queryLoop = scf::ForOp::create(
-                  b2, l2, c0, lq, m2.c(TQ), out2,
+              return scf::ForOp::create(
+                  b2, l2, c0, lq, m2.c(TQ), ValueRange{outInit},
                   [&](OpBuilder &b3, Location l3, Value i0, ValueRange out3) {
                     KernelBuilder k3(b3, l3);
                     IndexMath m3{b3, l3};
@@ -652,15 +649,58 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                         b3, l3, tile, ArrayRef<OpFoldResult>{zero, zero},
                         ArrayRef<OpFoldResult>{tq, b3.getIndexAttr(valueDim)},
                         ArrayRef<OpFoldResult>{one, one});
-                    Value updated = tensor::InsertSliceOp::create(
-                        b3, l3, rows, out3[0],
-                        ArrayRef<OpFoldResult>{bIdx, hIdx, i0, zero},
-                        ArrayRef<OpFoldResult>{one, one, tq,
-                                               b3.getIndexAttr(valueDim)},
-                        ArrayRef<OpFoldResult>{one, one, one, one});
+                    Value updated =
+                        headOnly
+                            ? tensor::InsertSliceOp::create(
+                                  b3, l3, rows, out3[0],
+                                  ArrayRef<OpFoldResult>{i0, zero},
+                                  ArrayRef<OpFoldResult>{
+                                      tq, b3.getIndexAttr(valueDim)},
+                                  ArrayRef<OpFoldResult>{one, one})
+                            : tensor::InsertSliceOp::create(
+                                  b3, l3, rows, out3[0],
+                                  ArrayRef<OpFoldResult>{bIdx, hIdx, i0, zero},
+                                  ArrayRef<OpFoldResult>{
+                                      one, one, tq, b3.getIndexAttr(valueDim)},
+                                  ArrayRef<OpFoldResult>{one, one, one, one});
                     scf::YieldOp::create(b3, l3, updated);
                   });
-              scf::YieldOp::create(b2, l2, queryLoop.getResults());
+  };
+
+  if (parallel) {
+    // Every (batch, head) on its own: one head's [Lq, Dv] per iteration,
+    // inserted in parallel.
+    auto forall = scf::ForallOp::create(
+        rewriter, loc,
+        ArrayRef<OpFoldResult>{batchSize, rewriter.getIndexAttr(heads)},
+        ValueRange{init}, std::nullopt,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value bIdx = args[0], hIdx = args[1];
+          Value headInit = KernelBuilder(b, l).empty(
+              {lqSize, b.getIndexAttr(valueDim)}, elem);
+          scf::ForOp q = queryLoopFor(b, l, bIdx, hIdx, headInit, true);
+          auto inParallel = scf::InParallelOp::create(b, l);
+          OpBuilder ib = OpBuilder::atBlockBegin(inParallel.getBody());
+          OpFoldResult one = ib.getIndexAttr(1), zero = ib.getIndexAttr(0);
+          tensor::ParallelInsertSliceOp::create(
+              ib, l, q.getResult(0), args[2],
+              ArrayRef<OpFoldResult>{bIdx, hIdx, zero, zero},
+              ArrayRef<OpFoldResult>{one, one, lqSize,
+                                     ib.getIndexAttr(valueDim)},
+              ArrayRef<OpFoldResult>{one, one, one, one});
+        });
+    replaceWithCast(rewriter, op, forall.getResults());
+    return success();
+  }
+  auto batchLoop = scf::ForOp::create(
+      rewriter, loc, c0, batch, c1, ValueRange{init},
+      [&](OpBuilder &b1, Location l1, Value bIdx, ValueRange out1) {
+        IndexMath m1{b1, l1};
+        auto headLoop = scf::ForOp::create(
+            b1, l1, c0, m1.c(heads), c1, out1,
+            [&](OpBuilder &b2, Location l2, Value hIdx, ValueRange out2) {
+              scf::ForOp q = queryLoopFor(b2, l2, bIdx, hIdx, out2[0], false);
+              scf::YieldOp::create(b2, l2, q.getResults());
             });
         scf::YieldOp::create(b1, l1, headLoop.getResults());
       });
@@ -691,7 +731,8 @@ struct AttuneTileAttentionPass
     for (AttentionOp op : ops)
       if (failed(op.getBias()
                      ? tileAttention(op, rewriter, {tileQ, tileK})
-                     : tileAttentionStatic(op, rewriter, {tileQ, tileK})))
+                     : tileAttentionStatic(op, rewriter, {tileQ, tileK},
+                                           parallel)))
         return signalPassFailure();
   }
 };

@@ -1,4 +1,13 @@
 // RUN: attune-opt %s --split-input-file --attune-tile-attention="tile-q=32 tile-k=16 min-length=64" | FileCheck %s
+// RUN: attune-opt %s --split-input-file --attune-tile-attention="tile-q=32 tile-k=16 min-length=64 parallel=true" | FileCheck %s --check-prefix=PAR
+
+// With parallel=true, batch and heads are one scf.forall; each iteration
+// builds its head's [Lq, Dv] and inserts it in parallel.
+// PAR-LABEL: func @causal
+// PAR:       scf.forall (%[[B:.*]], %[[H:.*]]) in (%{{.*}}, 12) shared_outs(%[[O:.*]] = %{{.*}}) -> (tensor<?x12x?x64xf32>)
+// PAR:         %[[HEAD:.*]] = scf.for {{.*}} -> (tensor<?x64xf32>)
+// PAR:         scf.forall.in_parallel
+// PAR-NEXT:      tensor.parallel_insert_slice %[[HEAD]] into %[[O]][%[[B]], %[[H]], 0, 0] [1, 1, %{{.*}}, 64]
 
 // Queries, keys and values are zero-padded to whole tiles once and the keys
 // transposed once; then batch, heads and query tiles, and a key loop that
