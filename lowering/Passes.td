@@ -87,9 +87,21 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     caches, then register tiles of 8 rows x 32 columns x 1, whose row loop
     is peeled so that full tiles vectorize without masks; each becomes 8
     broadcasts and 8 FMAs on `vector<32xf32>` per k step, with the
-    accumulator hoisted out of the k loop. The remainder rows stay scalar
-    loops. (Schedule measured in `shared/TOOLCHAIN.md` §2.)
+    accumulator hoisted out of the k loop; the column loop runs outside
+    the row loop so that a 128 x 32 panel of the weights stays in L1. The
+    remainder rows are vectorized one row at a time. Static tile ops of
+    tiled attention (`attune.tile_gemm`, `attune.vectorize`,
+    `attune.vectorize_1d`) get register tiles and row-wise vectorization,
+    and vector `exp` becomes a polynomial. (Schedule measured in
+    `shared/TOOLCHAIN.md` §2.)
+
+    With `parallel`, the 256-column cache tiles of each GEMM are an
+    `scf.forall` (OpenMP threads in `attune-cpu-pipeline{parallel}`).
   }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Column cache tiles as an scf.forall">,
+  ];
 }
 
 def AttuneTileAttention : Pass<"attune-tile-attention"> {

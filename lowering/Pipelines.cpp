@@ -73,7 +73,9 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   pm.addPass(createAttuneInsertRuntimeChecks());
   pm.addPass(createCanonicalizerPass());
   // The linear layers' GEMMs: cache and register tiles, vector FMAs.
-  pm.addPass(createAttuneTileGemm());
+  AttuneTileGemmOptions gemm;
+  gemm.parallel = options.parallel;
+  pm.addPass(createAttuneTileGemm(gemm));
   if (last == CpuStage::Linalg)
     return;
   if (failed(parsePassPipeline(kCpuBufferize, pm)))

@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
+
+#include <cstring>
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -20,6 +22,24 @@ using namespace mlir;
 
 // Register tiles of 8 x 32 (two zmm registers per row with AVX-512, four
 // ymm with AVX2), cache tiles of 64 x 256 x 128.
+// The cache tiles: serial, or with the column tiles as an scf.forall. Both
+// define %t1 (the tile) and %l1#0 (the outermost scf.for of the tile
+// loops).
+static constexpr const char *kSerialCacheTiles = R"mlir(
+      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 64, 256, 128]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+)mlir";
+static constexpr const char *kParallelCacheTiles = R"mlir(
+      %t0, %forall = transform.structured.tile_using_forall %gemm tile_sizes [0, 0, 256, 0]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.apply_patterns to %forall {
+        transform.apply_patterns.scf.for_loop_canonicalization
+        transform.apply_patterns.canonicalization
+      } : !transform.any_op
+      %t1, %l1:3 = transform.structured.tile_using_for %t0 tile_sizes [1, 64, 0, 128]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+)mlir";
+
 static constexpr const char *kSchedule = R"mlir(
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
@@ -27,8 +47,7 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %mm : !transform.any_op {
     ^bb0(%gemm: !transform.any_op):
-      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 64, 256, 128]
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      CACHE_TILES
       // Columns outside rows: one 32-column panel of B (128 x 32, 16 KiB)
       // stays in L1 while every 8-row tile of A streams past it.
       %t2, %l2:4 = transform.structured.tile_using_for %t1 tile_sizes [1, 8, 32, 1] interchange = [0, 2, 1, 3]
@@ -112,6 +131,7 @@ module attributes {transform.with_named_sequence} {
 namespace {
 struct AttuneTileGemmPass
     : mlir::attune::impl::AttuneTileGemmBase<AttuneTileGemmPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Transforms of a module without GEMMs are a no-op; skip the parse.
@@ -124,8 +144,12 @@ struct AttuneTileGemmPass
     });
     if (!any)
       return;
+    std::string text = kSchedule;
+    size_t at = text.find("CACHE_TILES");
+    text.replace(at, strlen("CACHE_TILES"),
+                 parallel ? kParallelCacheTiles : kSerialCacheTiles);
     OwningOpRef<ModuleOp> schedule =
-        parseSourceString<ModuleOp>(kSchedule, &getContext());
+        parseSourceString<ModuleOp>(text, &getContext());
     if (!schedule) {
       module.emitError("attune-tile-gemm: the built-in schedule does not parse");
       return signalPassFailure();

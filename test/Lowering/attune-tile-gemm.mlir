@@ -1,4 +1,13 @@
 // RUN: attune-opt %s --convert-attune-to-linalg --attune-tile-gemm | FileCheck %s
+// RUN: attune-opt %s --convert-attune-to-linalg --attune-tile-gemm=parallel=true | FileCheck %s --check-prefix=PAR
+
+// With parallel=true the 256-column cache tiles are an scf.forall around the
+// same register tiles.
+// PAR-LABEL: func @linear
+// PAR:       scf.forall
+// PAR:         scf.for
+// PAR:           vector.fma {{.*}} : vector<32xf32>
+// PAR:         scf.forall.in_parallel
 
 // A linear over a dynamic number of rows: cache tiles, then full 8 x 32
 // register tiles as broadcast + FMA on vector<32xf32> (8 per k step, the
