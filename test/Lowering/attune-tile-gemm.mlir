@@ -2,9 +2,9 @@
 // RUN: attune-opt %s --convert-attune-to-linalg --attune-tile-gemm=parallel=true | FileCheck %s --check-prefix=PAR
 
 // With parallel=true the 256-column cache tiles are an scf.forall around the
-// same register tiles.
-// PAR-LABEL: func @linear
-// PAR:       scf.forall
+// same register tiles (a single tile, as in @linear, folds away).
+// PAR-LABEL: func @wide
+// PAR:       scf.forall (%{{.*}}) in (2)
 // PAR:         scf.for
 // PAR:           vector.fma {{.*}} : vector<32xf32>
 // PAR:         scf.forall.in_parallel
@@ -39,4 +39,9 @@ func.func @linear(%x: tensor<?x128xf32>, %w: tensor<64x128xf32>) -> tensor<?x64x
 func.func @one_row(%x: tensor<1x128xf32>, %w: tensor<64x128xf32>) -> tensor<1x64xf32> {
   %y = attune.linear %x, %w : (tensor<1x128xf32>, tensor<64x128xf32>) -> tensor<1x64xf32>
   return %y : tensor<1x64xf32>
+}
+
+func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512xf32> {
+  %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<512x128xf32>) -> tensor<?x512xf32>
+  return %y : tensor<?x512xf32>
 }
