@@ -41,6 +41,8 @@ func.func @one_row(%x: tensor<1x128xf32>, %w: tensor<64x128xf32>) -> tensor<1x64
   return %y : tensor<1x64xf32>
 }
 
+// CHECK-LABEL: func @wide
+// CHECK:         vector.fma {{.*}} : vector<32xf32>
 func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512xf32> {
   %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<512x128xf32>) -> tensor<?x512xf32>
   return %y : tensor<?x512xf32>
