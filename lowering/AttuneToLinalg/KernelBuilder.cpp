@@ -399,6 +399,60 @@ Value KernelBuilder::visible(OpBuilder &b, Location loc, Value i, Value j,
   return visible;
 }
 
+void mlir::attune::assertAttentionExtents(OpBuilder &b, Location loc, Value q,
+                                          Value k, Value v, Value lengths,
+                                          Value bias) {
+  KernelBuilder kb(b, loc);
+  Value qBatch = kb.dim(q, 0);
+  assertEqualExtents(b, loc, kb.dim(k, 0), qBatch,
+                     "the batch of the keys differs from the queries'");
+  assertEqualExtents(b, loc, kb.dim(v, 0), qBatch,
+                     "the batch of the values differs from the queries'");
+  assertEqualExtents(b, loc, kb.dim(v, 2), kb.dim(k, 2),
+                     "the values' length differs from the keys'");
+  if (lengths)
+    assertEqualExtents(b, loc, kb.dim(lengths, 0), qBatch,
+                       "key_lengths has a different batch than the queries");
+  if (!bias)
+    return;
+  auto biasType = cast<RankedTensorType>(bias.getType());
+  int64_t heads = cast<RankedTensorType>(q.getType()).getDimSize(1);
+  Value targets[4] = {qBatch, kb.indexConst(heads), kb.dim(q, 2),
+                      kb.dim(k, 2)};
+  for (int64_t d = 0; d < biasType.getRank(); ++d)
+    if (biasType.getDimSize(d) != 1)
+      assertEqualExtents(b, loc, kb.dim(bias, d),
+                         targets[4 - biasType.getRank() + d],
+                         "the bias does not broadcast to the scores");
+}
+
+std::pair<Value, Value>
+mlir::attune::visibleKeyRange(OpBuilder &b, Location loc, Value first,
+                              Value last, Value lk, Value len, bool causal,
+                              std::optional<int64_t> window) {
+  auto c = [&](int64_t x) {
+    return arith::ConstantIndexOp::create(b, loc, x).getResult();
+  };
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  };
+  auto min = [&](Value x, Value y) {
+    return arith::MinSIOp::create(b, loc, x, y).getResult();
+  };
+  Value hi = len ? min(lk, len) : lk;
+  Value lo = c(0);
+  if (causal)
+    hi = min(hi, add(last, c(1)));
+  if (window) {
+    lo = arith::MaxSIOp::create(
+        b, loc, lo,
+        add(arith::SubIOp::create(b, loc, first, c(*window)), c(1)));
+    if (!causal)
+      hi = min(hi, add(last, c(*window)));
+  }
+  return {lo, hi};
+}
+
 std::string mlir::attune::shapeCheckMessage(Location loc, StringRef reason) {
   std::string where;
   loc->walk([&](Location l) {

@@ -121,6 +121,20 @@ std::string shapeCheckMessage(Location loc, StringRef reason);
 void assertEqualExtents(OpBuilder &b, Location loc, Value a, Value c,
                         StringRef reason);
 
+/// Asserts at run time the extents every loop-based attention lowering
+/// relies on: keys, values and key lengths share the queries' batch, values
+/// the keys' length, and a bias broadcasts to [B, H, Lq, Lk].
+void assertAttentionExtents(OpBuilder &b, Location loc, Value q, Value k,
+                            Value v, Value lengths, Value bias);
+
+/// The keys [lo, hi) that queries at (alignment-adjusted) positions
+/// first..last may see: cut by the key length and padding length `len` (may
+/// be null), causality and a sliding window. One query: first == last.
+std::pair<Value, Value> visibleKeyRange(OpBuilder &b, Location loc,
+                                        Value first, Value last, Value lk,
+                                        Value len, bool causal,
+                                        std::optional<int64_t> window);
+
 /// Replaces `op` by `values`, casting where a value's type is less static
 /// than the op's result type (a refined extent stays refined).
 void replaceWithCast(RewriterBase &rewriter, Operation *op, ValueRange values);

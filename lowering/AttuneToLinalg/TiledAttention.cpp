@@ -50,7 +50,6 @@ struct IndexMath {
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
 };
 
 /// `t[b, h, start : start + size, :]` as a rank-2 tensor.
@@ -92,6 +91,115 @@ std::pair<Value, AffineMap> biasTile(OpBuilder &b, Location loc, Value bias,
   return {tile, AffineMap::get(2, 0, exprs, b.getContext())};
 }
 
+/// Generic bodies: exp(x - shift(m)) (shift: 0 for a row with no visible
+/// key yet) and x * y.
+void expShiftedBody(OpBuilder &b, Location l, ValueRange a) {
+  Value d = arith::SubFOp::create(b, l, a[0], KernelBuilder::maxShift(b, l, a[1]));
+  linalg::YieldOp::create(b, l, ValueRange{math::ExpOp::create(b, l, d)});
+}
+void multiplyBody(OpBuilder &b, Location l, ValueRange a) {
+  linalg::YieldOp::create(b, l,
+                          ValueRange{arith::MulFOp::create(b, l, a[0], a[1])});
+}
+
+/// The running state of one query tile: row maximum, row sum, accumulator.
+struct SoftmaxState {
+  Value m, l, acc;
+};
+
+/// How the tile ops are marked for attune-tile-gemm: not at all (dynamic
+/// tiles), or row-wise vectorization, plus register tiles for acc += p v.
+struct TileMarks {
+  bool vectorize = false, valueGemm = false;
+};
+
+Value markOp(Value v, StringRef attr) {
+  v.getDefiningOp()->setAttr(attr, UnitAttr::get(v.getContext()));
+  return v;
+}
+
+/// The online-softmax update for one key tile of `scores`:
+///   m' = max(m, rowmax s);  p = exp(s - m');  c = exp(m - m')
+///   l' = l c + rowsum p;    acc' = acc c + p v
+SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
+                               Value vTile, ArrayRef<OpFoldResult> rowSizes,
+                               ArrayRef<OpFoldResult> scoreSizes,
+                               ArrayRef<OpFoldResult> accSizes, Type elem,
+                               TileMarks marks) {
+  MLIRContext *ctx = elem.getContext();
+  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx),
+             e = getAffineDimExpr(2, ctx);
+  auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(dims, 0, exprs, ctx);
+  };
+  auto rows = [&](Value v) {
+    return marks.vectorize ? markOp(v, kVectorizeAttr) : v;
+  };
+  auto flat = [&](Value v) {
+    return marks.vectorize ? markOp(v, kVectorize1DAttr) : v;
+  };
+  Value mNew = rows(k.generic(
+      scores, st.m, {map(2, {i, j}), map(2, {i})},
+      {Iter::parallel, Iter::reduction},
+      [](OpBuilder &b, Location l, ValueRange a) {
+        linalg::YieldOp::create(
+            b, l, ValueRange{arith::MaximumFOp::create(b, l, a[0], a[1])});
+      }));
+  Value p = rows(k.generic(ValueRange{scores, mNew}, k.empty(scoreSizes, elem),
+                           {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
+                           {Iter::parallel, Iter::parallel}, expShiftedBody));
+  // c = exp(m - m'): 0 while nothing was accumulated.
+  Value corr = flat(k.generic(ValueRange{st.m, mNew}, k.empty(rowSizes, elem),
+                              {map(1, {i}), map(1, {i}), map(1, {i})},
+                              {Iter::parallel}, expShiftedBody));
+  Value lScaled = flat(k.generic(ValueRange{st.l, corr}, k.empty(rowSizes, elem),
+                                 {map(1, {i}), map(1, {i}), map(1, {i})},
+                                 {Iter::parallel}, multiplyBody));
+  Value lNew = rows(k.generic(
+      p, lScaled, {map(2, {i, j}), map(2, {i})},
+      {Iter::parallel, Iter::reduction},
+      [](OpBuilder &b, Location l, ValueRange a) {
+        auto flags = arith::FastMathFlags::reassoc;
+        linalg::YieldOp::create(
+            b, l, ValueRange{arith::AddFOp::create(b, l, a[1], a[0], flags)});
+      }));
+  Value accScaled = rows(k.generic(
+      ValueRange{st.acc, corr}, k.empty(accSizes, elem),
+      {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
+      {Iter::parallel, Iter::parallel}, multiplyBody));
+  // acc' = acc c + p v: dims (i, e, j).
+  Value accNew = k.generic(
+      ValueRange{p, vTile}, accScaled,
+      {map(3, {i, e}), map(3, {e, j}), map(3, {i, j})},
+      {Iter::parallel, Iter::parallel, Iter::reduction},
+      KernelBuilder::multiplyAccumulate);
+  if (marks.valueGemm)
+    markOp(accNew, kTileGemmAttr);
+  return {mNew, lNew, accNew};
+}
+
+/// out = acc / l, zero rows where no key was visible.
+Value normalizedTile(KernelBuilder &k, Value acc, Value l,
+                     ArrayRef<OpFoldResult> accSizes, Type elem,
+                     TileMarks marks) {
+  MLIRContext *ctx = elem.getContext();
+  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
+  Value tile = k.generic(
+      ValueRange{acc, l}, k.empty(accSizes, elem),
+      {AffineMap::get(2, 0, {i, j}, ctx), AffineMap::get(2, 0, {i}, ctx),
+       AffineMap::get(2, 0, {i, j}, ctx)},
+      {Iter::parallel, Iter::parallel},
+      [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
+        Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                           a[1], zero);
+        Value q = arith::DivFOp::create(b, loc, a[0], a[1]);
+        linalg::YieldOp::create(
+            b, loc, ValueRange{arith::SelectOp::create(b, loc, none, zero, q)});
+      });
+  return marks.vectorize ? markOp(tile, kVectorizeAttr) : tile;
+}
+
 LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                             TileSizes tiles) {
   Location loc = op.getLoc();
@@ -121,26 +229,7 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   // The loops index keys, values, lengths and bias by the query's batch and
   // the keys' length: extents the verifier could not compare statically are
   // compared now (the plain form gets this from linalg's own checks).
-  Value qBatch = kb.dim(q, 0);
-  assertEqualExtents(rewriter, loc, kb.dim(k, 0), qBatch,
-                     "the batch of the keys differs from the queries'");
-  assertEqualExtents(rewriter, loc, kb.dim(v, 0), qBatch,
-                     "the batch of the values differs from the queries'");
-  assertEqualExtents(rewriter, loc, kb.dim(v, 2), kb.dim(k, 2),
-                     "the values' length differs from the keys'");
-  if (lengths)
-    assertEqualExtents(rewriter, loc, kb.dim(lengths, 0), qBatch,
-                       "key_lengths has a different batch than the queries");
-  if (bias) {
-    auto biasType = cast<RankedTensorType>(bias.getType());
-    Value targets[4] = {qBatch, kb.indexConst(heads), kb.dim(q, 2),
-                        kb.dim(k, 2)};
-    for (int64_t d = 0; d < biasType.getRank(); ++d)
-      if (biasType.getDimSize(d) != 1)
-        assertEqualExtents(rewriter, loc, kb.dim(bias, d),
-                           targets[4 - biasType.getRank() + d],
-                           "the bias does not broadcast to the scores");
-  }
+  assertAttentionExtents(rewriter, loc, q, k, v, lengths, bias);
   Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
                          rewriter.getIndexAttr(valueDim)},
                         elem);
@@ -151,17 +240,6 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
     return AffineMap::get(dims, 0, exprs, ctx);
   };
-  // Generic bodies: exp(x - shift(m)) (shift: 0 for a row with no visible
-  // key yet) and x * y.
-  auto expShifted = [](OpBuilder &b, Location l, ValueRange a) {
-    Value d = arith::SubFOp::create(b, l, a[0], KernelBuilder::maxShift(b, l, a[1]));
-    linalg::YieldOp::create(b, l, ValueRange{math::ExpOp::create(b, l, d)});
-  };
-  auto multiply = [](OpBuilder &b, Location l, ValueRange a) {
-    linalg::YieldOp::create(
-        b, l, ValueRange{arith::MulFOp::create(b, l, a[0], a[1])});
-  };
-
   auto batchLoop = scf::ForOp::create(
       rewriter, loc, c0, batch, c1, ValueRange{init},
       [&](OpBuilder &b1, Location l1, Value bIdx, ValueRange out1) {
@@ -190,16 +268,8 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                                        : m3.c(0);
                     Value pFirst = m3.add(i0, offset);
                     Value pLast = m3.sub(m3.add(pFirst, tq), m3.c(1));
-                    Value hi = len ? m3.min(lk, len) : lk;
-                    Value lo = m3.c(0);
-                    if (causal)
-                      hi = m3.min(hi, m3.add(pLast, m3.c(1)));
-                    if (window) {
-                      lo = m3.max(lo, m3.add(m3.sub(pFirst, m3.c(*window)),
-                                             m3.c(1)));
-                      if (!causal)
-                        hi = m3.min(hi, m3.add(pLast, m3.c(*window)));
-                    }
+                    auto [lo, hi] = visibleKeyRange(b3, l3, pFirst, pLast, lk,
+                                                    len, causal, window);
 
                     SmallVector<OpFoldResult> rowSizes = {tq};
                     SmallVector<OpFoldResult> accSizes = {
@@ -261,77 +331,16 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                                     ValueRange{arith::SelectOp::create(
                                         b, l, vis, s, ninf)});
                               });
-                          // m' = max(m, rowmax s)
-                          Value mNew = k4.generic(
-                              scores, mOld, {map(2, {i, j}), map(2, {i})},
-                              {Iter::parallel, Iter::reduction},
-                              [](OpBuilder &b, Location l, ValueRange a) {
-                                linalg::YieldOp::create(
-                                    b, l,
-                                    ValueRange{arith::MaximumFOp::create(
-                                        b, l, a[0], a[1])});
-                              });
-                          // p = exp(s - m')
-                          Value p = k4.generic(
-                              ValueRange{scores, mNew},
-                              k4.empty(scoreSizes, elem),
-                              {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
-                              {Iter::parallel, Iter::parallel},
-                              expShifted);
-                          // c = exp(m - m'): 0 while nothing was accumulated.
-                          Value corr = k4.generic(
-                              ValueRange{mOld, mNew}, k4.empty(rowSizes, elem),
-                              {map(1, {i}), map(1, {i}), map(1, {i})},
-                              {Iter::parallel},
-                              expShifted);
-                          // l' = l c + rowsum p
-                          Value lScaled = k4.generic(
-                              ValueRange{lOld, corr}, k4.empty(rowSizes, elem),
-                              {map(1, {i}), map(1, {i}), map(1, {i})},
-                              {Iter::parallel},
-                              multiply);
-                          Value lNew = k4.generic(
-                              p, lScaled, {map(2, {i, j}), map(2, {i})},
-                              {Iter::parallel, Iter::reduction},
-                              [](OpBuilder &b, Location l, ValueRange a) {
-                                auto flags = arith::FastMathFlags::reassoc;
-                                linalg::YieldOp::create(
-                                    b, l,
-                                    ValueRange{arith::AddFOp::create(
-                                        b, l, a[1], a[0], flags)});
-                              });
-                          // acc' = acc c + p v
-                          Value accScaled = k4.generic(
-                              ValueRange{accOld, corr}, k4.empty(accSizes, elem),
-                              {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
-                              {Iter::parallel, Iter::parallel},
-                              multiply);
-                          Value accNew = k4.generic(
-                              ValueRange{p, vTile}, accScaled,
-                              {map(3, {i, e}), map(3, {e, j}), map(3, {i, j})},
-                              {Iter::parallel, Iter::parallel, Iter::reduction},
-                              KernelBuilder::multiplyAccumulate);
-                          scf::YieldOp::create(b4, l4,
-                                               ValueRange{mNew, lNew, accNew});
+                          SoftmaxState next = onlineSoftmaxStep(
+                              k4, scores, {mOld, lOld, accOld}, vTile, rowSizes,
+                              scoreSizes, accSizes, elem, TileMarks{});
+                          scf::YieldOp::create(
+                              b4, l4, ValueRange{next.m, next.l, next.acc});
                         });
 
-                    // out = acc / l, zero rows where no key was visible.
-                    Value lSum = keyLoop.getResult(1);
-                    Value acc = keyLoop.getResult(2);
-                    Value tile = k3.generic(
-                        ValueRange{acc, lSum}, k3.empty(accSizes, elem),
-                        {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
-                        {Iter::parallel, Iter::parallel},
-                        [&](OpBuilder &b, Location l, ValueRange a) {
-                          Value zero = arith::ConstantOp::create(
-                              b, l, b.getFloatAttr(elem, 0.0));
-                          Value none = arith::CmpFOp::create(
-                              b, l, arith::CmpFPredicate::OEQ, a[1], zero);
-                          Value q = arith::DivFOp::create(b, l, a[0], a[1]);
-                          linalg::YieldOp::create(
-                              b, l,
-                              ValueRange{arith::SelectOp::create(b, l, none, zero, q)});
-                        });
+                    Value tile = normalizedTile(k3, keyLoop.getResult(2),
+                                                keyLoop.getResult(1), accSizes,
+                                                elem, TileMarks{});
                     OpFoldResult one = b3.getIndexAttr(1);
                     Value updated = tensor::InsertSliceOp::create(
                         b3, l3, tile, out3[0],
@@ -401,16 +410,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
     window = w.getInt();
   MLIRContext *ctx = rewriter.getContext();
 
-  Value qBatch = kb.dim(q, 0);
-  assertEqualExtents(rewriter, loc, kb.dim(k, 0), qBatch,
-                     "the batch of the keys differs from the queries'");
-  assertEqualExtents(rewriter, loc, kb.dim(v, 0), qBatch,
-                     "the batch of the values differs from the queries'");
-  assertEqualExtents(rewriter, loc, kb.dim(v, 2), kb.dim(k, 2),
-                     "the values' length differs from the keys'");
-  if (lengths)
-    assertEqualExtents(rewriter, loc, kb.dim(lengths, 0), qBatch,
-                       "key_lengths has a different batch than the queries");
+  assertAttentionExtents(rewriter, loc, q, k, v, lengths, Value());
   OpFoldResult batchSize = kb.staticOrDim({{q, 0}, {k, 0}, {v, 0}});
   OpFoldResult lqSize = kb.sizes(q)[2];
   Value batch = getValueOrCreateConstantIndexOp(rewriter, loc, batchSize);
@@ -448,21 +448,11 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
     return AffineMap::get(dims, 0, exprs, ctx);
   };
-  auto expShifted = [](OpBuilder &b, Location l, ValueRange a) {
-    Value d = arith::SubFOp::create(b, l, a[0], KernelBuilder::maxShift(b, l, a[1]));
-    linalg::YieldOp::create(b, l, ValueRange{math::ExpOp::create(b, l, d)});
-  };
-  auto multiply = [](OpBuilder &b, Location l, ValueRange a) {
-    linalg::YieldOp::create(
-        b, l, ValueRange{arith::MulFOp::create(b, l, a[0], a[1])});
-  };
-  auto mark = [&](Value v, StringRef attr) {
-    v.getDefiningOp()->setAttr(attr, UnitAttr::get(ctx));
-    return v;
-  };
+  auto mark = [&](Value v, StringRef attr) { return markOp(v, attr); };
   // Register tiles need M % 8 == 0 and N % 32 == 0.
   bool scoreGemm = TQ % 8 == 0 && TK % 32 == 0;
-  bool valueGemm = TQ % 8 == 0 && valueDim % 32 == 0;
+  TileMarks marks{/*vectorize=*/true,
+                  /*valueGemm=*/TQ % 8 == 0 && valueDim % 32 == 0};
 
   // The query loop of one (batch, head): `outInit` is the [B, H, Lq, Dv]
   // result (serial form) or this head's [Lq, Dv] (parallel form).
@@ -488,19 +478,11 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                        : m3.c(0);
                     Value pFirst = m3.add(i0, offset);
                     Value pLast = m3.sub(m3.add(pFirst, tq), m3.c(1));
-                    Value hi = len ? m3.min(lk, len) : lk;
-                    Value lo = m3.c(0);
-                    if (causal)
-                      hi = m3.min(hi, m3.add(pLast, m3.c(1)));
-                    if (window) {
-                      lo = m3.max(lo, m3.add(m3.sub(pFirst, m3.c(*window)),
-                                             m3.c(1)));
-                      if (!causal)
-                        hi = m3.min(hi, m3.add(pLast, m3.c(*window)));
-                    }
+                    auto [lo0, hi] = visibleKeyRange(b3, l3, pFirst, pLast, lk,
+                                                     len, causal, window);
                     // Whole tiles: start on a tile boundary.
-                    lo = arith::MulIOp::create(
-                        b3, l3, arith::DivUIOp::create(b3, l3, lo, m3.c(TK)),
+                    Value lo = arith::MulIOp::create(
+                        b3, l3, arith::DivUIOp::create(b3, l3, lo0, m3.c(TK)),
                         m3.c(TK));
                     SmallVector<OpFoldResult> rowSizes = {b3.getIndexAttr(TQ)};
                     SmallVector<OpFoldResult> accSizes = {
@@ -561,88 +543,16 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                             b, l, vis, s, ninf)});
                                   }),
                               kVectorizeAttr);
-                          Value mNew = mark(
-                              k4.generic(
-                                  scores, mOld, {map(2, {i, j}), map(2, {i})},
-                                  {Iter::parallel, Iter::reduction},
-                                  [](OpBuilder &b, Location l, ValueRange a) {
-                                    linalg::YieldOp::create(
-                                        b, l,
-                                        ValueRange{arith::MaximumFOp::create(
-                                            b, l, a[0], a[1])});
-                                  }),
-                              kVectorizeAttr);
-                          Value p = mark(
-                              k4.generic(ValueRange{scores, mNew},
-                                         k4.empty(scoreSizes, elem),
-                                         {map(2, {i, j}), map(2, {i}),
-                                          map(2, {i, j})},
-                                         {Iter::parallel, Iter::parallel},
-                                         expShifted),
-                              kVectorizeAttr);
-                          Value corr = mark(
-                              k4.generic(ValueRange{mOld, mNew},
-                                         k4.empty(rowSizes, elem),
-                                         {map(1, {i}), map(1, {i}), map(1, {i})},
-                                         {Iter::parallel}, expShifted),
-                              kVectorize1DAttr);
-                          Value lScaled = mark(
-                              k4.generic(ValueRange{lOld, corr},
-                                         k4.empty(rowSizes, elem),
-                                         {map(1, {i}), map(1, {i}), map(1, {i})},
-                                         {Iter::parallel}, multiply),
-                              kVectorize1DAttr);
-                          Value lNew = mark(
-                              k4.generic(
-                                  p, lScaled, {map(2, {i, j}), map(2, {i})},
-                                  {Iter::parallel, Iter::reduction},
-                                  [](OpBuilder &b, Location l, ValueRange a) {
-                                    auto flags = arith::FastMathFlags::reassoc;
-                                    linalg::YieldOp::create(
-                                        b, l,
-                                        ValueRange{arith::AddFOp::create(
-                                            b, l, a[1], a[0], flags)});
-                                  }),
-                              kVectorizeAttr);
-                          Value accScaled = mark(
-                              k4.generic(ValueRange{accOld, corr},
-                                         k4.empty(accSizes, elem),
-                                         {map(2, {i, j}), map(2, {i}),
-                                          map(2, {i, j})},
-                                         {Iter::parallel, Iter::parallel},
-                                         multiply),
-                              kVectorizeAttr);
-                          // acc' = acc c + p v: dims (i, e, j).
-                          Value accNew = k4.generic(
-                              ValueRange{p, vTile}, accScaled,
-                              {map(3, {i, e}), map(3, {e, j}), map(3, {i, j})},
-                              {Iter::parallel, Iter::parallel, Iter::reduction},
-                              KernelBuilder::multiplyAccumulate);
-                          if (valueGemm)
-                            mark(accNew, kTileGemmAttr);
-                          scf::YieldOp::create(b4, l4,
-                                               ValueRange{mNew, lNew, accNew});
+                          SoftmaxState next = onlineSoftmaxStep(
+                              k4, scores, {mOld, lOld, accOld}, vTile, rowSizes,
+                              scoreSizes, accSizes, elem, marks);
+                          scf::YieldOp::create(
+                              b4, l4, ValueRange{next.m, next.l, next.acc});
                         });
 
-                    Value lSum = keyLoop.getResult(1);
-                    Value acc = keyLoop.getResult(2);
-                    Value tile = mark(
-                        k3.generic(
-                            ValueRange{acc, lSum}, k3.empty(accSizes, elem),
-                            {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
-                            {Iter::parallel, Iter::parallel},
-                            [&](OpBuilder &b, Location l, ValueRange a) {
-                              Value zero = arith::ConstantOp::create(
-                                  b, l, b.getFloatAttr(elem, 0.0));
-                              Value none = arith::CmpFOp::create(
-                                  b, l, arith::CmpFPredicate::OEQ, a[1], zero);
-                              Value q = arith::DivFOp::create(b, l, a[0], a[1]);
-                              linalg::YieldOp::create(
-                                  b, l,
-                                  ValueRange{
-                                      arith::SelectOp::create(b, l, none, zero, q)});
-                            }),
-                        kVectorizeAttr);
+                    Value tile = normalizedTile(k3, keyLoop.getResult(2),
+                                                keyLoop.getResult(1), accSizes,
+                                                elem, marks);
                     OpFoldResult one = b3.getIndexAttr(1);
                     OpFoldResult zero = b3.getIndexAttr(0);
                     Value rows = tensor::ExtractSliceOp::create(

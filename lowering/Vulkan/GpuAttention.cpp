@@ -63,26 +63,8 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
     window = w.getInt();
 
   // Extents the loops rely on, checked like the tiled CPU form does.
-  Value qBatch = kb.dim(q, 0);
-  assertEqualExtents(rewriter, loc, kb.dim(k, 0), qBatch,
-                     "the batch of the keys differs from the queries'");
-  assertEqualExtents(rewriter, loc, kb.dim(v, 0), qBatch,
-                     "the batch of the values differs from the queries'");
-  assertEqualExtents(rewriter, loc, kb.dim(v, 2), kb.dim(k, 2),
-                     "the values' length differs from the keys'");
-  if (lengths)
-    assertEqualExtents(rewriter, loc, kb.dim(lengths, 0), qBatch,
-                       "key_lengths has a different batch than the queries");
-  Value lq = kb.dim(q, 2), lk = kb.dim(k, 2);
-  if (bias) {
-    auto biasType = cast<RankedTensorType>(bias.getType());
-    Value targets[4] = {qBatch, kb.indexConst(heads), lq, lk};
-    for (int64_t d = 0; d < biasType.getRank(); ++d)
-      if (biasType.getDimSize(d) != 1)
-        assertEqualExtents(rewriter, loc, kb.dim(bias, d),
-                           targets[4 - biasType.getRank() + d],
-                           "the bias does not broadcast to the scores");
-  }
+  assertAttentionExtents(rewriter, loc, q, k, v, lengths, bias);
+  Value qBatch = kb.dim(q, 0), lq = kb.dim(q, 2), lk = kb.dim(k, 2);
 
   Value qm = toBuffer(rewriter, loc, q), km = toBuffer(rewriter, loc, k),
         vm = toBuffer(rewriter, loc, v);
@@ -113,23 +95,12 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
         Value kvh = arith::DivUIOp::create(b, l, hi, cst(group));
         // The keys row i sees: [lo, end).
         Value p = arith::AddIOp::create(b, l, ii, offset);
-        Value end = lk;
+        Value len;
         if (lm) {
           Value raw = memref::LoadOp::create(b, l, lm, bi);
-          Value len = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
-          end = arith::MinSIOp::create(b, l, end, len);
+          len = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
         }
-        Value lo = c0;
-        Value pNext = arith::AddIOp::create(b, l, p, cst(1));
-        if (causal)
-          end = arith::MinSIOp::create(b, l, end, pNext);
-        if (window) {
-          lo = arith::MaxSIOp::create(
-              b, l, lo, arith::SubIOp::create(b, l, pNext, cst(*window)));
-          if (!causal)
-            end = arith::MinSIOp::create(
-                b, l, end, arith::AddIOp::create(b, l, p, cst(*window)));
-        }
+        auto [lo, end] = visibleKeyRange(b, l, p, p, lk, len, causal, window);
         SmallVector<Value> init = {fcst(-std::numeric_limits<double>::infinity()),
                                    fcst(0.0)};
         init.append(valueDim, fcst(0.0));
