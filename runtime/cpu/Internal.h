@@ -6,6 +6,7 @@
 #include "attune/runtime.h"
 
 #include <cstdarg>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ int64_t elementCount(const int64_t *shape, size_t rank);
 /// the model's code to attune_model_run). Called by runtime functions that
 /// the model's code calls.
 [[noreturn]] void failRun(const std::string &message);
+
+/// The memref descriptor of a row-major tensor at `address`: {allocated,
+/// aligned, offset 0, sizes[r], strides[r]}.
+std::vector<int64_t> rowMajorDescriptor(uint64_t address,
+                                        const std::vector<int64_t> &shape);
 
 /// A new tensor with the contents of a result descriptor (rank-r memref:
 /// allocated, aligned, offset, sizes[r], strides[r]) whose aligned pointer

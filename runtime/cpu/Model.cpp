@@ -115,6 +115,37 @@ attune_status *attune::runtime::copyResult(attune_dtype dtype, size_t rank,
   return nullptr;
 }
 
+std::vector<int64_t> attune::runtime::rowMajorDescriptor(
+    uint64_t address, const std::vector<int64_t> &shape) {
+  size_t rank = shape.size();
+  std::vector<int64_t> desc(3 + 2 * rank);
+  desc[0] = desc[1] = static_cast<int64_t>(address);
+  desc[2] = 0;
+  int64_t stride = 1;
+  for (size_t d = rank; d-- > 0;) {
+    desc[3 + d] = shape[d];
+    desc[3 + rank + d] = stride;
+    stride *= shape[d];
+  }
+  return desc;
+}
+
+/// Calls a model's entry wrapper; a failed check inside returns its message
+/// as the status (see checkFailed).
+static attune_status *invokeGuarded(void (*fn)(void **), void **args,
+                                    const char *where) {
+  std::jmp_buf jump;
+  std::jmp_buf *outer = activeRun;
+  activeRun = &jump;
+  if (setjmp(jump) != 0) {
+    activeRun = outer;
+    return error("%s: %s", where, checkMessage.c_str());
+  }
+  fn(args);
+  activeRun = outer;
+  return nullptr;
+}
+
 struct attune_device {
   attune::vulkan::Device *vulkan = nullptr; // null: the CPU
   std::string description;
@@ -430,8 +461,7 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
     return error("%s: expected room for %zu output(s), got %zu", where,
                  entry.outputs.size(), numOutputs);
 
-  // Input descriptors.
-  std::vector<std::vector<int64_t>> descriptors(numInputs);
+  // Inputs against the metadata.
   for (size_t i = 0; i < numInputs; ++i) {
     const TensorSpec &spec = entry.inputs[i];
     const attune_tensor *t = inputs[i];
@@ -449,27 +479,7 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
                    spec.name.c_str(),
                    shapeString(t->shape.data(), t->shape.size()).c_str(),
                    shapeString(spec.shape.data(), spec.shape.size()).c_str());
-    size_t rank = t->shape.size();
-    std::vector<int64_t> &desc = descriptors[i];
-    desc.resize(descriptorWords(rank));
-    std::memcpy(&desc[0], &t->data, sizeof(void *));
-    std::memcpy(&desc[1], &t->data, sizeof(void *));
-    desc[2] = 0;
-    int64_t stride = 1;
-    for (size_t d = rank; d-- > 0;) {
-      desc[3 + d] = t->shape[d];
-      desc[3 + rank + d] = stride;
-      stride *= t->shape[d];
-    }
   }
-  size_t resultWords = 0;
-  for (const TensorSpec &o : entry.outputs)
-    resultWords += descriptorWords(o.shape.size());
-  std::vector<int64_t> results(resultWords, 0);
-  std::vector<void *> args;
-  args.push_back(results.data());
-  for (auto &d : descriptors)
-    args.push_back(d.data());
 
   if (m->program) {
     std::vector<std::pair<attune_dtype, size_t>> outs;
@@ -482,16 +492,7 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
     } call{entry.vkInvoke, where};
     auto invoke = [](void *context, void **args) -> attune_status * {
       auto *c = static_cast<Call *>(context);
-      std::jmp_buf jump;
-      std::jmp_buf *outer = activeRun;
-      activeRun = &jump;
-      if (setjmp(jump) != 0) {
-        activeRun = outer;
-        return error("%s: %s", c->where, checkMessage.c_str());
-      }
-      c->fn(args);
-      activeRun = outer;
-      return nullptr;
+      return invokeGuarded(c->fn, args, c->where);
     };
     attune_status *s = attune::vulkan::run(m->program, where, io, invoke,
                                            &call, m->profiling);
@@ -501,20 +502,27 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
     return s;
   }
 
+  std::vector<std::vector<int64_t>> descriptors;
+  for (size_t i = 0; i < numInputs; ++i)
+    descriptors.push_back(rowMajorDescriptor(
+        reinterpret_cast<uint64_t>(inputs[i]->data), inputs[i]->shape));
+  size_t resultWords = 0;
+  for (const TensorSpec &o : entry.outputs)
+    resultWords += descriptorWords(o.shape.size());
+  std::vector<int64_t> results(resultWords, 0);
+  std::vector<void *> args;
+  args.push_back(results.data());
+  for (auto &d : descriptors)
+    args.push_back(d.data());
+
   // OpenMP's thread count is per calling thread: set it for this one.
   if (m->numThreads > 0 && m->setNumThreads)
     m->setNumThreads(m->numThreads);
-  std::jmp_buf jump;
-  std::jmp_buf *outer = activeRun;
-  activeRun = &jump;
-  if (setjmp(jump) != 0) {
-    activeRun = outer;
+  if (attune_status *s = invokeGuarded(entry.invoke, args.data(), where)) {
     for (size_t o = 0; o < numOutputs; ++o)
       outputs[o] = nullptr;
-    return error("%s: %s", where, checkMessage.c_str());
+    return s;
   }
-  entry.invoke(args.data());
-  activeRun = outer;
 
   // Copy each result into a tensor the caller owns and free the model's
   // buffer. Every output is read (and freed) even if an earlier copy fails.

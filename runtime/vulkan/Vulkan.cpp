@@ -614,6 +614,12 @@ struct Program {
   /// The buffer holding `address` and the offset into it.
   const Region *find(uint64_t address, uint64_t &offset) const;
   VkDescriptorSet allocateSet(const Kernel &k);
+  /// A mapped host buffer for an upload (or, with `readback`, a download),
+  /// freed after the run; on failure the message names `what`.
+  attune_status *stagingBuffer(VkDeviceSize size, bool readback,
+                               const std::string &what, Buffer &out);
+  /// Submits the recorded command buffer and waits for it.
+  VkResult submitAndWait();
   void barrier();
   void releaseRunRegions();
 };
@@ -718,6 +724,30 @@ VkDescriptorSet Program::allocateSet(const Kernel &k) {
       return set;
     ++descriptorPoolInUse; // full: the next one
   }
+}
+
+attune_status *Program::stagingBuffer(VkDeviceSize size, bool readback,
+                                      const std::string &what, Buffer &out) {
+  VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                               VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  if (attune_status *s = device->createBuffer(
+          size, readback ? host | VK_MEMORY_PROPERTY_HOST_CACHED_BIT : host,
+          host, what.c_str(), out))
+    return s;
+  staging.push_back(out);
+  return nullptr;
+}
+
+VkResult Program::submitAndWait() {
+  Device &d = *device;
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  VkResult r = d.vkQueueSubmit(d.queue, 1, &submit, fence);
+  if (r == VK_SUCCESS)
+    r = d.vkWaitForFences(d.device, 1, &fence, VK_TRUE, UINT64_MAX);
+  d.vkResetFences(d.device, 1, &fence);
+  return r;
 }
 
 void Program::barrier() {
@@ -862,15 +892,9 @@ attune_status *createProgram(Device *device, void *library,
       }
       std::string what = "weight/constant " + g.symbol;
       Buffer staging, target;
-      if ((failed = d.createBuffer(g.bytes,
-                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                   ("the staging buffer of " + what).c_str(),
-                                   staging)))
+      if ((failed = p->stagingBuffer(g.bytes, /*readback=*/false,
+                                     "the staging buffer of " + what, staging)))
         break;
-      p->staging.push_back(staging);
       if ((failed = d.createBuffer(g.bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
                                    0, what.c_str(), target)))
         break;
@@ -884,18 +908,10 @@ attune_status *createProgram(Device *device, void *library,
       p->regions[reinterpret_cast<uint64_t>(host)] = r;
     }
     d.vkEndCommandBuffer(p->cmd);
-    if (!failed) {
-      VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-      submit.commandBufferCount = 1;
-      submit.pCommandBuffers = &p->cmd;
-      VkResult r = d.vkQueueSubmit(d.queue, 1, &submit, p->fence);
-      if (r == VK_SUCCESS)
-        r = d.vkWaitForFences(d.device, 1, &p->fence, VK_TRUE, UINT64_MAX);
-      if (r != VK_SUCCESS)
+    if (!failed)
+      if (VkResult r = p->submitAndWait())
         failed = error("%s: uploading the weights failed (%s)", path,
                        resultName(r));
-      d.vkResetFences(d.device, 1, &p->fence);
-    }
     d.vkResetCommandPool(d.device, p->commandPool, 0);
     for (Buffer &b : p->staging)
       d.destroyBuffer(b);
@@ -976,31 +992,16 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
         std::memcpy(b.mapped, t->data, bytes);
       } else {
         Buffer staging;
-        if (attune_status *s = d.createBuffer(
-                bytes,
-                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                ("the staging buffer of " + what).c_str(), staging))
+        if (attune_status *s = p->stagingBuffer(
+                bytes, /*readback=*/false, "the staging buffer of " + what,
+                staging))
           return abandon(s);
-        p->staging.push_back(staging);
         std::memcpy(staging.mapped, t->data, bytes);
         VkBufferCopy copy{0, 0, bytes};
         d.vkCmdCopyBuffer(p->cmd, staging.buffer, b.buffer, 1, &copy);
       }
     }
-    size_t rank = t->shape.size();
-    std::vector<int64_t> &desc = descriptors[i];
-    desc.resize(3 + 2 * rank);
-    desc[0] = desc[1] = (int64_t)address;
-    desc[2] = 0;
-    int64_t stride = 1;
-    for (size_t k = rank; k-- > 0;) {
-      desc[3 + k] = t->shape[k];
-      desc[3 + rank + k] = stride;
-      stride *= t->shape[k];
-    }
+    descriptors[i] = attune::runtime::rowMajorDescriptor(address, t->shape);
   }
   size_t resultWords = 0;
   for (auto &[dtype, rank] : *io.outputs)
@@ -1037,16 +1038,10 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
       continue;
     }
     Buffer staging;
-    if (attune_status *s = d.createBuffer(
-            r->size,
-            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
-                VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
-            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-            "an output's readback buffer", staging))
+    if (attune_status *s = p->stagingBuffer(r->size, /*readback=*/true,
+                                            "an output's readback buffer",
+                                            staging))
       return abandon(s);
-    p->staging.push_back(staging);
     p->barrier();
     VkBufferCopy copy{0, 0, std::max<VkDeviceSize>(r->size, 4)};
     d.vkCmdCopyBuffer(p->cmd, r->buffer.buffer, staging.buffer, 1, &copy);
@@ -1061,14 +1056,7 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
   if (VkResult r = d.vkEndCommandBuffer(p->cmd))
     return abandon(error("%s: recording the command buffer failed (%s)", where,
                          resultName(r)));
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &p->cmd;
-  VkResult r = d.vkQueueSubmit(d.queue, 1, &submit, p->fence);
-  if (r == VK_SUCCESS)
-    r = d.vkWaitForFences(d.device, 1, &p->fence, VK_TRUE, UINT64_MAX);
-  d.vkResetFences(d.device, 1, &p->fence);
-  if (r != VK_SUCCESS)
+  if (VkResult r = p->submitAndWait())
     return abandon(error("%s: the device failed to run the model (%s)", where,
                          resultName(r)));
 
