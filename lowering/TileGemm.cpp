@@ -135,12 +135,13 @@ struct AttuneTileGemmPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Transforms of a module without GEMMs are a no-op; skip the parse.
+    // The marks the schedule matches.
+    const StringRef marks[] = {attune::kGemmAttr, attune::kTileGemmAttr,
+                               attune::kVectorizeAttr,
+                               attune::kVectorize1DAttr};
     bool any = false;
     module.walk([&](Operation *op) {
-      if (op->hasAttr(attune::kGemmAttr) || op->hasAttr(attune::kTileGemmAttr) ||
-          op->hasAttr(attune::kVectorizeAttr) ||
-          op->hasAttr(attune::kVectorize1DAttr))
-        any = true;
+      any |= llvm::any_of(marks, [&](StringRef m) { return op->hasAttr(m); });
     });
     if (!any)
       return;
@@ -164,8 +165,7 @@ struct AttuneTileGemmPass
             module, entry, *schedule, transform::TransformOptions())))
       return signalPassFailure();
     module.walk([&](Operation *op) {
-      for (StringRef attr : {attune::kGemmAttr, attune::kTileGemmAttr,
-                             attune::kVectorizeAttr, attune::kVectorize1DAttr})
+      for (StringRef attr : marks)
         op->removeAttr(attr);
     });
     // The row sums of the vectorized tile ops were written with `reassoc`:

@@ -141,29 +141,27 @@ struct AttuneMapToGpuPass
 
     // Outermost nests: at most 3 dims (the leading ones collapsed), tiled
     // into workgroups and mapped innermost dim first to x.
-    SmallVector<scf::ParallelOp> roots;
-    func.walk([&](scf::ParallelOp loop) {
-      if (!loop->getParentOfType<scf::ParallelOp>())
-        roots.push_back(loop);
-    });
-    for (scf::ParallelOp loop : roots) {
+    auto outermost = [&] {
+      SmallVector<scf::ParallelOp> roots;
+      func.walk([&](scf::ParallelOp loop) {
+        if (!loop->getParentOfType<scf::ParallelOp>())
+          roots.push_back(loop);
+      });
+      return roots;
+    };
+    for (scf::ParallelOp loop : outermost()) {
       unsigned n = loop.getNumLoops();
-      if (n > 3) {
-        std::vector<unsigned> leading;
-        for (unsigned d = 0; d + 2 < n; ++d)
-          leading.push_back(d);
-        std::vector<std::vector<unsigned>> groups = {leading, {n - 2}, {n - 1}};
-        rewriter.setInsertionPoint(loop);
-        collapseParallelLoops(rewriter, loop, groups);
-        // collapseParallelLoops replaces the loop; find it again.
-        loop = nullptr;
-      }
+      if (n <= 3)
+        continue;
+      std::vector<unsigned> leading;
+      for (unsigned d = 0; d + 2 < n; ++d)
+        leading.push_back(d);
+      std::vector<std::vector<unsigned>> groups = {leading, {n - 2}, {n - 1}};
+      rewriter.setInsertionPoint(loop);
+      collapseParallelLoops(rewriter, loop, groups);
     }
-    roots.clear();
-    func.walk([&](scf::ParallelOp loop) {
-      if (!loop->getParentOfType<scf::ParallelOp>())
-        roots.push_back(loop);
-    });
+    // collapseParallelLoops replaces the loops it collapses: collect again.
+    SmallVector<scf::ParallelOp> roots = outermost();
     static const gpu::Processor blocks[] = {
         gpu::Processor::BlockX, gpu::Processor::BlockY, gpu::Processor::BlockZ};
     static const gpu::Processor threads[] = {
