@@ -619,6 +619,9 @@ static LogicalResult inferLayerNormOp(const Diag &diag, LayerNormOp::Adaptor a,
       b{"bias", a.getBias()};
   if (failed(sameElementType(diag, {x, w, b})))
     return failure();
+  if (Value r = a.getResidual(); r && r.getType() != x.value.getType())
+    return diag() << "residual has type " << r.getType()
+                  << ", expected the input's type " << x.value.getType();
   ArrayRef<int64_t> s = shapeOf(x.value);
   int64_t nrank = static_cast<int64_t>(a.getNormalizedRank());
   if (nrank < 1 || nrank > static_cast<int64_t>(s.size()))

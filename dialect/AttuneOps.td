@@ -84,16 +84,24 @@ def Attune_LinearOp : Attune_InferOp<"linear"> {
     `y[..., o] = sum_k x[..., k] * weight[o, k] + bias[o]`, the semantics of
     `torch.nn.Linear` with PyTorch's weight layout `[out, in]`.
 
+    With `activation`, the result is `act(y)` (the activation applied
+    elementwise as by `attune.activation`): the epilogue
+    `--attune-fuse-epilogues` folds in, computed on each output tile of the
+    GEMM while it is still in cache.
+
     Shapes: `input [..., In]` (rank >= 1, leading dims may be dynamic),
     `weight [Out, In]`, optional `bias [Out]`; result `[..., Out]`.
 
     ```mlir
     %y = attune.linear %x, %w, %b
         : (tensor<?x16x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x16x128xf32>
+    %z = attune.linear %x, %w, %b {activation = #attune.activation<gelu>}
+        : (tensor<?x16x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x16x128xf32>
     ```
   }];
   let arguments = (ins Attune_FloatTensor:$input, Attune_FloatTensor:$weight,
-                       Optional<Attune_FloatTensor>:$bias);
+                       Optional<Attune_FloatTensor>:$bias,
+                       OptionalAttr<Attune_ActivationAttr>:$activation);
   let results = (outs Attune_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
@@ -339,19 +347,29 @@ def Attune_LayerNormOp : Attune_InferOp<"layer_norm", [AttrSizedOperandSegments]
     normalized dims, which must be static. Leading dims may be dynamic.
     `epsilon` (default 1e-5) must be positive.
 
+    With `residual` (the post-norm transformer's `norm(x + sublayer(x))`,
+    which `--attune-fuse-epilogues` folds in), `x = input + residual` is
+    normalized; the sum is never stored. `residual` has exactly the input's
+    type.
+
     ```mlir
     %y = attune.layer_norm %x weight(%g) bias(%b) {epsilon = 1.0e-05 : f64}
         : (tensor<?x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+    %z = attune.layer_norm %x residual(%r) weight(%g) bias(%b)
+        : (tensor<?x16x64xf32>, tensor<?x16x64xf32>, tensor<64xf32>, tensor<64xf32>)
+        -> tensor<?x16x64xf32>
     ```
   }];
   let arguments = (ins Attune_FloatTensor:$input,
+                       Optional<Attune_FloatTensor>:$residual,
                        Optional<Attune_FloatTensor>:$weight,
                        Optional<Attune_FloatTensor>:$bias,
                        DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
                        DefaultValuedAttr<I64Attr, "1">:$normalized_rank);
   let results = (outs Attune_FloatTensor:$result);
   let assemblyFormat = [{
-    $input (`weight` `(` $weight^ `)`)? (`bias` `(` $bias^ `)`)? attr-dict
+    $input (`residual` `(` $residual^ `)`)? (`weight` `(` $weight^ `)`)?
+    (`bias` `(` $bias^ `)`)? attr-dict
     `:` functional-type(operands, results)
   }];
 }

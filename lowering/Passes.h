@@ -39,9 +39,16 @@ enum class CpuStage {
 /// The passes of `attune-cpu-pipeline` up to and including `last`. Weights
 /// must be bound (constants or arguments) before the bufferization part;
 /// `attune-compile` does that first.
+/// The attune -> attune front shared by both pipelines: decomposition of the
+/// composite ops, then the fusions (attention, epilogues, packed
+/// projections); with `explain`, each fusion decision is a remark.
+void buildAttuneFusions(OpPassManager &pm, bool explain = false);
+
 struct CpuOptions {
   /// Run the kernels' parallel loops on OpenMP threads.
   bool parallel = false;
+  /// Report each fusion and each rejected candidate as a remark.
+  bool explainFusion = false;
   /// attune-tile-attention's options.
   int64_t attentionTileQ = 64, attentionTileK = 64, attentionMinLength = 128;
 };
@@ -81,7 +88,8 @@ enum class VulkanStage {
 
 void buildVulkanPipeline(OpPassManager &pm,
                          VulkanStage last = VulkanStage::LLVM,
-                         const VulkanProfile &profile = {});
+                         const VulkanProfile &profile = {},
+                         bool explainFusion = false);
 
 /// Registers the named pipelines (`attune-cpu-pipeline`,
 /// `attune-vulkan-pipeline`).

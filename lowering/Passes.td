@@ -77,6 +77,37 @@ def AttuneLowerStridedCopies : Pass<"attune-lower-strided-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def AttuneFuseElementwise : Pass<"attune-fuse-elementwise"> {
+  let summary = "Fuse chains of element-wise linalg.generic ops";
+  let description = [{
+    Upstream linalg element-wise fusion (`populateElementwiseOpsFusionPatterns`)
+    with a control that keeps it profitable: an all-parallel `linalg.generic`
+    whose only user is another all-parallel `linalg.generic` is merged into
+    it, so a chain such as `scale -> add -> tanh` runs as one loop nest that
+    reads its inputs once and writes one result. Producers with several
+    users stay (fusing would recompute them); contractions and reductions
+    are never a side of a fusion (their loops would recompute the producer
+    per reduction step); ops marked for an Attune schedule (`attune.*`
+    attributes: GEMMs, their epilogues, attention tile ops) are left to it.
+
+    Before:
+    ```mlir
+    %a = linalg.generic {... iterator_types = ["parallel"]} ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %m = arith.mulf %in, %c : f32
+        linalg.yield %m : f32
+    } -> tensor<16xf32>
+    %b = linalg.generic {... iterator_types = ["parallel"]} ins(%a : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %t = math.tanh %in : f32
+        linalg.yield %t : f32
+    } -> tensor<16xf32>
+    ```
+    After: one generic computing `tanh(x * c)`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
   let summary = "Cache- and register-tile the linear layers' GEMMs and vectorize them";
   let description = [{

@@ -50,13 +50,30 @@ static constexpr const char *kCpuFinishLLVM =
     "convert-cf-to-llvm,convert-ub-to-llvm,convert-openmp-to-llvm,"
     "reconcile-unrealized-casts";
 
-void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
-                                    const CpuOptions &options) {
+void mlir::attune::buildAttuneFusions(OpPassManager &pm, bool explain) {
   pm.addPass(createAttuneDecompose());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createAttuneFuseAttention());
+  pm.addPass(createAttuneFuseAttention({explain}));
   pm.addPass(createCanonicalizerPass());
+  // Bias adds first join their linears, so that they can be packed.
+  pm.addPass(createAttuneFuseEpilogues({explain}));
+  pm.addPass(createAttunePackProjections({explain}));
+  pm.addPass(createCanonicalizerPass());
+}
+
+// After the attune -> linalg conversion: chains of element-wise kernels
+// become one loop nest.
+static void addLinalgCleanup(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(attune::createAttuneFuseElementwise());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
+                                    const CpuOptions &options) {
+  buildAttuneFusions(pm, options.explainFusion);
   if (last == CpuStage::Attune)
     return;
   // Long (or dynamic) attention as tiled online softmax; the rest plain.
@@ -67,8 +84,7 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   tiling.parallel = options.parallel;
   pm.addPass(createAttuneTileAttention(tiling));
   pm.addPass(createConvertAttuneToLinalg());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addLinalgCleanup(pm);
   // Dynamic extents that must agree are checked before each kernel runs.
   pm.addPass(createAttuneInsertRuntimeChecks());
   pm.addPass(createCanonicalizerPass());
@@ -178,17 +194,13 @@ static constexpr const char *kVulkanHostToLLVM =
     "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm";
 
 void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
-                                       const VulkanProfile &profile) {
-  pm.addPass(createAttuneDecompose());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createAttuneFuseAttention());
-  pm.addPass(createCanonicalizerPass());
+                                       const VulkanProfile &profile,
+                                       bool explainFusion) {
+  buildAttuneFusions(pm, explainFusion);
   if (profile.fusedAttention)
     pm.addPass(createAttuneGpuAttention());
   pm.addPass(createConvertAttuneToLinalg());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addLinalgCleanup(pm);
   pm.addPass(createAttuneInsertRuntimeChecks());
   pm.addPass(createCanonicalizerPass());
   if (failed(parsePassPipeline(kCpuBufferize, pm)))

@@ -40,14 +40,9 @@ static constexpr const char *kParallelCacheTiles = R"mlir(
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 
-static constexpr const char *kSchedule = R"mlir(
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %mm = transform.structured.match ops{["linalg.generic"]} attributes{attune.gemm} in %root
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %mm : !transform.any_op {
-    ^bb0(%gemm: !transform.any_op):
-      CACHE_TILES
+// Register tiles of the cache tile %t1 inside the loop nest OUTER, and its
+// vectorization (expanded as REGISTER_TILES(OUTER)).
+static constexpr const char *kRegisterTiles = R"mlir(
       // Columns outside rows: one 32-column panel of B (128 x 32, 16 KiB)
       // stays in L1 while every 8-row tile of A streams past it.
       %t2, %l2:4 = transform.structured.tile_using_for %t1 tile_sizes [1, 8, 32, 1] interchange = [0, 2, 1, 3]
@@ -57,20 +52,68 @@ module attributes {transform.with_named_sequence} {
       %main, %rest = transform.loop.peel %m : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
       // N is a multiple of 32 (the lowering marks only such GEMMs): with the
       // loop bounds known, every tile in the main loop is static.
-      transform.apply_patterns to %l1#0 {
+      transform.apply_patterns to OUTER {
         transform.apply_patterns.scf.for_loop_canonicalization
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      %full = transform.structured.match ops{["linalg.generic"]} attributes{attune.gemm} in %main
+      %full = transform.structured.match ops{["linalg.generic"]} in %main
           : (!transform.any_op) -> !transform.any_op
       transform.structured.vectorize %full : !transform.any_op
       // The last rows (fewer than 8; all of them for a decoding step's
       // single row): one row at a time, still 32 columns per FMA.
-      %tail = transform.structured.match ops{["linalg.generic"]} attributes{attune.gemm} in %rest
+      %tail = transform.structured.match ops{["linalg.generic"]} in %rest
           : (!transform.any_op) -> !transform.any_op
       %row, %rowl = transform.structured.tile_using_for %tail tile_sizes [0, 1]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       transform.structured.vectorize %row : !transform.any_op
+)mlir";
+
+// A GEMM with an element-wise epilogue: the epilogue is tiled by the cache
+// tiles' rows and columns and the GEMM fused into that loop nest, so each
+// 64 x 256 output tile gets its epilogue while it is still in cache.
+// EPILOGUE_TILES defines %te (the epilogue tile) and %t1full (the fused GEMM
+// tile, all of K); EPILOGUE_OUTER names the outermost loop.
+static constexpr const char *kSerialEpilogueTiles = R"mlir(
+      %te, %le:3 = transform.structured.tile_using_for %epi tile_sizes [1, 64, 256]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      %t1full, %loop = transform.structured.fuse_into_containing_op %gemm into %le#2
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+)mlir";
+static constexpr const char *kParallelEpilogueTiles = R"mlir(
+      %te0, %forall = transform.structured.tile_using_forall %epi tile_sizes [0, 0, 256]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %g0, %fa = transform.structured.fuse_into_containing_op %gemm into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %te, %le:2 = transform.structured.tile_using_for %te0 tile_sizes [1, 64, 0]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+      %t1full, %loop = transform.structured.fuse_into_containing_op %g0 into %le#1
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+)mlir";
+
+static constexpr const char *kSchedule = R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %epis = transform.structured.match ops{["linalg.generic"]} attributes{attune.epilogue} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %epis : !transform.any_op {
+    ^bb0(%epi: !transform.any_op):
+      %gemm = transform.get_producer_of_operand %epi[0]
+          : (!transform.any_op) -> !transform.any_op
+      EPILOGUE_TILES
+      %t1, %lk = transform.structured.tile_using_for %t1full tile_sizes [0, 0, 0, 128]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      REGISTER_TILES(EPILOGUE_OUTER)
+      // The epilogue: 32 columns of one row at a time.
+      %er, %erl:3 = transform.structured.tile_using_for %te tile_sizes [1, 1, 32]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.structured.vectorize %er vector_sizes [1, 1, 32] : !transform.any_op
+    }
+    %mm = transform.structured.match ops{["linalg.generic"]} attributes{attune.gemm} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %mm : !transform.any_op {
+    ^bb0(%gemm: !transform.any_op):
+      CACHE_TILES
+      REGISTER_TILES(%l1#0)
     }
     // Tile contractions of attention (static [M, K] x [K, N]): register
     // tiles directly.
@@ -136,8 +179,8 @@ struct AttuneTileGemmPass
     ModuleOp module = getOperation();
     // Transforms of a module without GEMMs are a no-op; skip the parse.
     // The marks the schedule matches.
-    const StringRef marks[] = {attune::kGemmAttr, attune::kTileGemmAttr,
-                               attune::kVectorizeAttr,
+    const StringRef marks[] = {attune::kGemmAttr, attune::kEpilogueAttr,
+                               attune::kTileGemmAttr, attune::kVectorizeAttr,
                                attune::kVectorize1DAttr};
     bool any = false;
     module.walk([&](Operation *op) {
@@ -146,9 +189,22 @@ struct AttuneTileGemmPass
     if (!any)
       return;
     std::string text = kSchedule;
-    size_t at = text.find("CACHE_TILES");
-    text.replace(at, strlen("CACHE_TILES"),
-                 parallel ? kParallelCacheTiles : kSerialCacheTiles);
+    auto expand = [&](StringRef name, StringRef body) {
+      for (size_t at; (at = text.find(name.str())) != std::string::npos;)
+        text.replace(at, name.size(), body.str());
+    };
+    auto registerTiles = [](StringRef outer) {
+      std::string body = kRegisterTiles;
+      size_t at = body.find("OUTER");
+      body.replace(at, strlen("OUTER"), outer.str());
+      return body;
+    };
+    expand("CACHE_TILES", parallel ? kParallelCacheTiles : kSerialCacheTiles);
+    expand("EPILOGUE_TILES",
+           parallel ? kParallelEpilogueTiles : kSerialEpilogueTiles);
+    expand("REGISTER_TILES(%l1#0)", registerTiles("%l1#0"));
+    expand("REGISTER_TILES(EPILOGUE_OUTER)",
+           registerTiles(parallel ? "%forall" : "%le#0"));
     OwningOpRef<ModuleOp> schedule =
         parseSourceString<ModuleOp>(text, &getContext());
     if (!schedule) {

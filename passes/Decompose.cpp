@@ -27,7 +27,7 @@ public:
   PrimitiveBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
 
   Value linear(Value x, Value w, Value bias = {}) {
-    return LinearOp::create(b, loc, x, w, bias);
+    return LinearOp::create(b, loc, x, w, bias, /*activation=*/nullptr);
   }
   Value slice(Value x, int64_t axis, int64_t offset, int64_t size) {
     if (!x)
@@ -39,7 +39,7 @@ public:
     return ActivationOp::create(b, loc, kind, x);
   }
   Value layerNorm(Value x, Value w, Value bias, APFloat eps) {
-    return LayerNormOp::create(b, loc, x, w, bias, eps);
+    return LayerNormOp::create(b, loc, x, /*residual=*/Value(), w, bias, eps);
   }
   Value splitHeads(Value x, int64_t heads) {
     return SplitHeadsOp::create(b, loc, x, heads);

@@ -77,6 +77,87 @@ def AttuneFuseAttention : Pass<"attune-fuse-attention"> {
   let dependentDialects = ["::mlir::attune::AttuneDialect"];
 }
 
+def AttuneFuseEpilogues : Pass<"attune-fuse-epilogues"> {
+  let summary = "Fold bias adds, activations and residual adds into the ops "
+                "around them";
+  let description = [{
+    Folds element-wise work into the op that produces or consumes it, so the
+    intermediate tensor is never stored:
+
+    - `attune.add(attune.linear(x, W), b)` with `b` of shape `[Out]`, on a
+      linear without a bias: `b` becomes the linear's bias;
+    - `attune.activation(attune.linear(...))`: the activation becomes the
+      linear's `activation` epilogue, which `--attune-tile-gemm` computes on
+      each output tile of the GEMM while it is in cache;
+    - `attune.layer_norm(attune.add(x, r))` with `x`, `r` and the sum of one
+      type: the norm's `residual` (post-norm transformers'
+      `norm(x + sublayer(x))`).
+
+    Each fusion requires that the intermediate has no other use: in a
+    pre-norm transformer the residual sum feeds both the next norm and the
+    next residual, and stays. With `explain`, each fusion and each rejected
+    candidate is reported as a remark saying why.
+
+    Before:
+    ```mlir
+    %h = attune.linear %x, %w1, %b1 : (tensor<?x16x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x16x128xf32>
+    %a = attune.activation <gelu> %h : tensor<?x16x128xf32>
+    %y = attune.linear %a, %w2, %b2 : (tensor<?x16x128xf32>, tensor<64x128xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+    %s = attune.add %x, %y : (tensor<?x16x64xf32>, tensor<?x16x64xf32>) -> tensor<?x16x64xf32>
+    %n = attune.layer_norm %s weight(%g) bias(%beta) : (tensor<?x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+    ```
+    After:
+    ```mlir
+    %h = attune.linear %x, %w1, %b1 {activation = #attune.activation<gelu>} : (...) -> tensor<?x16x128xf32>
+    %y = attune.linear %h, %w2, %b2 : (...) -> tensor<?x16x64xf32>
+    %n = attune.layer_norm %x residual(%y) weight(%g) bias(%beta) : (...) -> tensor<?x16x64xf32>
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report each fusion and each rejected candidate as a remark">,
+  ];
+  let dependentDialects = ["::mlir::attune::AttuneDialect"];
+}
+
+def AttunePackProjections : Pass<"attune-pack-projections"> {
+  let summary = "One GEMM for the linear layers that read the same input";
+  let description = [{
+    Linear layers in one block that read the same input (the query, key and
+    value projections of a model that writes them separately, such as
+    Hugging Face's `q_proj` / `k_proj` / `v_proj`) become one `attune.linear`
+    whose weight is the concatenation of theirs along the output dim
+    (`[sum Out_i, In]`, a new compile-time constant), followed by one
+    `attune.slice` per original layer. A missing bias is packed as zeros
+    when another layer has one. The input is read once and one larger GEMM
+    runs instead of several small ones.
+
+    The weights must be compile-time constants (run it after
+    `attune-bind-weights`; `attune-compile` does): weights loaded at run time
+    (`--weights-external`) or not yet bound stay separate, as does a layer
+    with an activation epilogue. With `explain`, each packing and each
+    rejected group is reported as a remark.
+
+    Before:
+    ```mlir
+    %q = attune.linear %x, %wq, %bq : (tensor<?x16x64xf32>, tensor<64x64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+    %k = attune.linear %x, %wk : (tensor<?x16x64xf32>, tensor<64x64xf32>) -> tensor<?x16x64xf32>
+    ```
+    After:
+    ```mlir
+    %qk = attune.linear %x, %wqk, %bqk : (tensor<?x16x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x16x128xf32>
+    %q = attune.slice %qk {axis = 2 : i64, offset = 0 : i64, size = 64 : i64} : (tensor<?x16x128xf32>) -> tensor<?x16x64xf32>
+    %k = attune.slice %qk {axis = 2 : i64, offset = 64 : i64, size = 64 : i64} : (tensor<?x16x128xf32>) -> tensor<?x16x64xf32>
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report each packing and each rejected group as a remark">,
+  ];
+  let dependentDialects = ["::mlir::attune::AttuneDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def AttuneExternalizeWeights
     : Pass<"attune-externalize-weights", "::mlir::ModuleOp"> {
   let summary = "Turn attune.weight ops into globals filled when the model loads";

@@ -63,7 +63,7 @@ struct LinearLowering : OpConversionPattern<LinearOp> {
     KernelBuilder kb(rewriter, op.getLoc());
     replaceWithCast(rewriter, op,
                     kb.linear(adaptor.getInput(), adaptor.getWeight(),
-                              adaptor.getBias()));
+                              adaptor.getBias(), op.getActivation()));
     return success();
   }
 };
@@ -358,7 +358,7 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
                   ConversionPatternRewriter &rewriter) const override {
     KernelBuilder kb(rewriter, op.getLoc());
     MLIRContext *ctx = rewriter.getContext();
-    Value x = adaptor.getInput();
+    Value x = adaptor.getInput(), residual = adaptor.getResidual();
     RankedTensorType type = op.getType();
     Type elem = type.getElementType();
     int64_t rank = type.getRank();
@@ -383,22 +383,47 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
 
     // Two passes (mean, then the biased variance of x - mean): stable for
     // inputs with a large mean, as PyTorch's kernel is.
+    // With a residual, every pass reads both summands and adds them: the
+    // sum is never stored. `first` is the index of the first block argument
+    // after them.
+    SmallVector<Value> xs = {x};
+    SmallVector<AffineMap> xMaps = {full};
+    if (residual) {
+      xs.push_back(residual);
+      xMaps.push_back(full);
+    }
+    unsigned first = xs.size();
+    auto input = [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      return residual ? arith::AddFOp::create(b, l, a[0], a[1]).getResult()
+                      : a[0];
+    };
+    auto with = [](ArrayRef<Value> head, ArrayRef<Value> tail) {
+      SmallVector<Value> all(head);
+      all.append(tail.begin(), tail.end());
+      return all;
+    };
+    auto withMaps = [](ArrayRef<AffineMap> head, ArrayRef<AffineMap> tail) {
+      SmallVector<AffineMap> all(head);
+      all.append(tail.begin(), tail.end());
+      return all;
+    };
     Value mean = kb.generic(
-        x, kb.filled(reducedSizes, elem, 0.0), {full, reduced}, reduce,
-        [](OpBuilder &b, Location l, ValueRange a) {
-          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[0], a[1])});
+        xs, kb.filled(reducedSizes, elem, 0.0), withMaps(xMaps, {reduced}),
+        reduce, [&](OpBuilder &b, Location l, ValueRange a) {
+          linalg::YieldOp::create(
+              b, l, ValueRange{arith::AddFOp::create(b, l, input(b, l, a), a[first])});
         });
     Value var = kb.generic(
-        ValueRange{x, mean}, kb.filled(reducedSizes, elem, 0.0),
-        {full, reduced, reduced}, reduce,
+        with(xs, {mean}), kb.filled(reducedSizes, elem, 0.0),
+        withMaps(xMaps, {reduced, reduced}), reduce,
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Value m = arith::MulFOp::create(b, l, a[1], invCount);
-          Value d = arith::SubFOp::create(b, l, a[0], m);
+          Value m = arith::MulFOp::create(b, l, a[first], invCount);
+          Value d = arith::SubFOp::create(b, l, input(b, l, a), m);
           Value sq = arith::MulFOp::create(b, l, d, d);
-          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[2], sq)});
+          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[first + 1], sq)});
         });
-    SmallVector<Value> inputs = {x, mean, var};
-    SmallVector<AffineMap> maps = {full, reduced, reduced};
+    SmallVector<Value> inputs = with(xs, {mean, var});
+    SmallVector<AffineMap> maps = withMaps(xMaps, {reduced, reduced});
     Value weight = adaptor.getWeight(), bias = adaptor.getBias();
     if (weight) {
       inputs.push_back(weight);
@@ -413,11 +438,12 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
     Value result = kb.generic(
         inputs, kb.empty(sizes, elem), maps, parallelIters(rank),
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Value m = arith::MulFOp::create(b, l, a[1], invCount);
-          Value v = arith::MulFOp::create(b, l, a[2], invCount);
+          Value m = arith::MulFOp::create(b, l, a[first], invCount);
+          Value v = arith::MulFOp::create(b, l, a[first + 1], invCount);
           Value r = math::RsqrtOp::create(b, l, arith::AddFOp::create(b, l, v, eps));
-          Value y = arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, a[0], m), r);
-          unsigned next = 3;
+          Value y = arith::MulFOp::create(
+              b, l, arith::SubFOp::create(b, l, input(b, l, a), m), r);
+          unsigned next = first + 2;
           if (weight)
             y = arith::MulFOp::create(b, l, y, a[next++]);
           if (bias)

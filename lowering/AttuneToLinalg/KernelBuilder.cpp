@@ -141,11 +141,21 @@ static Value transposedWeight(KernelBuilder &kb, OpBuilder &b, Location loc,
       ->getResult(0);
 }
 
-Value KernelBuilder::linear(Value x, Value w, Value bias) {
+/// `act` applied element-wise to `y`.
+static Value applyActivation(KernelBuilder &kb, Value y, Activation act) {
+  return kb.elementwise(cast<RankedTensorType>(y.getType()), y,
+                        [&](OpBuilder &b, Location l, ValueRange a) {
+                          linalg::YieldOp::create(
+                              b, l, KernelBuilder::activation(b, l, act, a[0]));
+                        });
+}
+
+Value KernelBuilder::linear(Value x, Value w, Value bias,
+                            std::optional<Activation> act) {
   MLIRContext *ctx = b.getContext();
   auto xType = cast<RankedTensorType>(x.getType());
   if (xType.getRank() == 2 || xType.getRank() == 3)
-    return gemmLinear(x, w, bias);
+    return gemmLinear(x, w, bias, act);
   Type elem = xType.getElementType();
   int64_t rank = xType.getRank(); // loops: lead..., o, k
   int64_t outFeatures = cast<RankedTensorType>(w.getType()).getDimSize(0);
@@ -174,14 +184,16 @@ Value KernelBuilder::linear(Value x, Value w, Value bias) {
   outExprs.push_back(o);
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
   iters.push_back(utils::IteratorType::reduction);
-  return generic(ValueRange{x, w}, init,
-                 {AffineMap::get(rank + 1, 0, xExprs, ctx),
-                  AffineMap::get(rank + 1, 0, {o, k}, ctx),
-                  AffineMap::get(rank + 1, 0, outExprs, ctx)},
-                 iters, multiplyAccumulate);
+  Value y = generic(ValueRange{x, w}, init,
+                    {AffineMap::get(rank + 1, 0, xExprs, ctx),
+                     AffineMap::get(rank + 1, 0, {o, k}, ctx),
+                     AffineMap::get(rank + 1, 0, outExprs, ctx)},
+                    iters, multiplyAccumulate);
+  return act ? applyActivation(*this, y, *act) : y;
 }
 
-Value KernelBuilder::gemmLinear(Value x, Value w, Value bias) {
+Value KernelBuilder::gemmLinear(Value x, Value w, Value bias,
+                                std::optional<Activation> act) {
   MLIRContext *ctx = b.getContext();
   auto xType = cast<RankedTensorType>(x.getType());
   Type elem = xType.getElementType();
@@ -226,9 +238,17 @@ Value KernelBuilder::gemmLinear(Value x, Value w, Value bias) {
   // and 8 rows high, worth it for a sequence of rows (a dynamic length or at
   // least 16), not for one decoding step.
   int64_t rows = xType.getDimSize(flat ? 0 : 1);
-  if (outFeatures % 32 == 0 && (ShapedType::isDynamic(rows) || rows >= 16))
-    gemm->setAttr(kGemmAttr, UnitAttr::get(ctx));
+  bool tiled =
+      outFeatures % 32 == 0 && (ShapedType::isDynamic(rows) || rows >= 16);
   Value y = gemm.getResult(0);
+  if (act) {
+    // attune-tile-gemm finds the GEMM through its epilogue.
+    y = applyActivation(*this, y, *act);
+    if (tiled)
+      y.getDefiningOp()->setAttr(kEpilogueAttr, UnitAttr::get(ctx));
+  } else if (tiled) {
+    gemm->setAttr(kGemmAttr, UnitAttr::get(ctx));
+  }
   if (!flat)
     return y;
   return tensor::CollapseShapeOp::create(

@@ -30,6 +30,9 @@ inline constexpr llvm::StringLiteral kGemmAttr = "attune.gemm";
 inline constexpr llvm::StringLiteral kTileGemmAttr = "attune.tile_gemm";
 inline constexpr llvm::StringLiteral kVectorizeAttr = "attune.vectorize";
 inline constexpr llvm::StringLiteral kVectorize1DAttr = "attune.vectorize_1d";
+/// An element-wise generic over a marked GEMM's [B, M, N] result (its only
+/// user): attune-tile-gemm computes it on each cache tile of the GEMM.
+inline constexpr llvm::StringLiteral kEpilogueAttr = "attune.epilogue";
 
 /// The body of a generic: block arguments (inputs then outputs) in `args`.
 using BodyFn = function_ref<void(OpBuilder &, Location, ValueRange args)>;
@@ -72,13 +75,16 @@ public:
   /// tensor.dim: the extent of a result whose operands must agree.
   OpFoldResult staticOrDim(ArrayRef<std::pair<Value, int64_t>> dims);
 
-  /// `x W^T + b` over the last dim of `x` (`attune.linear`): a contraction
-  /// generic whose accumulator starts as the broadcast bias (or zero).
-  Value linear(Value x, Value w, Value bias);
+  /// `act(x W^T + b)` over the last dim of `x` (`attune.linear`): a
+  /// contraction generic whose accumulator starts as the broadcast bias (or
+  /// zero), then the activation, if any, as an element-wise generic.
+  Value linear(Value x, Value w, Value bias,
+               std::optional<Activation> act = std::nullopt);
   /// The rank 2-3 case: a `[B, M, K] x [K, N]` contraction with the weight
   /// transposed (at compile time for constants), marked with `kGemmAttr` for
-  /// `--attune-tile-gemm`.
-  Value gemmLinear(Value x, Value w, Value bias);
+  /// `--attune-tile-gemm`, and its activation marked with `kEpilogueAttr`.
+  Value gemmLinear(Value x, Value w, Value bias,
+                   std::optional<Activation> act);
 
   /// Numerically stable softmax of `input` along `axis`. A slice that is all
   /// -inf gives zeros.

@@ -253,6 +253,22 @@ func.func @case30(%a: tensor<2x?xf32>) {
 
 // -----
 
+func.func @layer_norm_residual(%a: tensor<2x3xf32>, %r: tensor<1x3xf32>) {
+  // expected-error @+1 {{'attune.layer_norm' op residual has type 'tensor<1x3xf32>', expected the input's type 'tensor<2x3xf32>'}}
+  %n = attune.layer_norm %a residual(%r) : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @linear_activation(%x: tensor<2x64xf32>, %w: tensor<8x64xf32>) {
+  // expected-error @+1 {{'attune.linear' op attribute 'activation' failed to satisfy constraint}}
+  %r = attune.linear %x, %w {activation = 1 : i64} : (tensor<2x64xf32>, tensor<8x64xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
 func.func @case31(%a: tensor<2x3xf32>) {
   // expected-error @+1 {{'attune.layer_norm' op epsilon must be positive, got 0}}
   %r = attune.layer_norm %a {epsilon = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>

@@ -78,8 +78,8 @@ func.func @unranked_generic(%x: tensor<*xf32>) {
 // -----
 
 func.func @segment_sizes(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{'attune.layer_norm' op operand count (1) does not match with the total size (3) specified in attribute 'operandSegmentSizes'}}
-  %r = "attune.layer_norm"(%x) <{epsilon = 1.0e-5 : f64, normalized_rank = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1>}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-error @+1 {{'attune.layer_norm' op operand count (1) does not match with the total size (4) specified in attribute 'operandSegmentSizes'}}
+  %r = "attune.layer_norm"(%x) <{epsilon = 1.0e-5 : f64, normalized_rank = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1>}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return
 }
 

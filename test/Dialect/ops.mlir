@@ -13,11 +13,13 @@ func.func @weight() -> (tensor<128x64xf32>, tensor<64xbf16>) {
 // CHECK-LABEL: func @linear
 // CHECK: attune.linear %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x16x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x16x128xf32>
 // CHECK: attune.linear %{{.*}}, %{{.*}} : (tensor<64xf16>, tensor<8x64xf16>) -> tensor<8xf16>
+// CHECK: attune.linear %{{.*}}, %{{.*}}, %{{.*}} {activation = #attune.activation<gelu>} : (tensor<?x16x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x16x128xf32>
 func.func @linear(%x: tensor<?x16x64xf32>, %w: tensor<128x64xf32>, %b: tensor<128xf32>,
-                  %y: tensor<64xf16>, %w2: tensor<8x64xf16>) -> (tensor<?x16x128xf32>, tensor<8xf16>) {
+                  %y: tensor<64xf16>, %w2: tensor<8x64xf16>) -> (tensor<?x16x128xf32>, tensor<8xf16>, tensor<?x16x128xf32>) {
   %0 = attune.linear %x, %w, %b : (tensor<?x16x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x16x128xf32>
   %1 = attune.linear %y, %w2 : (tensor<64xf16>, tensor<8x64xf16>) -> tensor<8xf16>
-  return %0, %1 : tensor<?x16x128xf32>, tensor<8xf16>
+  %2 = attune.linear %x, %w, %b {activation = #attune.activation<gelu>} : (tensor<?x16x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x16x128xf32>
+  return %0, %1, %2 : tensor<?x16x128xf32>, tensor<8xf16>, tensor<?x16x128xf32>
 }
 
 // A static result type may refine an inferred dynamic extent.
@@ -89,10 +91,14 @@ func.func @elementwise(%x: tensor<?x128xf32>, %b: tensor<128xf32>, %p: tensor<4x
 // CHECK: attune.layer_norm %{{.*}} weight(%{{.*}}) bias(%{{.*}}) : (tensor<?x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
 // CHECK: attune.layer_norm %{{.*}} {epsilon = 9.9999999999999995E-7 : f64, normalized_rank = 2 : i64} : (tensor<?x16x64xf32>) -> tensor<?x16x64xf32>
 // CHECK: attune.layer_norm %{{.*}} bias(%{{.*}}) : (tensor<?x16x64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+// CHECK: attune.layer_norm %{{.*}} residual(%{{.*}}) weight(%{{.*}}) bias(%{{.*}}) : (tensor<?x16x64xf32>, tensor<?x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+// CHECK: attune.layer_norm %{{.*}} residual(%{{.*}}) : (tensor<?x16x64xf32>, tensor<?x16x64xf32>) -> tensor<?x16x64xf32>
 func.func @layer_norm(%x: tensor<?x16x64xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>) {
   %0 = attune.layer_norm %x weight(%g) bias(%b) : (tensor<?x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
   %1 = attune.layer_norm %x {epsilon = 1.0e-6 : f64, normalized_rank = 2 : i64} : (tensor<?x16x64xf32>) -> tensor<?x16x64xf32>
   %2 = attune.layer_norm %x bias(%b) : (tensor<?x16x64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+  %3 = attune.layer_norm %x residual(%0) weight(%g) bias(%b) : (tensor<?x16x64xf32>, tensor<?x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+  %4 = attune.layer_norm %x residual(%1) : (tensor<?x16x64xf32>, tensor<?x16x64xf32>) -> tensor<?x16x64xf32>
   return
 }
 

@@ -47,3 +47,33 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
   %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<512x128xf32>) -> tensor<?x512xf32>
   return %y : tensor<?x512xf32>
 }
+
+// An activation epilogue (attune-fuse-epilogues' linear {activation}): the
+// GEMM is fused into the epilogue's 64-row x 256-column tiles, so that each
+// output tile is activated right after its k loop, 32 columns of a row per
+// vector op (erf as a polynomial, no libm call).
+// CHECK-LABEL: func @gelu_epilogue
+// CHECK:       scf.for %{{.*}} step %c64
+// CHECK:         scf.for %{{.*}} step %c256
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK-COUNT-8:       vector.fma {{.*}} : vector<32xf32>
+// CHECK:           scf.for
+// CHECK:             scf.for %{{.*}} step %c32
+// CHECK:               vector.transfer_read {{.*}} vector<1x1x32xf32>
+// CHECK-NOT:           math.erf
+// CHECK:               math.fma {{.*}} : vector<1x1x32xf32>
+// CHECK:               vector.transfer_write
+// CHECK-NOT:   attune.epilogue
+// CHECK-NOT:   math.erf
+// PAR-LABEL: func @gelu_epilogue
+// PAR:       scf.forall (%{{.*}}) in (2)
+// PAR:         scf.for %{{.*}} step %c64
+// PAR:           vector.fma {{.*}} : vector<32xf32>
+// PAR:           math.fma {{.*}} : vector<1x1x32xf32>
+// PAR:         scf.forall.in_parallel
+func.func @gelu_epilogue(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
+  %y = attune.linear %x, %w, %b {activation = #attune.activation<gelu>}
+      : (tensor<?x128xf32>, tensor<512x128xf32>, tensor<512xf32>) -> tensor<?x512xf32>
+  return %y : tensor<?x512xf32>
+}

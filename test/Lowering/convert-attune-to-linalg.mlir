@@ -98,3 +98,36 @@ func.func @composite(%x: tensor<2x4xf32>, %w1: tensor<8x4xf32>, %w2: tensor<4x8x
   %0 = attune.feed_forward %x linear1(%w1) linear2(%w2) : (tensor<2x4xf32>, tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// A linear with an activation epilogue: the contraction (not marked as a
+// plain GEMM), then the activation as an element-wise generic over its
+// result, marked for attune-tile-gemm to fuse into the GEMM's tiles.
+// CHECK-LABEL: func @linear_epilogue
+// CHECK:       %[[G:.*]] = linalg.generic {{.*}}"reduction"]
+// CHECK-NOT:     attune.gemm
+// CHECK:       linalg.generic {{.*}}ins(%[[G]] : tensor<1x?x32xf32>)
+// CHECK-SAME:    attune.epilogue
+// CHECK:         arith.maximumf
+func.func @linear_epilogue(%x: tensor<?x16xf32>, %w: tensor<32x16xf32>) -> tensor<?x32xf32> {
+  %y = attune.linear %x, %w {activation = #attune.activation<relu>} : (tensor<?x16xf32>, tensor<32x16xf32>) -> tensor<?x32xf32>
+  return %y : tensor<?x32xf32>
+}
+
+// -----
+
+// layer_norm with a residual: each of the three passes (mean, variance,
+// normalization) reads both summands and adds them; the sum is not stored.
+// CHECK-LABEL: func @layer_norm_residual
+// CHECK-SAME:  (%[[X:[^:]*]]: tensor<?x8xf32>, %[[R:[^:]*]]: tensor<?x8xf32>)
+// CHECK:       %[[MEAN:.*]] = linalg.generic {{.*}}ins(%[[X]], %[[R]] : tensor<?x8xf32>, tensor<?x8xf32>)
+// CHECK:         arith.addf
+// CHECK:       %[[VAR:.*]] = linalg.generic {{.*}}ins(%[[X]], %[[R]], %[[MEAN]] :
+// CHECK:       linalg.generic {{.*}}ins(%[[X]], %[[R]], %[[MEAN]], %[[VAR]] :
+// CHECK:         arith.addf
+// CHECK:         math.rsqrt
+func.func @layer_norm_residual(%x: tensor<?x8xf32>, %r: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %y = attune.layer_norm %x residual(%r) : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}

@@ -111,6 +111,11 @@ static cl::opt<bool> parallel(
     cl::desc("Run the kernels' parallel loops on OpenMP threads (attune-run "
              "--threads N); single-threaded runs are slower than without it"),
     cl::init(false), cl::cat(category));
+static cl::opt<bool> explainFusion(
+    "explain-fusion",
+    cl::desc("Report each fusion (attention, epilogues, packed projections) "
+             "and why each rejected candidate was not fused, as remarks"),
+    cl::init(false), cl::cat(category));
 static cl::opt<int64_t> attentionTileQ(
     "attention-tile-q", cl::desc("Queries per tile of tiled attention"),
     cl::init(64), cl::cat(category));
@@ -593,6 +598,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     applyDefaultTimingPassManagerCLOptions(pm);
     attune::CpuOptions options;
     options.parallel = parallel;
+    options.explainFusion = explainFusion;
     options.attentionTileQ = attentionTileQ;
     options.attentionTileK = attentionTileK;
     options.attentionMinLength = attentionMinLength;
@@ -638,7 +644,9 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     attune::VulkanStage stage = emit == Emit::Gpu     ? attune::VulkanStage::Gpu
                                 : emit == Emit::Spirv ? attune::VulkanStage::Spirv
                                                       : attune::VulkanStage::LLVM;
-    attune::buildVulkanPipeline(pm, stage, *profile);
+    // With both targets, the CPU pipeline has explained the fusions.
+    attune::buildVulkanPipeline(pm, stage, *profile,
+                                explainFusion && !hasCpu);
     if (failed(pm.run(*vulkanModule)))
       return failure();
     if (emit == Emit::Gpu || emit == Emit::Spirv || emit == Emit::LLVMMLIR)
