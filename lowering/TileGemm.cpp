@@ -3,7 +3,9 @@
 #include "lowering/AttuneToLinalg/KernelBuilder.h"
 #include "lowering/Passes.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -20,32 +22,34 @@ namespace mlir::attune {
 
 using namespace mlir;
 
+// The GEMMs run on packed weights (see packGemms below): loops (b, m, nb, r,
+// k) over C[b, m, nb*32 + r] += A[b, m, k] * P[nb, k, r].
 // Register tiles of 8 x 32 (two zmm registers per row with AVX-512, four
-// ymm with AVX2), cache tiles of 64 x 256 x 128.
+// ymm with AVX2), cache tiles of 64 x 256 (8 panels) x 128.
 // The cache tiles: serial, or with the column tiles as an scf.forall. Both
 // define %t1 (the tile) and %l1#0 (the outermost scf.for of the tile
 // loops).
 static constexpr const char *kSerialCacheTiles = R"mlir(
-      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 64, 256, 128]
+      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 64, 8, 0, 128]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 static constexpr const char *kParallelCacheTiles = R"mlir(
-      %t0, %forall = transform.structured.tile_using_forall %gemm tile_sizes [0, 0, 256, 0]
+      %t0, %forall = transform.structured.tile_using_forall %gemm tile_sizes [0, 0, 8, 0, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       transform.apply_patterns to %forall {
         transform.apply_patterns.scf.for_loop_canonicalization
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      %t1, %l1:3 = transform.structured.tile_using_for %t0 tile_sizes [1, 64, 0, 128]
+      %t1, %l1:3 = transform.structured.tile_using_for %t0 tile_sizes [1, 64, 0, 0, 128]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 
 // Register tiles of the cache tile %t1 inside the loop nest OUTER, and its
 // vectorization (expanded as REGISTER_TILES(OUTER)).
 static constexpr const char *kRegisterTiles = R"mlir(
-      // Columns outside rows: one 32-column panel of B (128 x 32, 16 KiB)
-      // stays in L1 while every 8-row tile of A streams past it.
-      %t2, %l2:4 = transform.structured.tile_using_for %t1 tile_sizes [1, 8, 32, 1] interchange = [0, 2, 1, 3]
+      // Panels outside rows: one 32-column panel of B (128 x 32, 16 KiB,
+      // contiguous) stays in L1 while every 8-row tile of A streams past it.
+      %t2, %l2:4 = transform.structured.tile_using_for %t1 tile_sizes [1, 8, 1, 0, 1] interchange = [0, 2, 1, 3, 4]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       // Full 8-row tiles, and a remainder loop for the last rows.
       %m = transform.cast %l2#2 : !transform.any_op to !transform.op<"scf.for">
@@ -74,17 +78,17 @@ static constexpr const char *kRegisterTiles = R"mlir(
 // EPILOGUE_TILES defines %te (the epilogue tile) and %t1full (the fused GEMM
 // tile, all of K); EPILOGUE_OUTER names the outermost loop.
 static constexpr const char *kSerialEpilogueTiles = R"mlir(
-      %te, %le:3 = transform.structured.tile_using_for %epi tile_sizes [1, 64, 256]
+      %te, %le:3 = transform.structured.tile_using_for %epi tile_sizes [1, 64, 8, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       %t1full, %loop = transform.structured.fuse_into_containing_op %gemm into %le#2
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir";
 static constexpr const char *kParallelEpilogueTiles = R"mlir(
-      %te0, %forall = transform.structured.tile_using_forall %epi tile_sizes [0, 0, 256]
+      %te0, %forall = transform.structured.tile_using_forall %epi tile_sizes [0, 0, 8, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       %g0, %fa = transform.structured.fuse_into_containing_op %gemm into %forall
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-      %te, %le:2 = transform.structured.tile_using_for %te0 tile_sizes [1, 64, 0]
+      %te, %le:2 = transform.structured.tile_using_for %te0 tile_sizes [1, 64, 0, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
       %t1full, %loop = transform.structured.fuse_into_containing_op %g0 into %le#1
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -100,13 +104,13 @@ module attributes {transform.with_named_sequence} {
       %gemm = transform.get_producer_of_operand %epi[0]
           : (!transform.any_op) -> !transform.any_op
       EPILOGUE_TILES
-      %t1, %lk = transform.structured.tile_using_for %t1full tile_sizes [0, 0, 0, 128]
+      %t1, %lk = transform.structured.tile_using_for %t1full tile_sizes [0, 0, 0, 0, 128]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       REGISTER_TILES(EPILOGUE_OUTER)
       // The epilogue: 32 columns of one row at a time.
-      %er, %erl:3 = transform.structured.tile_using_for %te tile_sizes [1, 1, 32]
+      %er, %erl:3 = transform.structured.tile_using_for %te tile_sizes [1, 1, 1, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.structured.vectorize %er vector_sizes [1, 1, 32] : !transform.any_op
+      transform.structured.vectorize %er : !transform.any_op
     }
     %mm = transform.structured.match ops{["linalg.generic"]} attributes{attune.gemm} in %root
         : (!transform.any_op) -> !transform.any_op
@@ -171,6 +175,150 @@ module attributes {transform.with_named_sequence} {
 }
 )mlir";
 
+//===----------------------------------------------------------------------===//
+// Packed weights
+//===----------------------------------------------------------------------===//
+
+/// `v` [d0, ..., N] as [d0, ..., N/32, 32] (a reshape, no copy).
+static Value splitColumns(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() /= 32;
+  shape.push_back(32);
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    groups.push_back({d});
+  groups.push_back({rank - 1, rank});
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank + 1; ++d)
+    sizes.push_back(ShapedType::isDynamic(shape[d])
+                        ? OpFoldResult(tensor::DimOp::create(b, loc, v, d).getResult())
+                        : OpFoldResult(b.getIndexAttr(shape[d])));
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v, groups,
+      sizes);
+}
+
+/// [..., N/32, 32] back to [..., N].
+static Value joinColumns(OpBuilder &b, Location loc, Value v) {
+  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    groups.push_back({d});
+  groups.push_back({rank - 2, rank - 1});
+  return tensor::CollapseShapeOp::create(b, loc, v, groups);
+}
+
+/// B [K, N] as 32-column panels P [N/32, K, 32], P[nb, k, r] = B[k, 32 nb + r]:
+/// a new constant for constant weights, else a transpose of the reshaped B.
+static Value packPanels(OpBuilder &b, Location loc, Value w) {
+  auto type = cast<RankedTensorType>(w.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  auto packedType =
+      RankedTensorType::get({n / 32, k, 32}, type.getElementType());
+  if (auto cst = w.getDefiningOp<arith::ConstantOp>()) {
+    if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
+      AsmResourceBlob *blob = res.getRawHandle().getBlob();
+      if (blob && type.getElementType().isF32() &&
+          blob->getData().size() == static_cast<size_t>(k * n * 4)) {
+        const float *src =
+            reinterpret_cast<const float *>(blob->getData().data());
+        std::vector<float> dst(k * n);
+        for (int64_t nb = 0; nb < n / 32; ++nb)
+          for (int64_t kk = 0; kk < k; ++kk)
+            for (int64_t r = 0; r < 32; ++r)
+              dst[(nb * k + kk) * 32 + r] = src[kk * n + nb * 32 + r];
+        auto attr = DenseResourceElementsAttr::get(
+            packedType, (res.getRawHandle().getKey() + "_p32").str(),
+            HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
+        return arith::ConstantOp::create(b, loc, packedType, attr);
+      }
+    }
+  }
+  Value init = tensor::EmptyOp::create(b, loc, packedType.getShape(),
+                                       packedType.getElementType());
+  // B = W^T computed at run time: one transpose of W [N, K] as [N/32, 32, K].
+  if (auto t = w.getDefiningOp<linalg::TransposeOp>();
+      t && t.getPermutation() == ArrayRef<int64_t>{1, 0}) {
+    Value wn = t.getInput();
+    Value split = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({n / 32, 32, k}, type.getElementType()),
+        wn, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    return linalg::TransposeOp::create(b, loc, split, init,
+                                       ArrayRef<int64_t>{0, 2, 1})
+        ->getResult(0);
+  }
+  Value split = splitColumns(b, loc, w); // [K, N/32, 32]
+  return linalg::TransposeOp::create(b, loc, split, init,
+                                     ArrayRef<int64_t>{1, 0, 2})
+      ->getResult(0);
+}
+
+/// Rewrites each marked [B, M, K] x [K, N] GEMM (and its activation
+/// epilogue) to run on packed weights: C[b, m, nb, r] += A[b, m, k] *
+/// P[nb, k, r] over the output viewed as [B, M, N/32, 32]. Each register
+/// tile then reads one contiguous 32-float row of a panel per k step,
+/// instead of one row of B 4N bytes from the previous one (a new page
+/// every step for N >= 1024).
+static void packGemms(ModuleOp module) {
+  SmallVector<linalg::GenericOp> gemms;
+  module.walk([&](linalg::GenericOp op) {
+    if (op->hasAttr(attune::kGemmAttr))
+      gemms.push_back(op);
+    else if (op->hasAttr(attune::kEpilogueAttr))
+      if (auto g = op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>())
+        gemms.push_back(g);
+  });
+  MLIRContext *ctx = module.getContext();
+  for (linalg::GenericOp gemm : gemms) {
+    OpBuilder b(gemm);
+    Location loc = gemm.getLoc();
+    Value a = gemm.getDpsInputs()[0], w = gemm.getDpsInputs()[1];
+    Value init = gemm.getDpsInits()[0];
+    Value panels = packPanels(b, loc, w);
+    Value init4 = splitColumns(b, loc, init);
+    AffineExpr d0, d1, d2, d3, d4;
+    bindDims(ctx, d0, d1, d2, d3, d4);
+    using Iter = utils::IteratorType;
+    auto packed = linalg::GenericOp::create(
+        b, loc, TypeRange{init4.getType()}, ValueRange{a, panels},
+        ValueRange{init4},
+        ArrayRef<AffineMap>{AffineMap::get(5, 0, {d0, d1, d4}, ctx),
+                            AffineMap::get(5, 0, {d2, d4, d3}, ctx),
+                            AffineMap::get(5, 0, {d0, d1, d2, d3}, ctx)},
+        ArrayRef<Iter>{Iter::parallel, Iter::parallel, Iter::parallel,
+                       Iter::parallel, Iter::reduction});
+    packed.getRegion().takeBody(gemm.getRegion());
+    if (gemm->hasAttr(attune::kGemmAttr))
+      packed->setAttr(attune::kGemmAttr, UnitAttr::get(ctx));
+    // The epilogue follows the GEMM into the [B, M, N/32, 32] view.
+    linalg::GenericOp epi;
+    for (Operation *user : gemm->getUsers())
+      if (user->hasAttr(attune::kEpilogueAttr))
+        epi = cast<linalg::GenericOp>(user);
+    if (epi) {
+      b.setInsertionPoint(epi);
+      Value out4 = splitColumns(b, loc, epi.getDpsInits()[0]);
+      AffineMap id = b.getMultiDimIdentityMap(4);
+      auto e4 = linalg::GenericOp::create(
+          b, epi.getLoc(), TypeRange{out4.getType()},
+          ValueRange{packed.getResult(0)}, ValueRange{out4},
+          ArrayRef<AffineMap>{id, id}, SmallVector<Iter>(4, Iter::parallel));
+      e4.getRegion().takeBody(epi.getRegion());
+      e4->setAttr(attune::kEpilogueAttr, UnitAttr::get(ctx));
+      b.setInsertionPointAfter(epi);
+      epi.getResult(0).replaceAllUsesWith(joinColumns(b, loc, e4.getResult(0)));
+      epi->erase();
+    }
+    // What else reads the GEMM (extents of its consumers' outputs).
+    b.setInsertionPointAfter(gemm);
+    gemm.getResult(0).replaceAllUsesWith(
+        joinColumns(b, loc, packed.getResult(0)));
+    gemm->erase();
+  }
+}
+
 namespace {
 struct AttuneTileGemmPass
     : mlir::attune::impl::AttuneTileGemmBase<AttuneTileGemmPass> {
@@ -188,6 +336,7 @@ struct AttuneTileGemmPass
     });
     if (!any)
       return;
+    packGemms(module);
     std::string text = kSchedule;
     auto expand = [&](StringRef name, StringRef body) {
       for (size_t at; (at = text.find(name.str())) != std::string::npos;)

@@ -1,7 +1,7 @@
 // RUN: attune-opt %s --convert-attune-to-linalg --attune-tile-gemm | FileCheck %s
 // RUN: attune-opt %s --convert-attune-to-linalg --attune-tile-gemm=parallel=true | FileCheck %s --check-prefix=PAR
 
-// With parallel=true the 256-column cache tiles are an scf.forall around the
+// With parallel=true the 256-column (8-panel) cache tiles are an scf.forall around the
 // same register tiles (a single tile, as in @linear, folds away).
 // PAR-LABEL: func @wide
 // PAR:       scf.forall (%{{.*}}) in (2)
@@ -9,14 +9,20 @@
 // PAR:           vector.fma {{.*}} : vector<32xf32>
 // PAR:         scf.forall.in_parallel
 
-// A linear over a dynamic number of rows: cache tiles, then full 8 x 32
-// register tiles as broadcast + FMA on vector<32xf32> (8 per k step, the
-// accumulator carried through the k loop; column panels outside row tiles),
-// and a remainder loop over the last rows, one row of 32 columns per FMA.
+// A linear over a dynamic number of rows. The weight is packed as 32-column
+// panels [N/32, K, 32] (here from the run-time W: one transpose of W viewed
+// as [N/32, 32, K]) and the output viewed as [1, M, N/32, 32]; cache tiles,
+// then full 8 x 32 register tiles as broadcast + FMA on vector<32xf32> (8 per
+// k step, reading one contiguous panel row; the accumulator carried through
+// the k loop; panels outside row tiles), and a remainder loop over the last
+// rows, one row of 32 columns per FMA.
 // CHECK-LABEL: func @linear
+// CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [2, 32, 128] : tensor<64x128xf32> into tensor<2x32x128xf32>
+// CHECK:       %[[P:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x32x128xf32>) outs(%{{.*}} : tensor<2x128x32xf32>) permutation = [0, 2, 1]
 // CHECK:       scf.for
-// CHECK:         vector.transfer_read {{.*}} : tensor<1x?x64xf32>, vector<1x8x32xf32>
-// CHECK:         scf.for {{.*}} iter_args({{.*}}) -> (tensor<1x?x64xf32>, vector<1x8x32xf32>)
+// CHECK:         vector.transfer_read {{.*}} : tensor<1x?x2x32xf32>, vector<1x8x1x32xf32>
+// CHECK:         scf.for {{.*}} iter_args({{.*}}) -> (tensor<1x?x2x32xf32>, vector<1x8x1x32xf32>)
+// CHECK:           vector.transfer_read %[[P]]{{.*}} : tensor<2x128x32xf32>, vector<1x1x32xf32>
 // CHECK-COUNT-8:   vector.fma {{.*}} : vector<32xf32>
 // CHECK:         vector.transfer_write
 // CHECK:       scf.for
@@ -50,19 +56,19 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 
 // An activation epilogue (attune-fuse-epilogues' linear {activation}): the
 // GEMM is fused into the epilogue's 64-row x 256-column tiles, so that each
-// output tile is activated right after its k loop, 32 columns of a row per
+// output tile is activated right after its k loop, one 32-column panel row per
 // vector op (erf as a polynomial, no libm call).
 // CHECK-LABEL: func @gelu_epilogue
 // CHECK:       scf.for %{{.*}} step %c64
-// CHECK:         scf.for %{{.*}} step %c256
+// CHECK:         scf.for %{{.*}} step %c8
 // CHECK:           scf.for
 // CHECK:             scf.for
 // CHECK-COUNT-8:       vector.fma {{.*}} : vector<32xf32>
 // CHECK:           scf.for
-// CHECK:             scf.for %{{.*}} step %c32
-// CHECK:               vector.transfer_read {{.*}} vector<1x1x32xf32>
+// CHECK:             scf.for
+// CHECK:               vector.transfer_read {{.*}} vector<1x1x1x32xf32>
 // CHECK-NOT:           math.erf
-// CHECK:               math.fma {{.*}} : vector<1x1x32xf32>
+// CHECK:               math.fma {{.*}} : vector<1x1x1x32xf32>
 // CHECK:               vector.transfer_write
 // CHECK-NOT:   attune.epilogue
 // CHECK-NOT:   math.erf
@@ -70,7 +76,7 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 // PAR:       scf.forall (%{{.*}}) in (2)
 // PAR:         scf.for %{{.*}} step %c64
 // PAR:           vector.fma {{.*}} : vector<32xf32>
-// PAR:           math.fma {{.*}} : vector<1x1x32xf32>
+// PAR:           math.fma {{.*}} : vector<1x1x1x32xf32>
 // PAR:         scf.forall.in_parallel
 func.func @gelu_epilogue(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
   %y = attune.linear %x, %w, %b {activation = #attune.activation<gelu>}
