@@ -138,12 +138,14 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
   auto flat = [&](Value v) {
     return marks.vectorize ? markOp(v, kVectorize1DAttr) : v;
   };
+  // maxnumf, whose vector reduction LLVM keeps in vector registers (a NaN
+  // score still makes its row NaN through exp and the sum).
   Value mNew = rows(k.generic(
       scores, st.m, {map(2, {i, j}), map(2, {i})},
       {Iter::parallel, Iter::reduction},
       [](OpBuilder &b, Location l, ValueRange a) {
         linalg::YieldOp::create(
-            b, l, ValueRange{arith::MaximumFOp::create(b, l, a[0], a[1])});
+            b, l, ValueRange{arith::MaxNumFOp::create(b, l, a[0], a[1])});
       }));
   Value p = rows(k.generic(ValueRange{scores, mNew}, k.empty(scoreSizes, elem),
                            {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
@@ -163,10 +165,14 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
         linalg::YieldOp::create(
             b, l, ValueRange{arith::AddFOp::create(b, l, a[1], a[0], flags)});
       }));
+  // In place on the loop-carried accumulator: no copy of it per key tile.
   Value accScaled = rows(k.generic(
-      ValueRange{st.acc, corr}, k.empty(accSizes, elem),
-      {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
-      {Iter::parallel, Iter::parallel}, multiplyBody));
+      ValueRange{corr}, st.acc, {map(2, {i}), map(2, {i, j})},
+      {Iter::parallel, Iter::parallel},
+      [](OpBuilder &b, Location l, ValueRange a) {
+        linalg::YieldOp::create(
+            b, l, ValueRange{arith::MulFOp::create(b, l, a[1], a[0])});
+      }));
   // acc' = acc c + p v: dims (i, e, j).
   Value accNew = k.generic(
       ValueRange{p, vTile}, accScaled,
@@ -386,7 +392,8 @@ Value staticTile(OpBuilder &b, Location loc, Value t, Value batch, Value head,
 
 /// The tiled form with static tiles, for attune-tile-gemm's micro-kernels:
 /// queries, keys and values are zero-padded to whole tiles once, the keys
-/// transposed once to [B, Hk, D, Lk], and every tile op has static shapes
+/// transposed once, tile by tile, to [B, Hk, Lk / TK, D, TK], and every tile
+/// op has static shapes
 /// (positions past Lk are masked; rows past Lq are dropped). Without a bias.
 LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                   TileSizes tiles, bool parallel) {
@@ -424,20 +431,36 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   Value lqPad = roundUp(lq, TQ), lkPad = roundUp(lk, TK);
   Value qPad = padDim(rewriter, loc, q, 2, lqPad);
   Value vPad = padDim(rewriter, loc, v, 2, lkPad);
-  // kT[b, h, e, j] = k[b, h, j, e], zero past Lk.
+  // The keys transposed tile by tile: kT[b, h, t, e, c] = k[b, h, t TK + c, e]
+  // (zero past Lk), so that each [D, TK] key tile the score GEMM reads is
+  // one contiguous block rather than D rows 4 Lk bytes apart.
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
-             d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx);
-  SmallVector<OpFoldResult> kSizes = kb.sizes(k);
+             d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx),
+             d4 = getAffineDimExpr(4, ctx);
+  Value kPad = padDim(rewriter, loc, k, 2, lkPad);
+  SmallVector<OpFoldResult> kSizes = kb.sizes(kPad);
+  OpFoldResult kTiles =
+      arith::DivUIOp::create(rewriter, loc, lkPad, im.c(TK)).getResult();
+  auto kType = cast<RankedTensorType>(kPad.getType());
+  Value kSplit = tensor::ExpandShapeOp::create(
+      rewriter, loc,
+      RankedTensorType::get({kType.getDimSize(0), kvHeads, ShapedType::kDynamic,
+                             TK, headDim},
+                            elem),
+      kPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}},
+      ArrayRef<OpFoldResult>{kSizes[0], kSizes[1], kTiles,
+                             rewriter.getIndexAttr(TK), kSizes[3]});
   Value kT = kb.generic(
-      ValueRange{k},
-      kb.empty({kSizes[0], kSizes[1], kSizes[3], kSizes[2]}, elem),
-      {AffineMap::get(4, 0, {d0, d1, d3, d2}, ctx),
-       AffineMap::get(4, 0, {d0, d1, d2, d3}, ctx)},
-      SmallVector<Iter>(4, Iter::parallel),
+      ValueRange{kSplit},
+      kb.empty({kSizes[0], kSizes[1], kTiles, kSizes[3],
+                rewriter.getIndexAttr(TK)},
+               elem),
+      {AffineMap::get(5, 0, {d0, d1, d2, d4, d3}, ctx),
+       AffineMap::get(5, 0, {d0, d1, d2, d3, d4}, ctx)},
+      SmallVector<Iter>(5, Iter::parallel),
       [](OpBuilder &b, Location l, ValueRange a) {
         linalg::YieldOp::create(b, l, ValueRange{a[0]});
       });
-  kT = padDim(rewriter, loc, kT, 3, lkPad);
 
   Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
                          rewriter.getIndexAttr(valueDim)},
@@ -498,9 +521,22 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                             ValueRange st) {
                           KernelBuilder k4(b4, l4);
                           Value mOld = st[0], lOld = st[1], accOld = st[2];
-                          Value ktTile =
-                              staticTile(b4, l4, kT, bIdx, kvHead,
-                                         b4.getIndexAttr(0), headDim, j0, TK);
+                          OpFoldResult one4 = b4.getIndexAttr(1),
+                                       zero4 = b4.getIndexAttr(0);
+                          Value ktTile = tensor::ExtractSliceOp::create(
+                              b4, l4,
+                              RankedTensorType::get({headDim, TK}, elem), kT,
+                              ArrayRef<OpFoldResult>{
+                                  bIdx, kvHead,
+                                  arith::DivUIOp::create(b4, l4, j0,
+                                                         IndexMath{b4, l4}.c(TK))
+                                      .getResult(),
+                                  zero4, zero4},
+                              ArrayRef<OpFoldResult>{one4, one4, one4,
+                                                     b4.getIndexAttr(headDim),
+                                                     b4.getIndexAttr(TK)},
+                              ArrayRef<OpFoldResult>{one4, one4, one4, one4,
+                                                     one4});
                           Value vTile =
                               staticTile(b4, l4, vPad, bIdx, kvHead, j0, TK,
                                          b4.getIndexAttr(0), valueDim);

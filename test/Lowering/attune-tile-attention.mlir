@@ -10,7 +10,8 @@
 // PAR-NEXT:      tensor.parallel_insert_slice %[[HEAD]] into %[[O]][%[[B]], %[[H]], 0, 0] [1, 1, %{{.*}}, 64]
 
 // Queries, keys and values are zero-padded to whole tiles once and the keys
-// transposed once; then batch, heads and query tiles, and a key loop that
+// transposed once, tile by tile ([B, H, Lk/16, 64, 16]: each key tile one
+// contiguous block); then batch, heads and query tiles, and a key loop that
 // starts on a tile boundary and whose upper bound is cut by causality (the
 // last query of the tile + 1) and the padding length. The running max / sum
 // / accumulator are its iter_args; every tile op has static shapes, the two
@@ -19,8 +20,9 @@
 // CHECK-LABEL: func @causal
 // CHECK:       %[[QP:.*]] = tensor.insert_slice %arg0 into
 // CHECK:       %[[VP:.*]] = tensor.insert_slice %arg2 into
-// CHECK:       linalg.generic {{.*}} ins(%arg1 : tensor<?x12x?x64xf32>) outs(%{{.*}} : tensor<?x12x64x?xf32>)
-// CHECK:       %[[KT:.*]] = tensor.insert_slice %{{.*}} : tensor<?x12x64x?xf32> into tensor<?x12x64x?xf32>
+// CHECK:       %[[KP:.*]] = tensor.insert_slice %arg1 into
+// CHECK:       %[[KS:.*]] = tensor.expand_shape %[[KP]] {{\[\[}}0], [1], [2, 3], [4]] output_shape [%{{.*}}, 12, %{{.*}}, 16, 64] : tensor<?x12x?x64xf32> into tensor<?x12x?x16x64xf32>
+// CHECK:       %[[KT:.*]] = linalg.generic {{.*}} ins(%[[KS]] : tensor<?x12x?x16x64xf32>) outs(%{{.*}} : tensor<?x12x?x64x16xf32>)
 // CHECK:       scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:         scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:           %[[LEN:.*]] = arith.index_cast
@@ -30,10 +32,10 @@
 // CHECK:             %[[HI0:.*]] = arith.minsi %{{.*}}, %[[LEN]]
 // CHECK:             %[[HI:.*]] = arith.minsi %[[HI0]]
 // CHECK:             scf.for %[[J0:.*]] = %{{.*}} to %[[HI]] step %c16{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>)
-// CHECK:               tensor.extract_slice %[[KT]][%[[B]], %{{.*}}, 0, %[[J0]]] [1, 1, 64, 16]
+// CHECK:               tensor.extract_slice %[[KT]][%[[B]], %{{.*}}, %{{.*}}, 0, 0] [1, 1, 1, 64, 16]
 // CHECK:               tensor.extract_slice %[[VP]][%[[B]], %{{.*}}, %[[J0]], 0] [1, 1, 16, 64]
 // CHECK:               linalg.generic {{.*}}["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<32x64xf32>, tensor<64x16xf32>) outs(%{{.*}} : tensor<32x16xf32>) {
-// CHECK:               arith.maximumf
+// CHECK:               arith.maxnumf
 // CHECK:               math.exp
 // CHECK:               linalg.generic {{.*}}["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<16x64xf32>) outs(%{{.*}} : tensor<32x64xf32>) attrs = {attune.tile_gemm}
 // CHECK:               scf.yield
