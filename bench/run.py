@@ -115,16 +115,20 @@ def main():
 
 
 def vulkan_table(args, bin_dir, work, models):
-    """Fused attention kernel vs the plain (scores materialized) lowering of
-    the same model on the Vulkan device, alternating, best of each."""
+    """The fused attention kernels (per query row, and with key/value tiles
+    in shared memory) vs the plain (scores materialized) lowering of the same
+    model on the Vulkan device, alternating, best of each."""
     import re
+    variants = (("row", ["--vulkan-profile=baseline,shared-attention=0"]),
+                ("shared", ["--vulkan-profile=baseline,shared-attention=1"]),
+                ("plain", ["--vulkan-fused-attention=false"]))
     rows = []
     for model in models:
         if not model.stem.startswith("attention"):
             continue
         data = work / "data" / model.stem
         libs = {}
-        for variant, flags in (("fused", []), ("plain", ["--vulkan-fused-attention=false"])):
+        for variant, flags in variants:
             libs[variant] = work / f"{model.stem}.vulkan-{variant}.so"
             sh([str(bin_dir / "attune-compile"), str(model), "--target=vulkan",
                 "-o", str(libs[variant]), *flags])
@@ -134,19 +138,21 @@ def vulkan_table(args, bin_dir, work, models):
             flags = [a for _, n, f in inputs for a in ("--input", f"{n}={data / f}")]
             best = {}
             for _ in range(max(2, args.repetitions // 2)):
-                for variant in ("fused", "plain"):
+                for variant, _ in variants:
                     out = sh([str(bin_dir / "attune-run"), str(libs[variant]), "--device=vulkan",
                               *flags, "--bench", "3"])
                     ms = float(re.search(r"min ([0-9.]+) ms", out).group(1))
                     best[variant] = min(best.get(variant, ms), ms)
             shape = sh(["/usr/bin/python3", "-c",
                         f"import numpy; print(list(numpy.load('{data / inputs[0][2]}').shape))"]).strip()
-            rows.append((f"{model.stem}{shape}".replace(" ", ""), best["fused"], best["plain"]))
-    print("\nVulkan (attune-run --device=vulkan, min of alternating rounds; ratio = plain / fused)")
-    print(f"| {'case':34} | {'fused ms':>10} | {'plain ms':>10} | {'ratio':>6} |")
-    print(f"|{'-' * 36}|{'-' * 12}|{'-' * 12}|{'-' * 8}|")
-    for name, fused, plain in rows:
-        print(f"| {name:34} | {fused:10.3f} | {plain:10.3f} | {plain / fused:6.2f} |")
+            rows.append((f"{model.stem}{shape}".replace(" ", ""), best))
+    print("\nVulkan (attune-run --device=vulkan, min of alternating rounds; ratios = plain / fused)")
+    print(f"| {'case':34} | {'row ms':>9} | {'shared ms':>9} | {'plain ms':>9} | "
+          f"{'row':>5} | {'shared':>6} |")
+    print(f"|{'-' * 36}|{'-' * 11}|{'-' * 11}|{'-' * 11}|{'-' * 7}|{'-' * 8}|")
+    for name, best in rows:
+        print(f"| {name:34} | {best['row']:9.3f} | {best['shared']:9.3f} | {best['plain']:9.3f} | "
+              f"{best['plain'] / best['row']:5.2f} | {best['plain'] / best['shared']:6.2f} |")
 
 
 if __name__ == "__main__":

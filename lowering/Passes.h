@@ -44,6 +44,10 @@ enum class CpuStage {
 /// projections); with `explain`, each fusion decision is a remark.
 void buildAttuneFusions(OpPassManager &pm, bool explain = false);
 
+/// The stand-in for gpu.barrier in kernels built before bufferization
+/// (attune-gpu-attention); attune-map-to-gpu replaces its calls.
+inline constexpr llvm::StringLiteral kBarrierCallee = "__attune_gpu_barrier";
+
 struct CpuOptions {
   /// Run the kernels' parallel loops on OpenMP threads.
   bool parallel = false;
@@ -70,12 +74,17 @@ struct VulkanProfile {
   /// Attention as one fused kernel (attune-gpu-attention); false keeps the
   /// plain lowering (scores materialized), for comparison.
   bool fusedAttention = true;
+  /// The fused kernel stages key/value tiles through shared memory (what
+  /// GPUs want); false: one invocation per query row reading keys from
+  /// global memory (faster on lavapipe, whose "shared memory" is ordinary
+  /// memory behind barriers).
+  bool sharedAttention = true;
 };
 
 /// Parses `--vulkan-profile=`: a named profile (`baseline`, `lavapipe`,
 /// `desktop`) optionally followed by `,key=value` overrides (keys:
 /// workgroup-size, max-workgroup-invocations, push-constant-bytes,
-/// shared-memory-bytes, subgroup-size, fp16, fused-attention). Returns an error message on
+/// shared-memory-bytes, subgroup-size, fp16, fused-attention, shared-attention). Returns an error message on
 /// failure.
 llvm::Expected<VulkanProfile> parseVulkanProfile(llvm::StringRef spec);
 

@@ -359,10 +359,31 @@ def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
     plain lowering writes and rereads the scores between several. Extents
     that must agree (batches, key/value lengths, bias) are checked at run
     time. Hard selection and `return_weights` keep the plain lowering.
+
+    With `shared-memory-bytes` room for at least 8 keys and values
+    (`4 (D + Dv)` bytes each), the kernel is a `gpu.launch` whose workgroups
+    take `workgroup-size` consecutive query rows of one (batch, head): the
+    keys the tile can see are staged through workgroup memory, up to 32 at
+    a time (`spirv.storage_class<Workgroup>` buffers, `gpu.barrier` around
+    each cooperative load), so each key and value is read from global
+    memory once per workgroup instead of once per query row; the key loop
+    is bounded by the masks of the whole tile (uniform, as the barriers
+    require) and each row masks the rest inline. With less shared memory,
+    one invocation per row as above.
   }];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
+           "Query rows per workgroup (the profile's workgroup size)">,
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
+           /*default=*/"16384",
+           "Workgroup memory for the key/value tiles; too little for 8 keys "
+           "selects the per-row kernel">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::spirv::SPIRVDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",

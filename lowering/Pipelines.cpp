@@ -126,6 +126,7 @@ mlir::attune::parseVulkanProfile(llvm::StringRef spec) {
     if (p.name == "baseline") {
       // Vulkan 1.1's guaranteed limits.
     } else if (p.name == "lavapipe") {
+      p.sharedAttention = false; // measured: per-row is faster on the CPU
       p.maxWorkgroupInvocations = 1024;
       p.sharedMemoryBytes = 32768;
       p.subgroupSize = 8;
@@ -159,11 +160,13 @@ mlir::attune::parseVulkanProfile(llvm::StringRef spec) {
       p.float16 = v != 0;
     else if (key == "fused-attention")
       p.fusedAttention = v != 0;
+    else if (key == "shared-attention")
+      p.sharedAttention = v != 0;
     else
       return fail("unknown key '" + key +
                   "' (keys: workgroup-size, max-workgroup-invocations, "
                   "push-constant-bytes, shared-memory-bytes, subgroup-size, "
-                  "fp16, fused-attention)");
+                  "fp16, fused-attention, shared-attention)");
   }
   if (p.workgroupSize < 1 || p.workgroupSize > p.maxWorkgroupInvocations)
     return fail("workgroup-size " + Twine(p.workgroupSize) +
@@ -197,8 +200,13 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
                                        const VulkanProfile &profile,
                                        bool explainFusion) {
   buildAttuneFusions(pm, explainFusion);
-  if (profile.fusedAttention)
-    pm.addPass(createAttuneGpuAttention());
+  if (profile.fusedAttention) {
+    AttuneGpuAttentionOptions attention;
+    attention.workgroupSize = profile.workgroupSize;
+    attention.sharedMemoryBytes =
+        profile.sharedAttention ? profile.sharedMemoryBytes : 0;
+    pm.addPass(createAttuneGpuAttention(attention));
+  }
   pm.addPass(createConvertAttuneToLinalg());
   addLinalgCleanup(pm);
   pm.addPass(createAttuneInsertRuntimeChecks());

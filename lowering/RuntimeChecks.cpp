@@ -1,6 +1,8 @@
 //===- RuntimeChecks.cpp - dynamic shape checks that report, not abort ----===//
 
 #include "lowering/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "lowering/AttuneToLinalg/KernelBuilder.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -27,7 +29,8 @@ struct AttuneInsertRuntimeChecksPass
       // Kernel bodies (linalg ops, the parallel loops of attune's own GPU
       // kernels) compute safe indices themselves.
       if (op->getParentOfType<linalg::LinalgOp>() ||
-          op->getParentOfType<scf::ParallelOp>())
+          op->getParentOfType<scf::ParallelOp>() ||
+          op->getParentOfType<gpu::LaunchOp>())
         return;
       ops.push_back(op);
     });

@@ -21,6 +21,10 @@
 
 #include "dialect/AttuneOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVEnums.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
@@ -179,8 +183,271 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
   return success();
 }
 
+/// One key's online-softmax update of the state (m, l, acc[0..Dv)) by score
+/// `s` and the key's value row (`value(d)`): one exp per score.
+SmallVector<Value> onlineUpdate(OpBuilder &b, Location l, Type elem, Value s,
+                                ValueRange st, int64_t valueDim,
+                                function_ref<Value(int64_t)> value) {
+  auto fcst = [&](double x) {
+    return arith::ConstantOp::create(b, l, b.getFloatAttr(elem, x)).getResult();
+  };
+  Value m = st[0], sum = st[1];
+  Value ninf = fcst(-std::numeric_limits<double>::infinity());
+  Value one = fcst(1.0), zero = fcst(0.0);
+  Value diff = arith::SubFOp::create(b, l, s, m);
+  Value e = math::ExpOp::create(
+      b, l, arith::NegFOp::create(b, l, math::AbsFOp::create(b, l, diff)));
+  Value up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, s, m);
+  Value masked = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, s, ninf);
+  Value mNew = arith::SelectOp::create(b, l, up, s, m);
+  Value c = arith::SelectOp::create(b, l, up, e, one);
+  Value pw = arith::SelectOp::create(
+      b, l, up, one, arith::SelectOp::create(b, l, masked, zero, e));
+  SmallVector<Value> next = {mNew, math::FmaOp::create(b, l, sum, c, pw)};
+  for (int64_t d = 0; d < valueDim; ++d) {
+    Value scaled = arith::MulFOp::create(b, l, st[2 + d], c);
+    next.push_back(math::FmaOp::create(b, l, pw, value(d), scaled));
+  }
+  return next;
+}
+
+/// The variant with shared memory: a workgroup of `wg` invocations takes
+/// `wg` consecutive query rows of one (b, h); the keys and values those rows
+/// can see are staged through workgroup memory `tk` at a time, each tile
+/// loaded once, cooperatively, for all rows of the workgroup (the
+/// per-row kernel reads every key and value once per query row).
+///
+///   for j0 in [lo(tile), hi(tile)) step tk:   uniform over the workgroup
+///     barrier; K[j0 : j0 + tk], V[j0 : j0 + tk] -> shared; barrier
+///     row i (if i < Lq): online update with each staged key it can see
+LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
+                               int64_t wg, int64_t tk) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  KernelBuilder kb(rewriter, loc);
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  Value lengths = op.getKeyLengths(), bias = op.getBias();
+  auto qType = op.getQuery().getType();
+  Type elem = qType.getElementType();
+  int64_t heads = qType.getDimSize(1), headDim = qType.getDimSize(3);
+  int64_t group = heads / op.getKey().getType().getDimSize(1);
+  int64_t valueDim = op.getValue().getType().getDimSize(3);
+  bool causal = op.getCausal();
+  std::optional<int64_t> window;
+  if (IntegerAttr w = op.getWindowAttr())
+    window = w.getInt();
+
+  assertAttentionExtents(rewriter, loc, q, k, v, lengths, bias);
+  Value qBatch = kb.dim(q, 0), lq = kb.dim(q, 2), lk = kb.dim(k, 2);
+  Value qm = toBuffer(rewriter, loc, q), km = toBuffer(rewriter, loc, k),
+        vm = toBuffer(rewriter, loc, v);
+  Value lm = lengths ? toBuffer(rewriter, loc, lengths) : Value();
+  Value bm = bias ? toBuffer(rewriter, loc, bias) : Value();
+  auto outType = MemRefType::get(
+      {ShapedType::kDynamic, heads, ShapedType::kDynamic, valueDim}, elem);
+  Value out = memref::AllocOp::create(rewriter, loc, outType,
+                                      ValueRange{qBatch, lq});
+  Value c1 = kb.indexConst(1);
+  Value wgSize = kb.indexConst(wg);
+  Value tiles = arith::CeilDivUIOp::create(rewriter, loc, lq, wgSize);
+  Value scale = kb.floatConst(elem, op.getEffectiveScale());
+  Value offset = op.getAlign() == MaskAlign::bottom_right
+                     ? Value(arith::SubIOp::create(rewriter, loc, lk, lq))
+                     : kb.indexConst(0);
+
+  auto launch = gpu::LaunchOp::create(rewriter, loc, tiles,
+                                      kb.indexConst(heads), qBatch, wgSize, c1,
+                                      c1);
+  OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
+  Location l = loc;
+  auto cst = [&](int64_t x) {
+    return arith::ConstantIndexOp::create(b, l, x).getResult();
+  };
+  auto fcst = [&](double x) {
+    return arith::ConstantOp::create(b, l, b.getFloatAttr(elem, x)).getResult();
+  };
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, l, x, y).getResult();
+  };
+  auto mul = [&](Value x, Value y) {
+    return arith::MulIOp::create(b, l, x, y).getResult();
+  };
+  auto ult = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, x, y)
+        .getResult();
+  };
+  // Barriers are calls to a declaration until bufferization is done (its
+  // deallocation analysis rejects ops without declared memory effects);
+  // attune-map-to-gpu turns them into gpu.barrier.
+  auto module = op->getParentOfType<ModuleOp>();
+  if (!module.lookupSymbol(kBarrierCallee)) {
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    auto decl = func::FuncOp::create(mb, loc, kBarrierCallee,
+                                     mb.getFunctionType({}, {}));
+    decl.setPrivate();
+  }
+  auto barrier = [&](OpBuilder &bb, Location bl) {
+    func::CallOp::create(bb, bl, kBarrierCallee, TypeRange{});
+  };
+  Value tx = launch.getThreadIds().x;
+  Value tile = launch.getBlockIds().x, hi = launch.getBlockIds().y,
+        bi = launch.getBlockIds().z;
+  auto shared = [&](int64_t cols) {
+    auto space = spirv::StorageClassAttr::get(b.getContext(),
+                                              spirv::StorageClass::Workgroup);
+    return memref::AllocOp::create(
+        b, l, MemRefType::get({tk, cols}, elem, MemRefLayoutAttrInterface(),
+                              space));
+  };
+  Value ks = shared(headDim), vs = shared(valueDim);
+  Value kvh = arith::DivUIOp::create(b, l, hi, cst(group));
+  Value first = mul(tile, cst(wg));
+  Value ii = add(first, tx);
+  Value active = ult(ii, lq);
+  Value len;
+  if (lm) {
+    Value raw = memref::LoadOp::create(b, l, lm, bi);
+    len = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
+  }
+  // Keys of the whole tile (uniform: the barriers are in its loop), and of
+  // this row.
+  Value last = arith::MinUIOp::create(b, l, add(first, cst(wg - 1)),
+                                      arith::SubIOp::create(b, l, lq, cst(1)));
+  auto [tileLo, tileEnd] = visibleKeyRange(b, l, add(first, offset),
+                                           add(last, offset), lk, len, causal,
+                                           window);
+  Value p = add(ii, offset);
+  auto [rowLo, rowEnd] = visibleKeyRange(b, l, p, p, lk, len, causal, window);
+
+  SmallVector<Value> init = {fcst(-std::numeric_limits<double>::infinity()),
+                             fcst(0.0)};
+  init.append(valueDim, fcst(0.0));
+  auto keyTiles = scf::ForOp::create(
+      b, l, tileLo, tileEnd, cst(tk), init,
+      [&](OpBuilder &b2, Location l2, Value j0, ValueRange st) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(b2.getInsertionBlock());
+        // Stage the tile: element e of the [tk, cols] tile is key j0 + e /
+        // cols, zero past the tile's last visible key.
+        auto stage = [&](Value src, Value dst, int64_t cols) {
+          scf::ForOp::create(
+              b, l, tx, cst(tk * cols), cst(wg), ValueRange{},
+              [&](OpBuilder &b3, Location l3, Value e, ValueRange) {
+                Value r = arith::DivUIOp::create(b3, l3, e, cst(cols));
+                Value c = arith::RemUIOp::create(b3, l3, e, cst(cols));
+                Value j = arith::AddIOp::create(b3, l3, j0, r);
+                Value in = arith::CmpIOp::create(
+                    b3, l3, arith::CmpIPredicate::ult, j, tileEnd);
+                auto pick = scf::IfOp::create(
+                    b3, l3, in,
+                    [&](OpBuilder &b4, Location l4) {
+                      scf::YieldOp::create(
+                          b4, l4,
+                          ValueRange{memref::LoadOp::create(
+                              b4, l4, src, ValueRange{bi, kvh, j, c})});
+                    },
+                    [&](OpBuilder &b4, Location l4) {
+                      scf::YieldOp::create(b4, l4, ValueRange{fcst(0.0)});
+                    });
+                memref::StoreOp::create(b3, l3, pick.getResult(0), dst,
+                                        ValueRange{r, c});
+                scf::YieldOp::create(b3, l3);
+              });
+        };
+        barrier(b, l);
+        stage(km, ks, headDim);
+        stage(vm, vs, valueDim);
+        barrier(b, l);
+        Value count = arith::MinUIOp::create(
+            b, l, cst(tk), arith::SubIOp::create(b, l, tileEnd, j0));
+        auto rowUpdate = scf::IfOp::create(
+            b, l, active,
+            [&](OpBuilder &b3, Location l3) {
+              auto keys = scf::ForOp::create(
+                  b3, l3, cst(0), count, cst(1), st,
+                  [&](OpBuilder &b4, Location l4, Value jj, ValueRange s4) {
+                    Value j = arith::AddIOp::create(b4, l4, j0, jj);
+                    auto dot = scf::ForOp::create(
+                        b4, l4, cst(0), cst(headDim), cst(1),
+                        ValueRange{fcst(0.0)},
+                        [&](OpBuilder &b5, Location l5, Value d, ValueRange acc) {
+                          Value x = memref::LoadOp::create(
+                              b5, l5, qm, ValueRange{bi, hi, ii, d});
+                          Value y = memref::LoadOp::create(b5, l5, ks,
+                                                           ValueRange{jj, d});
+                          scf::YieldOp::create(
+                              b5, l5,
+                              ValueRange{math::FmaOp::create(b5, l5, x, y,
+                                                             acc[0])});
+                        });
+                    Value sc = arith::MulFOp::create(b4, l4, dot.getResult(0),
+                                                     scale);
+                    if (bm) {
+                      auto biasType = cast<MemRefType>(bm.getType());
+                      int64_t rank = biasType.getRank();
+                      Value full[4] = {bi, hi, ii, j};
+                      SmallVector<Value> idx;
+                      for (int64_t d = 0; d < rank; ++d)
+                        idx.push_back(biasType.getDimSize(d) == 1
+                                          ? cst(0)
+                                          : full[4 - rank + d]);
+                      sc = arith::AddFOp::create(
+                          b4, l4, sc, memref::LoadOp::create(b4, l4, bm, idx));
+                    }
+                    // Keys of the tile this row cannot see score -inf (the
+                    // row's range is signed: bottom-right alignment puts
+                    // rows before the first key when Lq > Lk).
+                    Value vis = arith::AndIOp::create(
+                        b4, l4,
+                        arith::CmpIOp::create(b4, l4, arith::CmpIPredicate::sge,
+                                              j, rowLo),
+                        arith::CmpIOp::create(b4, l4, arith::CmpIPredicate::slt,
+                                              j, rowEnd));
+                    sc = arith::SelectOp::create(
+                        b4, l4, vis, sc,
+                        fcst(-std::numeric_limits<double>::infinity()));
+                    scf::YieldOp::create(
+                        b4, l4,
+                        onlineUpdate(b4, l4, elem, sc, s4, valueDim,
+                                     [&](int64_t d) {
+                                       return memref::LoadOp::create(
+                                                  b4, l4, vs,
+                                                  ValueRange{jj, cst(d)})
+                                           .getResult();
+                                     }));
+                  });
+              scf::YieldOp::create(b3, l3, keys.getResults());
+            },
+            [&](OpBuilder &b3, Location l3) {
+              scf::YieldOp::create(b3, l3, st);
+            });
+        scf::YieldOp::create(b, l, rowUpdate.getResults());
+      });
+  // out[i] = acc / l, 0 for a row that sees no key.
+  scf::IfOp::create(b, l, active, [&](OpBuilder &b2, Location l2) {
+    Value sum = keyTiles.getResult(1);
+    Value none = arith::CmpFOp::create(b2, l2, arith::CmpFPredicate::OEQ, sum,
+                                       fcst(0.0));
+    Value inv = arith::DivFOp::create(b2, l2, fcst(1.0), sum);
+    for (int64_t d = 0; d < valueDim; ++d) {
+      Value o = arith::MulFOp::create(b2, l2, keyTiles.getResult(2 + d), inv);
+      o = arith::SelectOp::create(b2, l2, none, fcst(0.0), o);
+      memref::StoreOp::create(b2, l2, o, out, ValueRange{bi, hi, ii, cst(d)});
+    }
+    scf::YieldOp::create(b2, l2);
+  });
+  gpu::TerminatorOp::create(b, l);
+  rewriter.setInsertionPointAfter(launch);
+  Value result = bufferization::ToTensorOp::create(
+      rewriter, loc, RankedTensorType::get(outType.getShape(), elem), out,
+      /*restrict=*/true, /*writable=*/true);
+  replaceWithCast(rewriter, op, ValueRange{result});
+  return success();
+}
+
 struct AttuneGpuAttentionPass
     : mlir::attune::impl::AttuneGpuAttentionBase<AttuneGpuAttentionPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) {
@@ -191,9 +458,18 @@ struct AttuneGpuAttentionPass
       ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (AttentionOp op : ops)
-      if (failed(fuseForGpu(op, rewriter)))
+    for (AttentionOp op : ops) {
+      // Key and value tiles in shared memory when the profile has room for
+      // at least 8 keys; else one invocation per row reading global memory.
+      int64_t rowBytes = 4 * (op.getQuery().getType().getDimSize(3) +
+                              op.getValue().getType().getDimSize(3));
+      int64_t tk = std::min<int64_t>(32, sharedMemoryBytes / rowBytes);
+      LogicalResult done = tk >= 8 && workgroupSize >= 1
+                               ? fuseForGpuShared(op, rewriter, workgroupSize, tk)
+                               : fuseForGpu(op, rewriter);
+      if (failed(done))
         return signalPassFailure();
+    }
   }
 };
 

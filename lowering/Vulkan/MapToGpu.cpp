@@ -82,6 +82,14 @@ struct AttuneMapToGpuPass
         return signalPassFailure();
     }
 
+    // The barriers of kernels built before bufferization.
+    func.walk([&](func::CallOp call) {
+      if (call.getCallee() != attune::kBarrierCallee)
+        return;
+      rewriter.setInsertionPoint(call);
+      rewriter.replaceOpWithNewOp<gpu::BarrierOp>(call);
+    });
+
     // Copies run on the device like any other kernel.
     func.walk([&](memref::CopyOp op) {
       rewriter.setInsertionPoint(op);

@@ -330,6 +330,10 @@ struct AttuneVulkanAbiPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    // attune-map-to-gpu has replaced the calls of the barrier stand-in.
+    if (auto barrier = module.lookupSymbol<func::FuncOp>(attune::kBarrierCallee);
+        barrier && barrier.symbolKnownUseEmpty(module))
+      barrier.erase();
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     Type i64 = mb.getI64Type(), index = mb.getIndexType();
     auto bufferArray = MemRefType::get({ShapedType::kDynamic}, i64);

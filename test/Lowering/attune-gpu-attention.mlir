@@ -1,25 +1,61 @@
-// RUN: attune-opt %s --attune-gpu-attention --split-input-file | FileCheck %s
+// RUN: attune-opt %s --attune-gpu-attention --split-input-file | FileCheck %s --check-prefixes=CHECK,SHARED
+// RUN: attune-opt %s --attune-gpu-attention=shared-memory-bytes=0 --split-input-file | FileCheck %s --check-prefixes=CHECK,ROW
 
-// One parallel loop over query rows; the key loop carries the running max,
-// the sum and one accumulator per value dim; causal bounds the key range.
-// CHECK-LABEL: func.func @causal
-// CHECK:         cf.assert {{.*}}the batch of the keys differs from the queries'
-// CHECK:         %[[Q:.*]] = bufferization.to_buffer %arg0 read_only : tensor<?x4x?x8xf32> to memref<?x4x?x8xf32>
-// CHECK:         %[[OUT:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x4x?x2xf32>
-// CHECK:         scf.parallel (%[[B:.*]], %[[H:.*]], %[[I:.*]]) =
-// CHECK:           %[[KVH:.*]] = arith.divui %[[H]], %c2
-// CHECK:           %[[NEXT:.*]] = arith.addi %{{.*}}, %c1
-// CHECK:           %[[END:.*]] = arith.minsi %{{.*}}, %[[NEXT]]
-// CHECK:           scf.for %{{.*}} = %c0{{.*}} to %[[END]] step %c1{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
-// CHECK:             scf.for
-// CHECK:               memref.load %[[Q]][%[[B]], %[[H]], %[[I]], %{{.*}}]
-// CHECK:               math.fma
-// CHECK:             math.exp
-// CHECK-NOT:         math.exp
-// CHECK:             scf.yield
-// CHECK:           memref.store %{{.*}}, %[[OUT]][%[[B]], %[[H]], %[[I]], %{{.*}}]
-// CHECK:           memref.store %{{.*}}, %[[OUT]][%[[B]], %[[H]], %[[I]], %{{.*}}]
-// CHECK:         bufferization.to_tensor %[[OUT]] restrict writable
+// With shared memory (the default 16 KiB: 32 keys of 8 + 2 floats): a
+// launch of 64-row query tiles per (b, h); the key tiles the query tile can
+// see (causal: up to its last row) are staged into workgroup memory between
+// two barriers (stand-in calls until bufferization is done), each
+// invocation loading every 64th element, zero past the visible keys; rows
+// past Lq load but do not compute; each row masks the keys of a tile it
+// cannot see to -inf; one exp per score.
+// SHARED-LABEL: func.func @causal
+// SHARED:         cf.assert {{.*}}the batch of the keys differs from the queries'
+// SHARED:         %[[OUT:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x4x?x2xf32>
+// SHARED:         gpu.launch blocks(%[[T:.*]], %[[H:.*]], %[[B:.*]]) in (%{{.*}} = %{{.*}}, %{{.*}} = %c4, %{{.*}} = %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1, %{{.*}} = %c1)
+// SHARED:           %[[KS:.*]] = memref.alloc() : memref<32x8xf32, #spirv.storage_class<Workgroup>>
+// SHARED:           %[[VS:.*]] = memref.alloc() : memref<32x2xf32, #spirv.storage_class<Workgroup>>
+// SHARED:           scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c32{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
+// SHARED:             call @__attune_gpu_barrier()
+// SHARED:             scf.for %{{.*}} = %[[TX]] to %c256 step %c64
+// SHARED:               memref.store %{{.*}}, %[[KS]]
+// SHARED:             scf.for %{{.*}} = %[[TX]] to %c64{{.*}} step %c64
+// SHARED:               memref.store %{{.*}}, %[[VS]]
+// SHARED:             call @__attune_gpu_barrier()
+// SHARED:             scf.if
+// SHARED:               scf.for
+// SHARED:                 scf.for
+// SHARED:                   memref.load %[[KS]]
+// SHARED:                 arith.select %{{.*}}, %{{.*}}, %cst
+// SHARED:                 math.exp
+// SHARED-NOT:             math.exp
+// SHARED:                 memref.load %[[VS]]
+// SHARED:           scf.if
+// SHARED:             memref.store %{{.*}}, %[[OUT]][%[[B]], %[[H]], %{{.*}}, %{{.*}}]
+// SHARED:           gpu.terminator
+// SHARED:         bufferization.to_tensor %[[OUT]] restrict writable
+// SHARED:       func.func private @__attune_gpu_barrier()
+
+// Without shared memory: one parallel loop over query rows; the key loop
+// carries the running max, the sum and one accumulator per value dim;
+// causal bounds the key range.
+// ROW-LABEL: func.func @causal
+// ROW:         cf.assert {{.*}}the batch of the keys differs from the queries'
+// ROW:         %[[Q:.*]] = bufferization.to_buffer %arg0 read_only : tensor<?x4x?x8xf32> to memref<?x4x?x8xf32>
+// ROW:         %[[OUT:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x4x?x2xf32>
+// ROW:         scf.parallel (%[[B:.*]], %[[H:.*]], %[[I:.*]]) =
+// ROW:           %[[KVH:.*]] = arith.divui %[[H]], %c2
+// ROW:           %[[NEXT:.*]] = arith.addi %{{.*}}, %c1
+// ROW:           %[[END:.*]] = arith.minsi %{{.*}}, %[[NEXT]]
+// ROW:           scf.for %{{.*}} = %c0{{.*}} to %[[END]] step %c1{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
+// ROW:             scf.for
+// ROW:               memref.load %[[Q]][%[[B]], %[[H]], %[[I]], %{{.*}}]
+// ROW:               math.fma
+// ROW:             math.exp
+// ROW-NOT:         math.exp
+// ROW:             scf.yield
+// ROW:           memref.store %{{.*}}, %[[OUT]][%[[B]], %[[H]], %[[I]], %{{.*}}]
+// ROW:           memref.store %{{.*}}, %[[OUT]][%[[B]], %[[H]], %[[I]], %{{.*}}]
+// ROW:         bufferization.to_tensor %[[OUT]] restrict writable
 func.func @causal(%q: tensor<?x4x?x8xf32>, %k: tensor<?x2x?x8xf32>, %v: tensor<?x2x?x2xf32>) -> tensor<?x4x?x2xf32> {
   %o = attune.attention %q, %k, %v {causal} : (tensor<?x4x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x2xf32>) -> tensor<?x4x?x2xf32>
   return %o : tensor<?x4x?x2xf32>
@@ -30,7 +66,8 @@ func.func @causal(%q: tensor<?x4x?x8xf32>, %k: tensor<?x2x?x8xf32>, %v: tensor<?
 // Key lengths bound the loop; a window sets its start; the bias is read
 // per score.
 // CHECK-LABEL: func.func @masked
-// CHECK:         scf.parallel
+// SHARED:        gpu.launch
+// ROW:           scf.parallel
 // CHECK:           memref.load %{{.*}}[%{{.*}}] : memref<?xi64>
 // CHECK:           arith.maxsi
 // CHECK:           scf.for
@@ -46,6 +83,7 @@ func.func @masked(%q: tensor<?x4x3x8xf32>, %k: tensor<?x4x5x8xf32>, %v: tensor<?
 // CHECK-LABEL: func.func @hard
 // CHECK:         attune.attention
 // CHECK-NOT:     scf.parallel
+// CHECK-NOT:     gpu.launch
 func.func @hard(%q: tensor<1x1x3x8xf32>, %k: tensor<1x1x5x8xf32>, %v: tensor<1x1x5x8xf32>) -> (tensor<1x1x3x8xf32>, tensor<1x1x3x5xf32>) {
   %o, %w = attune.attention %q, %k, %v {selection = #attune.selection<hard>, return_weights} : (tensor<1x1x3x8xf32>, tensor<1x1x5x8xf32>, tensor<1x1x5x8xf32>) -> (tensor<1x1x3x8xf32>, tensor<1x1x3x5xf32>)
   return %o, %w : tensor<1x1x3x8xf32>, tensor<1x1x3x5xf32>

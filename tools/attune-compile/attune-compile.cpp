@@ -76,7 +76,8 @@ static cl::opt<std::string> vulkanProfile(
     cl::desc("Vulkan target profile: baseline (default; Vulkan 1.1 minimum "
              "limits), lavapipe or desktop, then ,key=value overrides "
              "(workgroup-size, max-workgroup-invocations, push-constant-bytes, "
-             "shared-memory-bytes, subgroup-size, fp16)"),
+             "shared-memory-bytes, subgroup-size, fp16, fused-attention, "
+             "shared-attention)"),
     cl::init("baseline"), cl::cat(category));
 static cl::opt<bool> vulkanFusedAttention(
     "vulkan-fused-attention",
