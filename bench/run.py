@@ -52,6 +52,14 @@ def main():
     attune_specs = {1: [], 2: []}
     sgemm_specs = []
     torch_specs = []
+    # ONNX Runtime for the layer models, when installed (install-deps.sh
+    # --bench): exported from the same headers.
+    ort_node = build / "ort" / "node_modules" / "onnxruntime-node"
+    if not (ort_node / "package.json").exists():
+        print("note: no ONNX Runtime anchor (scripts/install-deps.sh --bench installs it)",
+              file=sys.stderr)
+        ort_node = None
+    export_specs, ort_specs = [], []
     for model in models:
         stem = model.stem
         data = work / "data" / stem
@@ -72,6 +80,10 @@ def main():
                 variant = "serial" if t == 1 else "parallel"
                 attune_specs[t].append(f"{name}={work / f'{stem}.{variant}.so'}:{files}")
             torch_specs.append(f"{name}={model}:{case_dir}")
+            if ort_node and not stem.startswith(("linear_", "attention")):
+                onnx = work / f"{name}.onnx"
+                export_specs.append(f"{onnx}={model}:{case_dir}")
+                ort_specs.append(f"{name}={onnx}:{case_dir}")
             if stem.startswith("linear_"):
                 kk, n = stem[len("linear_"):].split("x")
                 m = shape.strip("[]").split(",")[1]
@@ -84,6 +96,9 @@ def main():
         vulkan_table(args, bin_dir, work, models)
     if args.vulkan_only:
         return
+    if export_specs:
+        print("exporting the layer models to ONNX ...", file=sys.stderr)
+        sh(["/usr/bin/python3", str(ROOT / "bench" / "export_onnx.py"), *export_specs])
     for threads in map(int, args.threads.split(",")):
         cmd = [str(bin_dir / "attune-bench"), "--threads", str(threads),
                "--benchmark_format=json", f"--benchmark_repetitions={args.repetitions}",
@@ -102,16 +117,33 @@ def main():
         torch_times = json.loads(sh(["/usr/bin/python3", str(ROOT / "bench" / "compare_torch.py"),
                                      "--threads", str(threads), "--repetitions",
                                      str(2 * args.repetitions), *torch_specs], env))
+        ort_times = {}
+        if ort_specs:
+            print(f"timing ONNX Runtime, {threads} thread(s) ...", file=sys.stderr)
+            ort_times = json.loads(sh(["node", str(ROOT / "bench" / "compare_ort.js"),
+                                       "--threads", str(threads), "--repetitions",
+                                       str(2 * args.repetitions), *ort_specs],
+                                      dict(env, ORT_NODE=str(ort_node))))
         print(f"\n{threads} thread(s), min over {args.repetitions} interleaved repetitions "
-              f"(ratio = anchor / Attune; > 1 means Attune is faster)")
-        print(f"| {'case':34} | {'Attune ms':>10} | {'anchor':8} | {'anchor ms':>10} | {'ratio':>6} | {'PyTorch ms':>10} |")
-        print(f"|{'-' * 36}|{'-' * 12}|{'-' * 10}|{'-' * 12}|{'-' * 8}|{'-' * 12}|")
+              f"(ratio = anchor / Attune; > 1 means Attune is faster; the layers' anchor is "
+              f"the faster of PyTorch and ONNX Runtime)")
+        print(f"| {'case':34} | {'Attune ms':>10} | {'anchor':8} | {'anchor ms':>10} | {'ratio':>6} "
+              f"| {'PyTorch ms':>10} | {'ORT ms':>8} |")
+        print(f"|{'-' * 36}|{'-' * 12}|{'-' * 10}|{'-' * 12}|{'-' * 8}|{'-' * 12}|{'-' * 10}|")
         for name, anchor in rows:
             mine = best.get(f"attune/{name}")
             pt = torch_times[name]["min_ms"]
-            other = best.get(f"openblas/{name}") if anchor == "openblas" else pt
+            ort = ort_times.get(name, {}).get("min_ms")
+            if anchor == "openblas":
+                other = best.get(f"openblas/{name}")
+            elif ort is not None and ort < pt:
+                anchor, other = "ort", ort
+            else:
+                other = pt
             ratio = other / mine if mine and other else float("nan")
-            print(f"| {name:34} | {mine:10.3f} | {anchor:8} | {other:10.3f} | {ratio:6.2f} | {pt:10.3f} |")
+            ort_text = f"{ort:8.3f}" if ort is not None else f"{'-':>8}"
+            print(f"| {name:34} | {mine:10.3f} | {anchor:8} | {other:10.3f} | {ratio:6.2f} "
+                  f"| {pt:10.3f} | {ort_text} |")
 
 
 def vulkan_table(args, bin_dir, work, models):

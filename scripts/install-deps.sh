@@ -17,10 +17,27 @@ packages=(
   python3-torch python3-numpy
 )
 
-# `install-deps.sh --bench` adds what bench/ needs (not needed for tests).
+# `install-deps.sh --bench` adds what bench/ needs (not needed for tests):
+# Google Benchmark, OpenBLAS, and the ONNX Runtime anchor (npm package
+# onnxruntime-node, whose CPU library ships inside the package, installed
+# under build/ort with the machine's Node.js and npm).
+bench=0
 if [[ "${1:-}" == "--bench" ]]; then
+  bench=1
   packages+=(libbenchmark-dev libopenblas-dev)
 fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+install_ort() {
+  [[ $bench -eq 1 ]] || return 0
+  [[ -f "$root/build/ort/node_modules/onnxruntime-node/package.json" ]] && return 0
+  if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
+    echo "install-deps: no Node.js/npm: the benchmarks run without the ONNX Runtime anchor" >&2
+    return 0
+  fi
+  echo "install-deps: installing onnxruntime-node@1.30.0 under build/ort"
+  npm install --prefix "$root/build/ort" --ignore-scripts --no-audit --no-fund \
+    onnxruntime-node@1.30.0 >/dev/null
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -29,6 +46,7 @@ for p in "${packages[@]}"; do
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
+  install_ort
   exit 0
 fi
 
@@ -41,4 +59,5 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+install_ort
 echo "install-deps: done"

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Exports benchmark models to ONNX for the ONNX Runtime anchor: the module
+and call of each model's executable header (scripts/gen_golden.py), traced
+by torch.onnx.export on one case's inputs (shapes fixed, as Attune's runs
+are per case).
+
+  export_onnx.py OUT.onnx=MODEL.mlir:case_dir ...
+"""
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import gen_golden  # noqa: E402
+
+
+class Call(torch.nn.Module):
+    """The header's call expression as a module over its named inputs."""
+
+    def __init__(self, module, call, scope, names):
+        super().__init__()
+        self.module, self.call, self.scope, self.names = module, call, scope, names
+
+    def forward(self, *values):
+        return eval(self.call, dict(self.scope, module=self.module, **dict(zip(self.names, values))))
+
+
+def main():
+    for spec in sys.argv[1:]:
+        out, rest = spec.split("=", 1)
+        model_path, case_dir = rest.rsplit(":", 1)
+        module_expr, cases, call = gen_golden.parse_header(model_path)
+        scope = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional,
+                 "math": __import__("math"), "ref": gen_golden.ref,
+                 "sinusoidal_positions": gen_golden.ref.sinusoidal_positions}
+        torch.manual_seed(0)
+        module = eval(module_expr, scope).eval()
+        names = [s[0] for s in cases[0]]
+        inputs = tuple(torch.from_numpy(np.load(Path(case_dir) / f"{n}.npy")) for n in names)
+        with torch.no_grad():
+            torch.onnx.export(Call(module, call, scope, names), inputs, out,
+                              input_names=names, opset_version=17)
+
+
+if __name__ == "__main__":
+    main()
