@@ -50,6 +50,95 @@ Value toBuffer(OpBuilder &b, Location loc, Value tensor) {
                                            /*read_only=*/true);
 }
 
+/// One key's online-softmax update of the state (m, l, acc[0..Dv)) by score
+/// `s` and the key's value row (`value(d)`): one exp per score.
+SmallVector<Value> onlineUpdate(OpBuilder &b, Location l, Type elem, Value s,
+                                ValueRange st, int64_t valueDim,
+                                function_ref<Value(int64_t)> value) {
+  auto fcst = [&](double x) {
+    return arith::ConstantOp::create(b, l, b.getFloatAttr(elem, x)).getResult();
+  };
+  Value m = st[0], sum = st[1];
+  Value ninf = fcst(-std::numeric_limits<double>::infinity());
+  Value one = fcst(1.0), zero = fcst(0.0);
+  Value diff = arith::SubFOp::create(b, l, s, m);
+  Value e = math::ExpOp::create(
+      b, l, arith::NegFOp::create(b, l, math::AbsFOp::create(b, l, diff)));
+  Value up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, s, m);
+  Value masked = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, s, ninf);
+  Value mNew = arith::SelectOp::create(b, l, up, s, m);
+  Value c = arith::SelectOp::create(b, l, up, e, one);
+  Value pw = arith::SelectOp::create(
+      b, l, up, one, arith::SelectOp::create(b, l, masked, zero, e));
+  SmallVector<Value> next = {mNew, math::FmaOp::create(b, l, sum, c, pw)};
+  for (int64_t d = 0; d < valueDim; ++d) {
+    Value scaled = arith::MulFOp::create(b, l, st[2 + d], c);
+    next.push_back(math::FmaOp::create(b, l, pw, value(d), scaled));
+  }
+  return next;
+}
+
+/// The online-softmax state before any key: m = -inf, l = 0, acc = 0.
+SmallVector<Value> initialState(OpBuilder &b, Location l, Type elem,
+                                int64_t valueDim) {
+  auto f = [&](double x) {
+    return arith::ConstantOp::create(b, l, b.getFloatAttr(elem, x)).getResult();
+  };
+  SmallVector<Value> state = {f(-std::numeric_limits<double>::infinity()),
+                              f(0.0)};
+  state.append(valueDim, f(0.0));
+  return state;
+}
+
+/// scale * q[b, h, i] . key(d) over the head dim, plus bias[.., i, j] when
+/// there is one (a bias dim of 1 broadcasts).
+Value score(OpBuilder &b, Location l, Type elem, Value qm, Value bm,
+            ValueRange bhi, Value j, int64_t headDim, Value scale,
+            function_ref<Value(OpBuilder &, Location, Value)> key) {
+  auto c = [&](int64_t x) {
+    return arith::ConstantIndexOp::create(b, l, x).getResult();
+  };
+  Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
+  auto dot = scf::ForOp::create(
+      b, l, c(0), c(headDim), c(1), ValueRange{zero},
+      [&](OpBuilder &b2, Location l2, Value d, ValueRange acc) {
+        Value x = memref::LoadOp::create(b2, l2, qm,
+                                         ValueRange{bhi[0], bhi[1], bhi[2], d});
+        scf::YieldOp::create(
+            b2, l2,
+            ValueRange{math::FmaOp::create(b2, l2, x, key(b2, l2, d), acc[0])});
+      });
+  Value s = arith::MulFOp::create(b, l, dot.getResult(0), scale);
+  if (!bm)
+    return s;
+  auto biasType = cast<MemRefType>(bm.getType());
+  int64_t rank = biasType.getRank();
+  Value full[4] = {bhi[0], bhi[1], bhi[2], j};
+  SmallVector<Value> idx;
+  for (int64_t d = 0; d < rank; ++d)
+    idx.push_back(biasType.getDimSize(d) == 1 ? c(0) : full[4 - rank + d]);
+  return arith::AddFOp::create(b, l, s, memref::LoadOp::create(b, l, bm, idx));
+}
+
+/// out[b, h, i, :] = acc / l from the final state (m, l, acc...), 0 for a
+/// row that saw no key.
+void storeRow(OpBuilder &b, Location l, Type elem, Value out, ValueRange bhi,
+              ValueRange state, int64_t valueDim) {
+  Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
+  Value one = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 1.0));
+  Value none = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, state[1],
+                                     zero);
+  Value inv = arith::DivFOp::create(b, l, one, state[1]);
+  for (int64_t d = 0; d < valueDim; ++d) {
+    Value o = arith::MulFOp::create(b, l, state[2 + d], inv);
+    o = arith::SelectOp::create(b, l, none, zero, o);
+    memref::StoreOp::create(
+        b, l, o, out,
+        ValueRange{bhi[0], bhi[1], bhi[2],
+                   arith::ConstantIndexOp::create(b, l, d)});
+  }
+}
+
 LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -92,10 +181,6 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
         auto cst = [&](int64_t x) {
           return arith::ConstantIndexOp::create(b, l, x).getResult();
         };
-        auto fcst = [&](double x) {
-          return arith::ConstantOp::create(b, l, b.getFloatAttr(elem, x))
-              .getResult();
-        };
         Value kvh = arith::DivUIOp::create(b, l, hi, cst(group));
         // The keys row i sees: [lo, end).
         Value p = arith::AddIOp::create(b, l, ii, offset);
@@ -105,110 +190,34 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
           len = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
         }
         auto [lo, end] = visibleKeyRange(b, l, p, p, lk, len, causal, window);
-        SmallVector<Value> init = {fcst(-std::numeric_limits<double>::infinity()),
-                                   fcst(0.0)};
-        init.append(valueDim, fcst(0.0));
         auto keys = scf::ForOp::create(
-            b, l, lo, end, c1, init,
+            b, l, lo, end, c1, initialState(b, l, elem, valueDim),
             [&](OpBuilder &b2, Location l2, Value j, ValueRange st) {
-              // s = scale * q[i] . k[j] (+ bias)
-              auto dot = scf::ForOp::create(
-                  b2, l2, c0, arith::ConstantIndexOp::create(b2, l2, headDim),
-                  c1, ValueRange{fcst(0.0)},
-                  [&](OpBuilder &b3, Location l3, Value d, ValueRange acc) {
-                    Value x = memref::LoadOp::create(
-                        b3, l3, qm, ValueRange{bi, hi, ii, d});
-                    Value y = memref::LoadOp::create(
-                        b3, l3, km, ValueRange{bi, kvh, j, d});
-                    Value s = math::FmaOp::create(b3, l3, x, y, acc[0]);
-                    scf::YieldOp::create(b3, l3, s);
-                  });
-              Value s = arith::MulFOp::create(b2, l2, dot.getResult(0), scale);
-              if (bm) {
-                auto biasType = cast<MemRefType>(bm.getType());
-                int64_t rank = biasType.getRank();
-                Value full[4] = {bi, hi, ii, j};
-                SmallVector<Value> idx;
-                for (int64_t d = 0; d < rank; ++d)
-                  idx.push_back(biasType.getDimSize(d) == 1
-                                    ? c0
-                                    : full[4 - rank + d]);
-                s = arith::AddFOp::create(
-                    b2, l2, s, memref::LoadOp::create(b2, l2, bm, idx));
-              }
-              Value m = st[0], sum = st[1];
-              Value ninf = fcst(-std::numeric_limits<double>::infinity());
-              Value one = fcst(1.0), zero = fcst(0.0);
-              Value diff = arith::SubFOp::create(b2, l2, s, m);
-              Value e = math::ExpOp::create(
+              Value s = score(b2, l2, elem, qm, bm, ValueRange{bi, hi, ii},
+                              j, headDim, scale,
+                              [&](OpBuilder &b3, Location l3, Value d) {
+                                return memref::LoadOp::create(
+                                           b3, l3, km, ValueRange{bi, kvh, j, d})
+                                    .getResult();
+                              });
+              scf::YieldOp::create(
                   b2, l2,
-                  arith::NegFOp::create(b2, l2,
-                                        math::AbsFOp::create(b2, l2, diff)));
-              Value up = arith::CmpFOp::create(b2, l2, arith::CmpFPredicate::OGT,
-                                               s, m);
-              Value masked = arith::CmpFOp::create(
-                  b2, l2, arith::CmpFPredicate::OEQ, s, ninf);
-              Value mNew = arith::SelectOp::create(b2, l2, up, s, m);
-              Value c = arith::SelectOp::create(b2, l2, up, e, one);
-              Value pw = arith::SelectOp::create(
-                  b2, l2, up, one,
-                  arith::SelectOp::create(b2, l2, masked, zero, e));
-              SmallVector<Value> next = {
-                  mNew, math::FmaOp::create(b2, l2, sum, c, pw)};
-              for (int64_t d = 0; d < valueDim; ++d) {
-                Value vv = memref::LoadOp::create(
-                    b2, l2, vm,
-                    ValueRange{bi, kvh, j,
-                               arith::ConstantIndexOp::create(b2, l2, d)});
-                Value scaled = arith::MulFOp::create(b2, l2, st[2 + d], c);
-                next.push_back(math::FmaOp::create(b2, l2, pw, vv, scaled));
-              }
-              scf::YieldOp::create(b2, l2, next);
+                  onlineUpdate(b2, l2, elem, s, st, valueDim, [&](int64_t d) {
+                    return memref::LoadOp::create(
+                               b2, l2, vm,
+                               ValueRange{bi, kvh, j,
+                                          arith::ConstantIndexOp::create(b2, l2, d)})
+                        .getResult();
+                  }));
             });
-        Value sum = keys.getResult(1);
-        Value none = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, sum,
-                                           fcst(0.0));
-        Value inv = arith::DivFOp::create(b, l, fcst(1.0), sum);
-        for (int64_t d = 0; d < valueDim; ++d) {
-          Value o = arith::MulFOp::create(b, l, keys.getResult(2 + d), inv);
-          o = arith::SelectOp::create(b, l, none, fcst(0.0), o);
-          memref::StoreOp::create(b, l, o, out,
-                                  ValueRange{bi, hi, ii, cst(d)});
-        }
+        storeRow(b, l, elem, out, ValueRange{bi, hi, ii}, keys.getResults(),
+                 valueDim);
       });
   Value result = bufferization::ToTensorOp::create(
       rewriter, loc, RankedTensorType::get(outType.getShape(), elem), out,
       /*restrict=*/true, /*writable=*/true);
   replaceWithCast(rewriter, op, ValueRange{result});
   return success();
-}
-
-/// One key's online-softmax update of the state (m, l, acc[0..Dv)) by score
-/// `s` and the key's value row (`value(d)`): one exp per score.
-SmallVector<Value> onlineUpdate(OpBuilder &b, Location l, Type elem, Value s,
-                                ValueRange st, int64_t valueDim,
-                                function_ref<Value(int64_t)> value) {
-  auto fcst = [&](double x) {
-    return arith::ConstantOp::create(b, l, b.getFloatAttr(elem, x)).getResult();
-  };
-  Value m = st[0], sum = st[1];
-  Value ninf = fcst(-std::numeric_limits<double>::infinity());
-  Value one = fcst(1.0), zero = fcst(0.0);
-  Value diff = arith::SubFOp::create(b, l, s, m);
-  Value e = math::ExpOp::create(
-      b, l, arith::NegFOp::create(b, l, math::AbsFOp::create(b, l, diff)));
-  Value up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, s, m);
-  Value masked = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, s, ninf);
-  Value mNew = arith::SelectOp::create(b, l, up, s, m);
-  Value c = arith::SelectOp::create(b, l, up, e, one);
-  Value pw = arith::SelectOp::create(
-      b, l, up, one, arith::SelectOp::create(b, l, masked, zero, e));
-  SmallVector<Value> next = {mNew, math::FmaOp::create(b, l, sum, c, pw)};
-  for (int64_t d = 0; d < valueDim; ++d) {
-    Value scaled = arith::MulFOp::create(b, l, st[2 + d], c);
-    next.push_back(math::FmaOp::create(b, l, pw, value(d), scaled));
-  }
-  return next;
 }
 
 /// The variant with shared memory: a workgroup of `wg` invocations takes
@@ -319,11 +328,8 @@ LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
   Value p = add(ii, offset);
   auto [rowLo, rowEnd] = visibleKeyRange(b, l, p, p, lk, len, causal, window);
 
-  SmallVector<Value> init = {fcst(-std::numeric_limits<double>::infinity()),
-                             fcst(0.0)};
-  init.append(valueDim, fcst(0.0));
   auto keyTiles = scf::ForOp::create(
-      b, l, tileLo, tileEnd, cst(tk), init,
+      b, l, tileLo, tileEnd, cst(tk), initialState(b, l, elem, valueDim),
       [&](OpBuilder &b2, Location l2, Value j0, ValueRange st) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(b2.getInsertionBlock());
@@ -367,33 +373,13 @@ LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
                   b3, l3, cst(0), count, cst(1), st,
                   [&](OpBuilder &b4, Location l4, Value jj, ValueRange s4) {
                     Value j = arith::AddIOp::create(b4, l4, j0, jj);
-                    auto dot = scf::ForOp::create(
-                        b4, l4, cst(0), cst(headDim), cst(1),
-                        ValueRange{fcst(0.0)},
-                        [&](OpBuilder &b5, Location l5, Value d, ValueRange acc) {
-                          Value x = memref::LoadOp::create(
-                              b5, l5, qm, ValueRange{bi, hi, ii, d});
-                          Value y = memref::LoadOp::create(b5, l5, ks,
-                                                           ValueRange{jj, d});
-                          scf::YieldOp::create(
-                              b5, l5,
-                              ValueRange{math::FmaOp::create(b5, l5, x, y,
-                                                             acc[0])});
-                        });
-                    Value sc = arith::MulFOp::create(b4, l4, dot.getResult(0),
-                                                     scale);
-                    if (bm) {
-                      auto biasType = cast<MemRefType>(bm.getType());
-                      int64_t rank = biasType.getRank();
-                      Value full[4] = {bi, hi, ii, j};
-                      SmallVector<Value> idx;
-                      for (int64_t d = 0; d < rank; ++d)
-                        idx.push_back(biasType.getDimSize(d) == 1
-                                          ? cst(0)
-                                          : full[4 - rank + d]);
-                      sc = arith::AddFOp::create(
-                          b4, l4, sc, memref::LoadOp::create(b4, l4, bm, idx));
-                    }
+                    Value sc = score(b4, l4, elem, qm, bm,
+                                     ValueRange{bi, hi, ii}, j, headDim, scale,
+                                     [&](OpBuilder &b5, Location l5, Value d) {
+                                       return memref::LoadOp::create(
+                                                  b5, l5, ks, ValueRange{jj, d})
+                                           .getResult();
+                                     });
                     // Keys of the tile this row cannot see score -inf (the
                     // row's range is signed: bottom-right alignment puts
                     // rows before the first key when Lq > Lk).
@@ -425,15 +411,8 @@ LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
       });
   // out[i] = acc / l, 0 for a row that sees no key.
   scf::IfOp::create(b, l, active, [&](OpBuilder &b2, Location l2) {
-    Value sum = keyTiles.getResult(1);
-    Value none = arith::CmpFOp::create(b2, l2, arith::CmpFPredicate::OEQ, sum,
-                                       fcst(0.0));
-    Value inv = arith::DivFOp::create(b2, l2, fcst(1.0), sum);
-    for (int64_t d = 0; d < valueDim; ++d) {
-      Value o = arith::MulFOp::create(b2, l2, keyTiles.getResult(2 + d), inv);
-      o = arith::SelectOp::create(b2, l2, none, fcst(0.0), o);
-      memref::StoreOp::create(b2, l2, o, out, ValueRange{bi, hi, ii, cst(d)});
-    }
+    storeRow(b2, l2, elem, out, ValueRange{bi, hi, ii}, keyTiles.getResults(),
+             valueDim);
     scf::YieldOp::create(b2, l2);
   });
   gpu::TerminatorOp::create(b, l);
