@@ -2,6 +2,7 @@
 
 #include "lowering/AttuneToLinalg/KernelBuilder.h"
 #include "lowering/Passes.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
@@ -217,24 +218,18 @@ static Value packPanels(OpBuilder &b, Location loc, Value w) {
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   auto packedType =
       RankedTensorType::get({n / 32, k, 32}, type.getElementType());
-  if (auto cst = w.getDefiningOp<arith::ConstantOp>()) {
-    if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
-      AsmResourceBlob *blob = res.getRawHandle().getBlob();
-      if (blob && type.getElementType().isF32() &&
-          blob->getData().size() == static_cast<size_t>(k * n * 4)) {
-        const float *src =
-            reinterpret_cast<const float *>(blob->getData().data());
-        std::vector<float> dst(k * n);
-        for (int64_t nb = 0; nb < n / 32; ++nb)
-          for (int64_t kk = 0; kk < k; ++kk)
-            for (int64_t r = 0; r < 32; ++r)
-              dst[(nb * k + kk) * 32 + r] = src[kk * n + nb * 32 + r];
-        auto attr = DenseResourceElementsAttr::get(
-            packedType, (res.getRawHandle().getKey() + "_p32").str(),
-            HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
-        return arith::ConstantOp::create(b, loc, packedType, attr);
-      }
-    }
+  if (std::optional<std::vector<char>> bytes = attune::constantBytes(w);
+      bytes && type.getElementType().isF32()) {
+    const float *src = reinterpret_cast<const float *>(bytes->data());
+    std::vector<float> dst(k * n);
+    for (int64_t nb = 0; nb < n / 32; ++nb)
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int64_t r = 0; r < 32; ++r)
+          dst[(nb * k + kk) * 32 + r] = src[kk * n + nb * 32 + r];
+    auto attr = DenseResourceElementsAttr::get(
+        packedType, attune::constantKey(w, "weight") + "_p32",
+        HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
+    return arith::ConstantOp::create(b, loc, packedType, attr);
   }
   Value init = tensor::EmptyOp::create(b, loc, packedType.getShape(),
                                        packedType.getElementType());

@@ -120,3 +120,38 @@ struct AttuneBindWeightsPass
   }
 };
 } // namespace
+
+std::optional<std::vector<char>> mlir::attune::constantBytes(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  if (!cst)
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return std::nullopt;
+  size_t width = type.getElementTypeBitWidth() / 8;
+  size_t size = type.getNumElements() * width;
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != size)
+      return std::nullopt;
+    return std::vector<char>(blob->getData().begin(), blob->getData().end());
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+  if (!dense || !isa<FloatType>(type.getElementType()))
+    return std::nullopt;
+  ArrayRef<char> raw = dense.getRawData();
+  if (!dense.isSplat())
+    return std::vector<char>(raw.begin(), raw.end());
+  std::vector<char> bytes;
+  bytes.reserve(size);
+  for (int64_t i = 0; i < type.getNumElements(); ++i)
+    bytes.insert(bytes.end(), raw.begin(), raw.begin() + width);
+  return bytes;
+}
+
+std::string mlir::attune::constantKey(Value v, StringRef fallback) {
+  if (auto cst = v.getDefiningOp<arith::ConstantOp>())
+    if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue()))
+      return res.getRawHandle().getKey().str();
+  return fallback.str();
+}

@@ -144,42 +144,6 @@ struct AttuneFuseEpiloguesPass
 // Packed projections
 //===----------------------------------------------------------------------===//
 
-/// The bytes of a constant tensor (splats expanded), or nullopt when `v` is
-/// not a constant whose data the pass can read.
-std::optional<std::vector<char>> constantBytes(Value v) {
-  auto cst = v.getDefiningOp<arith::ConstantOp>();
-  if (!cst)
-    return std::nullopt;
-  auto type = cast<RankedTensorType>(v.getType());
-  size_t width = type.getElementTypeBitWidth() / 8;
-  size_t size = type.getNumElements() * width;
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob || blob->getData().size() != size)
-      return std::nullopt;
-    return std::vector<char>(blob->getData().begin(), blob->getData().end());
-  }
-  auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
-  if (!dense || !isa<FloatType>(type.getElementType()))
-    return std::nullopt;
-  ArrayRef<char> raw = dense.getRawData();
-  if (!dense.isSplat())
-    return std::vector<char>(raw.begin(), raw.end());
-  std::vector<char> bytes;
-  bytes.reserve(size);
-  for (int64_t i = 0; i < type.getNumElements(); ++i)
-    bytes.insert(bytes.end(), raw.begin(), raw.begin() + width);
-  return bytes;
-}
-
-/// The resource key of a constant, for the packed weight's name.
-std::string constantName(Value v, StringRef fallback) {
-  if (auto cst = v.getDefiningOp<arith::ConstantOp>())
-    if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue()))
-      return res.getRawHandle().getKey().str();
-  return fallback.str();
-}
-
 /// Why `w` cannot be packed, or empty.
 std::string unpackableReason(Value w) {
   if (constantBytes(w))
@@ -245,7 +209,7 @@ void packGroup(ArrayRef<LinearOp> group, const Explainer &explain) {
     anyBias |= static_cast<bool>(l.getBias());
     weights.push_back({l.getWeight(), out});
     biases.push_back({l.getBias(), out});
-    names.push_back(constantName(l.getWeight(), "projection"));
+    names.push_back(constantKey(l.getWeight(), "projection"));
     locs.push_back(l.getLoc());
   }
   OpBuilder b(first);

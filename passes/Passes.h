@@ -6,6 +6,10 @@
 #include "dialect/AttuneOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace mlir {
 class RewritePatternSet;
 
@@ -25,6 +29,15 @@ LogicalResult checkWeight(WeightOp op, const SafetensorsFile &file,
 /// Replaces every attune.weight under `root` by a constant from `file`;
 /// reports every unknown name, dtype or shape mismatch before failing.
 LogicalResult bindWeights(Operation *root, const SafetensorsFile &file);
+
+/// The bytes of a constant float tensor (`arith.constant` of a
+/// `dense_resource` blob, as bound weights are, or of inline dense data,
+/// splats expanded), or nullopt when `v` is no constant whose data is at
+/// hand. For compile-time weight transformations (packing, transposition).
+std::optional<std::vector<char>> constantBytes(Value v);
+/// The resource key of a `dense_resource` constant (a bound weight's
+/// state_dict key), else `fallback`: names for derived constants.
+std::string constantKey(Value v, StringRef fallback);
 
 /// The attribute naming the state_dict key of an externalized weight global.
 inline constexpr llvm::StringLiteral kWeightNameAttr = "attune.weight_name";

@@ -1,6 +1,7 @@
 //===- KernelBuilder.cpp - linalg-on-tensors building blocks --------------===//
 
 #include "lowering/AttuneToLinalg/KernelBuilder.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -118,22 +119,17 @@ static Value transposedWeight(KernelBuilder &kb, OpBuilder &b, Location loc,
   auto type = cast<RankedTensorType>(w.getType());
   int64_t n = type.getDimSize(0), k = type.getDimSize(1);
   auto tType = RankedTensorType::get({k, n}, type.getElementType());
-  if (auto cst = w.getDefiningOp<arith::ConstantOp>()) {
-    if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
-      if (AsmResourceBlob *blob = res.getRawHandle().getBlob();
-          blob && type.getElementType().isF32()) {
-        ArrayRef<float> src(reinterpret_cast<const float *>(blob->getData().data()),
-                            n * k);
-        std::vector<float> dst(n * k);
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < k; ++j)
-            dst[j * n + i] = src[i * k + j];
-        auto attr = DenseResourceElementsAttr::get(
-            tType, (res.getRawHandle().getKey() + "_t").str(),
-            HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
-        return arith::ConstantOp::create(b, loc, tType, attr);
-      }
-    }
+  if (std::optional<std::vector<char>> bytes = constantBytes(w);
+      bytes && type.getElementType().isF32()) {
+    const float *src = reinterpret_cast<const float *>(bytes->data());
+    std::vector<float> dst(n * k);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < k; ++j)
+        dst[j * n + i] = src[i * k + j];
+    auto attr = DenseResourceElementsAttr::get(
+        tType, constantKey(w, "weight") + "_t",
+        HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
+    return arith::ConstantOp::create(b, loc, tType, attr);
   }
   Value init = kb.empty({b.getIndexAttr(k), b.getIndexAttr(n)},
                         type.getElementType());
