@@ -1,14 +1,18 @@
 // RUN: attune-opt %s --attune-cpu-pipeline=parallel=true | FileCheck %s
 // RUN: attune-opt %s --attune-cpu-pipeline | FileCheck %s --check-prefix=SERIAL
 
-// With parallel=true the parallel dims run as OpenMP worksharing loops.
+// With parallel=true the GEMM's 256-column tiles (two here, each with its
+// GELU epilogue) run as one OpenMP worksharing loop; the element-wise
+// kernels stay sequential loops (one parallel region in all).
 // CHECK-LABEL: llvm.func @forward
 // CHECK: omp.parallel
 // CHECK: omp.wsloop
+// CHECK-NOT: omp.parallel
 // SERIAL-LABEL: llvm.func @forward
 // SERIAL-NOT: omp.
-func.func @forward(%x: tensor<?x64xf32>, %w: tensor<128x64xf32>) -> tensor<?x128xf32> {
-  %0 = attune.linear %x, %w : (tensor<?x64xf32>, tensor<128x64xf32>) -> tensor<?x128xf32>
-  %1 = attune.activation <gelu> %0 : tensor<?x128xf32>
-  return %1 : tensor<?x128xf32>
+func.func @forward(%x: tensor<?x64xf32>, %w: tensor<512x64xf32>, %s: tensor<?x512xf32>) -> tensor<?x512xf32> {
+  %0 = attune.linear %x, %w : (tensor<?x64xf32>, tensor<512x64xf32>) -> tensor<?x512xf32>
+  %1 = attune.activation <gelu> %0 : tensor<?x512xf32>
+  %2 = attune.add %1, %s : (tensor<?x512xf32>, tensor<?x512xf32>) -> tensor<?x512xf32>
+  return %2 : tensor<?x512xf32>
 }

@@ -110,7 +110,7 @@ static cl::opt<bool> weightsExternal(
 static cl::opt<bool> parallel(
     "parallel",
     cl::desc("Run the kernels' parallel loops on OpenMP threads (attune-run "
-             "--threads N); single-threaded runs are slower than without it"),
+             "--threads N): the GEMMs' column tiles and tiled attention's heads"),
     cl::init(false), cl::cat(category));
 static cl::opt<bool> explainFusion(
     "explain-fusion",
