@@ -23,10 +23,10 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
-#include "mlir/Dialect/SPIRV/IR/SPIRVEnums.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVEnums.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <limits>
@@ -65,7 +65,8 @@ SmallVector<Value> onlineUpdate(OpBuilder &b, Location l, Type elem, Value s,
   Value e = math::ExpOp::create(
       b, l, arith::NegFOp::create(b, l, math::AbsFOp::create(b, l, diff)));
   Value up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, s, m);
-  Value masked = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, s, ninf);
+  Value masked =
+      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, s, ninf);
   Value mNew = arith::SelectOp::create(b, l, up, s, m);
   Value c = arith::SelectOp::create(b, l, up, e, one);
   Value pw = arith::SelectOp::create(
@@ -126,8 +127,8 @@ void storeRow(OpBuilder &b, Location l, Type elem, Value out, ValueRange bhi,
               ValueRange state, int64_t valueDim) {
   Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
   Value one = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 1.0));
-  Value none = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, state[1],
-                                     zero);
+  Value none =
+      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, state[1], zero);
   Value inv = arith::DivFOp::create(b, l, one, state[1]);
   for (int64_t d = 0; d < valueDim; ++d) {
     Value o = arith::MulFOp::create(b, l, state[2 + d], inv);
@@ -139,85 +140,117 @@ void storeRow(OpBuilder &b, Location l, Type elem, Value out, ValueRange bhi,
   }
 }
 
-LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
-  Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
-  KernelBuilder kb(rewriter, loc);
-  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
-  Value lengths = op.getKeyLengths(), bias = op.getBias();
-  auto qType = op.getQuery().getType();
-  Type elem = qType.getElementType();
-  int64_t heads = qType.getDimSize(1), headDim = qType.getDimSize(3);
-  int64_t group = heads / op.getKey().getType().getDimSize(1);
-  int64_t valueDim = op.getValue().getType().getDimSize(3);
-  bool causal = op.getCausal();
+/// What both kernels start from: the op's extents and attributes, the
+/// extent checks, its operands as buffers, the output buffer, the scale and
+/// the bottom-right offset of query positions; `finish` hands the output
+/// back as the op's result.
+struct AttentionKernel {
+  AttentionKernel(AttentionOp op, RewriterBase &rewriter)
+      : op(op), rewriter(rewriter), loc(op.getLoc()), kb(rewriter, loc) {
+    rewriter.setInsertionPoint(op);
+    Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+    Value lengths = op.getKeyLengths(), bias = op.getBias();
+    auto qType = op.getQuery().getType();
+    elem = qType.getElementType();
+    heads = qType.getDimSize(1);
+    headDim = qType.getDimSize(3);
+    group = heads / op.getKey().getType().getDimSize(1);
+    valueDim = op.getValue().getType().getDimSize(3);
+    causal = op.getCausal();
+    if (IntegerAttr w = op.getWindowAttr())
+      window = w.getInt();
+    // Extents the loops rely on, checked like the tiled CPU form does.
+    assertAttentionExtents(rewriter, loc, q, k, v, lengths, bias);
+    qBatch = kb.dim(q, 0);
+    lq = kb.dim(q, 2);
+    lk = kb.dim(k, 2);
+    qm = toBuffer(rewriter, loc, q);
+    km = toBuffer(rewriter, loc, k);
+    vm = toBuffer(rewriter, loc, v);
+    lm = lengths ? toBuffer(rewriter, loc, lengths) : Value();
+    bm = bias ? toBuffer(rewriter, loc, bias) : Value();
+    outType = MemRefType::get(
+        {ShapedType::kDynamic, heads, ShapedType::kDynamic, valueDim}, elem);
+    out =
+        memref::AllocOp::create(rewriter, loc, outType, ValueRange{qBatch, lq});
+    scale = kb.floatConst(elem, op.getEffectiveScale());
+    offset = op.getAlign() == MaskAlign::bottom_right
+                 ? Value(arith::SubIOp::create(rewriter, loc, lk, lq))
+                 : kb.indexConst(0);
+  }
+
+  /// Replaces the op by the output buffer as a tensor, after the kernel.
+  LogicalResult finish(Operation *kernel) {
+    rewriter.setInsertionPointAfter(kernel);
+    Value result = bufferization::ToTensorOp::create(
+        rewriter, loc, RankedTensorType::get(outType.getShape(), elem), out,
+        /*restrict=*/true, /*writable=*/true);
+    replaceWithCast(rewriter, op, ValueRange{result});
+    return success();
+  }
+
+  AttentionOp op;
+  RewriterBase &rewriter;
+  Location loc;
+  KernelBuilder kb;
+  Type elem;
+  int64_t heads, headDim, group, valueDim;
+  bool causal;
   std::optional<int64_t> window;
-  if (IntegerAttr w = op.getWindowAttr())
-    window = w.getInt();
+  Value qBatch, lq, lk, qm, km, vm, lm, bm, out, scale, offset;
+  MemRefType outType;
+};
 
-  // Extents the loops rely on, checked like the tiled CPU form does.
-  assertAttentionExtents(rewriter, loc, q, k, v, lengths, bias);
-  Value qBatch = kb.dim(q, 0), lq = kb.dim(q, 2), lk = kb.dim(k, 2);
-
-  Value qm = toBuffer(rewriter, loc, q), km = toBuffer(rewriter, loc, k),
-        vm = toBuffer(rewriter, loc, v);
-  Value lm = lengths ? toBuffer(rewriter, loc, lengths) : Value();
-  Value bm = bias ? toBuffer(rewriter, loc, bias) : Value();
-  auto outType = MemRefType::get(
-      {ShapedType::kDynamic, heads, ShapedType::kDynamic, valueDim}, elem);
-  Value out = memref::AllocOp::create(rewriter, loc, outType,
-                                      ValueRange{qBatch, lq});
+LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
+  AttentionKernel a(op, rewriter);
+  KernelBuilder &kb = a.kb;
+  Location loc = a.loc;
   Value c0 = kb.indexConst(0), c1 = kb.indexConst(1);
-  Value scale = kb.floatConst(elem, op.getEffectiveScale());
-  Value offset = op.getAlign() == MaskAlign::bottom_right
-                     ? Value(arith::SubIOp::create(rewriter, loc, lk, lq))
-                     : c0;
 
-  scf::ParallelOp::create(
+  auto rows = scf::ParallelOp::create(
       rewriter, loc, ValueRange{c0, c0, c0},
-      ValueRange{qBatch, kb.indexConst(heads), lq}, ValueRange{c1, c1, c1},
-      [&](OpBuilder &b, Location l, ValueRange ivs) {
+      ValueRange{a.qBatch, kb.indexConst(a.heads), a.lq},
+      ValueRange{c1, c1, c1}, [&](OpBuilder &b, Location l, ValueRange ivs) {
         Value bi = ivs[0], hi = ivs[1], ii = ivs[2];
         auto cst = [&](int64_t x) {
           return arith::ConstantIndexOp::create(b, l, x).getResult();
         };
-        Value kvh = arith::DivUIOp::create(b, l, hi, cst(group));
+        Value kvh = arith::DivUIOp::create(b, l, hi, cst(a.group));
         // The keys row i sees: [lo, end).
-        Value p = arith::AddIOp::create(b, l, ii, offset);
+        Value p = arith::AddIOp::create(b, l, ii, a.offset);
         Value len;
-        if (lm) {
-          Value raw = memref::LoadOp::create(b, l, lm, bi);
+        if (a.lm) {
+          Value raw = memref::LoadOp::create(b, l, a.lm, bi);
           len = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
         }
-        auto [lo, end] = visibleKeyRange(b, l, p, p, lk, len, causal, window);
+        auto [lo, end] =
+            visibleKeyRange(b, l, p, p, a.lk, len, a.causal, a.window);
         auto keys = scf::ForOp::create(
-            b, l, lo, end, c1, initialState(b, l, elem, valueDim),
+            b, l, lo, end, c1, initialState(b, l, a.elem, a.valueDim),
             [&](OpBuilder &b2, Location l2, Value j, ValueRange st) {
-              Value s = score(b2, l2, elem, qm, bm, ValueRange{bi, hi, ii},
-                              j, headDim, scale,
-                              [&](OpBuilder &b3, Location l3, Value d) {
-                                return memref::LoadOp::create(
-                                           b3, l3, km, ValueRange{bi, kvh, j, d})
-                                    .getResult();
-                              });
+              Value s = score(
+                  b2, l2, a.elem, a.qm, a.bm, ValueRange{bi, hi, ii}, j,
+                  a.headDim, a.scale, [&](OpBuilder &b3, Location l3, Value d) {
+                    return memref::LoadOp::create(b3, l3, a.km,
+                                                  ValueRange{bi, kvh, j, d})
+                        .getResult();
+                  });
               scf::YieldOp::create(
                   b2, l2,
-                  onlineUpdate(b2, l2, elem, s, st, valueDim, [&](int64_t d) {
-                    return memref::LoadOp::create(
-                               b2, l2, vm,
-                               ValueRange{bi, kvh, j,
-                                          arith::ConstantIndexOp::create(b2, l2, d)})
-                        .getResult();
-                  }));
+                  onlineUpdate(
+                      b2, l2, a.elem, s, st, a.valueDim, [&](int64_t d) {
+                        return memref::LoadOp::create(
+                                   b2, l2, a.vm,
+                                   ValueRange{bi, kvh, j,
+                                              arith::ConstantIndexOp::create(
+                                                  b2, l2, d)})
+                            .getResult();
+                      }));
             });
-        storeRow(b, l, elem, out, ValueRange{bi, hi, ii}, keys.getResults(),
-                 valueDim);
+        storeRow(b, l, a.elem, a.out, ValueRange{bi, hi, ii}, keys.getResults(),
+                 a.valueDim);
       });
-  Value result = bufferization::ToTensorOp::create(
-      rewriter, loc, RankedTensorType::get(outType.getShape(), elem), out,
-      /*restrict=*/true, /*writable=*/true);
-  replaceWithCast(rewriter, op, ValueRange{result});
-  return success();
+  return a.finish(rows);
 }
 
 /// The variant with shared memory: a workgroup of `wg` invocations takes
@@ -231,49 +264,23 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
 ///     row i (if i < Lq): online update with each staged key it can see
 LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
                                int64_t wg, int64_t tk) {
-  Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
-  KernelBuilder kb(rewriter, loc);
-  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
-  Value lengths = op.getKeyLengths(), bias = op.getBias();
-  auto qType = op.getQuery().getType();
-  Type elem = qType.getElementType();
-  int64_t heads = qType.getDimSize(1), headDim = qType.getDimSize(3);
-  int64_t group = heads / op.getKey().getType().getDimSize(1);
-  int64_t valueDim = op.getValue().getType().getDimSize(3);
-  bool causal = op.getCausal();
-  std::optional<int64_t> window;
-  if (IntegerAttr w = op.getWindowAttr())
-    window = w.getInt();
-
-  assertAttentionExtents(rewriter, loc, q, k, v, lengths, bias);
-  Value qBatch = kb.dim(q, 0), lq = kb.dim(q, 2), lk = kb.dim(k, 2);
-  Value qm = toBuffer(rewriter, loc, q), km = toBuffer(rewriter, loc, k),
-        vm = toBuffer(rewriter, loc, v);
-  Value lm = lengths ? toBuffer(rewriter, loc, lengths) : Value();
-  Value bm = bias ? toBuffer(rewriter, loc, bias) : Value();
-  auto outType = MemRefType::get(
-      {ShapedType::kDynamic, heads, ShapedType::kDynamic, valueDim}, elem);
-  Value out = memref::AllocOp::create(rewriter, loc, outType,
-                                      ValueRange{qBatch, lq});
+  AttentionKernel a(op, rewriter);
+  KernelBuilder &kb = a.kb;
+  Location loc = a.loc;
   Value c1 = kb.indexConst(1);
   Value wgSize = kb.indexConst(wg);
-  Value tiles = arith::CeilDivUIOp::create(rewriter, loc, lq, wgSize);
-  Value scale = kb.floatConst(elem, op.getEffectiveScale());
-  Value offset = op.getAlign() == MaskAlign::bottom_right
-                     ? Value(arith::SubIOp::create(rewriter, loc, lk, lq))
-                     : kb.indexConst(0);
+  Value tiles = arith::CeilDivUIOp::create(rewriter, loc, a.lq, wgSize);
 
-  auto launch = gpu::LaunchOp::create(rewriter, loc, tiles,
-                                      kb.indexConst(heads), qBatch, wgSize, c1,
-                                      c1);
+  auto launch = gpu::LaunchOp::create(
+      rewriter, loc, tiles, kb.indexConst(a.heads), a.qBatch, wgSize, c1, c1);
   OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
   Location l = loc;
   auto cst = [&](int64_t x) {
     return arith::ConstantIndexOp::create(b, l, x).getResult();
   };
   auto fcst = [&](double x) {
-    return arith::ConstantOp::create(b, l, b.getFloatAttr(elem, x)).getResult();
+    return arith::ConstantOp::create(b, l, b.getFloatAttr(a.elem, x))
+        .getResult();
   };
   auto add = [&](Value x, Value y) {
     return arith::AddIOp::create(b, l, x, y).getResult();
@@ -304,32 +311,34 @@ LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
   auto shared = [&](int64_t cols) {
     auto space = spirv::StorageClassAttr::get(b.getContext(),
                                               spirv::StorageClass::Workgroup);
-    return memref::AllocOp::create(
-        b, l, MemRefType::get({tk, cols}, elem, MemRefLayoutAttrInterface(),
-                              space));
+    return memref::AllocOp::create(b, l,
+                                   MemRefType::get({tk, cols}, a.elem,
+                                                   MemRefLayoutAttrInterface(),
+                                                   space));
   };
-  Value ks = shared(headDim), vs = shared(valueDim);
-  Value kvh = arith::DivUIOp::create(b, l, hi, cst(group));
+  Value ks = shared(a.headDim), vs = shared(a.valueDim);
+  Value kvh = arith::DivUIOp::create(b, l, hi, cst(a.group));
   Value first = mul(tile, cst(wg));
   Value ii = add(first, tx);
-  Value active = ult(ii, lq);
+  Value active = ult(ii, a.lq);
   Value len;
-  if (lm) {
-    Value raw = memref::LoadOp::create(b, l, lm, bi);
+  if (a.lm) {
+    Value raw = memref::LoadOp::create(b, l, a.lm, bi);
     len = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
   }
   // Keys of the whole tile (uniform: the barriers are in its loop), and of
   // this row.
-  Value last = arith::MinUIOp::create(b, l, add(first, cst(wg - 1)),
-                                      arith::SubIOp::create(b, l, lq, cst(1)));
-  auto [tileLo, tileEnd] = visibleKeyRange(b, l, add(first, offset),
-                                           add(last, offset), lk, len, causal,
-                                           window);
-  Value p = add(ii, offset);
-  auto [rowLo, rowEnd] = visibleKeyRange(b, l, p, p, lk, len, causal, window);
+  Value last = arith::MinUIOp::create(
+      b, l, add(first, cst(wg - 1)), arith::SubIOp::create(b, l, a.lq, cst(1)));
+  auto [tileLo, tileEnd] =
+      visibleKeyRange(b, l, add(first, a.offset), add(last, a.offset), a.lk,
+                      len, a.causal, a.window);
+  Value p = add(ii, a.offset);
+  auto [rowLo, rowEnd] =
+      visibleKeyRange(b, l, p, p, a.lk, len, a.causal, a.window);
 
   auto keyTiles = scf::ForOp::create(
-      b, l, tileLo, tileEnd, cst(tk), initialState(b, l, elem, valueDim),
+      b, l, tileLo, tileEnd, cst(tk), initialState(b, l, a.elem, a.valueDim),
       [&](OpBuilder &b2, Location l2, Value j0, ValueRange st) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(b2.getInsertionBlock());
@@ -361,8 +370,8 @@ LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
               });
         };
         barrier(b, l);
-        stage(km, ks, headDim);
-        stage(vm, vs, valueDim);
+        stage(a.km, ks, a.headDim);
+        stage(a.vm, vs, a.valueDim);
         barrier(b, l);
         Value count = arith::MinUIOp::create(
             b, l, cst(tk), arith::SubIOp::create(b, l, tileEnd, j0));
@@ -373,13 +382,14 @@ LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
                   b3, l3, cst(0), count, cst(1), st,
                   [&](OpBuilder &b4, Location l4, Value jj, ValueRange s4) {
                     Value j = arith::AddIOp::create(b4, l4, j0, jj);
-                    Value sc = score(b4, l4, elem, qm, bm,
-                                     ValueRange{bi, hi, ii}, j, headDim, scale,
-                                     [&](OpBuilder &b5, Location l5, Value d) {
-                                       return memref::LoadOp::create(
-                                                  b5, l5, ks, ValueRange{jj, d})
-                                           .getResult();
-                                     });
+                    Value sc =
+                        score(b4, l4, a.elem, a.qm, a.bm,
+                              ValueRange{bi, hi, ii}, j, a.headDim, a.scale,
+                              [&](OpBuilder &b5, Location l5, Value d) {
+                                return memref::LoadOp::create(b5, l5, ks,
+                                                              ValueRange{jj, d})
+                                    .getResult();
+                              });
                     // Keys of the tile this row cannot see score -inf (the
                     // row's range is signed: bottom-right alignment puts
                     // rows before the first key when Lq > Lk).
@@ -394,13 +404,12 @@ LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
                         fcst(-std::numeric_limits<double>::infinity()));
                     scf::YieldOp::create(
                         b4, l4,
-                        onlineUpdate(b4, l4, elem, sc, s4, valueDim,
-                                     [&](int64_t d) {
-                                       return memref::LoadOp::create(
-                                                  b4, l4, vs,
-                                                  ValueRange{jj, cst(d)})
-                                           .getResult();
-                                     }));
+                        onlineUpdate(
+                            b4, l4, a.elem, sc, s4, a.valueDim, [&](int64_t d) {
+                              return memref::LoadOp::create(
+                                         b4, l4, vs, ValueRange{jj, cst(d)})
+                                  .getResult();
+                            }));
                   });
               scf::YieldOp::create(b3, l3, keys.getResults());
             },
@@ -409,19 +418,14 @@ LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
             });
         scf::YieldOp::create(b, l, rowUpdate.getResults());
       });
-  // out[i] = acc / l, 0 for a row that sees no key.
+  // a.out[i] = acc / l, 0 for a row that sees no key.
   scf::IfOp::create(b, l, active, [&](OpBuilder &b2, Location l2) {
-    storeRow(b2, l2, elem, out, ValueRange{bi, hi, ii}, keyTiles.getResults(),
-             valueDim);
+    storeRow(b2, l2, a.elem, a.out, ValueRange{bi, hi, ii},
+             keyTiles.getResults(), a.valueDim);
     scf::YieldOp::create(b2, l2);
   });
   gpu::TerminatorOp::create(b, l);
-  rewriter.setInsertionPointAfter(launch);
-  Value result = bufferization::ToTensorOp::create(
-      rewriter, loc, RankedTensorType::get(outType.getShape(), elem), out,
-      /*restrict=*/true, /*writable=*/true);
-  replaceWithCast(rewriter, op, ValueRange{result});
-  return success();
+  return a.finish(launch);
 }
 
 struct AttuneGpuAttentionPass
@@ -443,9 +447,10 @@ struct AttuneGpuAttentionPass
       int64_t rowBytes = 4 * (op.getQuery().getType().getDimSize(3) +
                               op.getValue().getType().getDimSize(3));
       int64_t tk = std::min<int64_t>(32, sharedMemoryBytes / rowBytes);
-      LogicalResult done = tk >= 8 && workgroupSize >= 1
-                               ? fuseForGpuShared(op, rewriter, workgroupSize, tk)
-                               : fuseForGpu(op, rewriter);
+      LogicalResult done =
+          tk >= 8 && workgroupSize >= 1
+              ? fuseForGpuShared(op, rewriter, workgroupSize, tk)
+              : fuseForGpu(op, rewriter);
       if (failed(done))
         return signalPassFailure();
     }
