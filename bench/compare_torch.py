@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
@@ -28,15 +27,7 @@ def main():
     results = {}
     for spec in args.cases:
         name, rest = spec.split("=", 1)
-        model_path, case_dir = rest.rsplit(":", 1)
-        module_expr, cases, call = gen_golden.parse_header(model_path)
-        scope = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional,
-                 "math": __import__("math"), "ref": gen_golden.ref,
-                 "sinusoidal_positions": gen_golden.ref.sinusoidal_positions}
-        torch.manual_seed(0)
-        module = eval(module_expr, scope).eval()
-        inputs = {s[0]: torch.from_numpy(np.load(Path(case_dir) / f"{s[0]}.npy"))
-                  for s in cases[0]}
+        module, call, scope, inputs = gen_golden.load_case(*rest.rsplit(":", 1))
         env = dict(scope, module=module, **inputs)
         times = []
         with torch.no_grad():

@@ -9,7 +9,6 @@ are per case).
 import sys
 from pathlib import Path
 
-import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
@@ -30,18 +29,11 @@ class Call(torch.nn.Module):
 def main():
     for spec in sys.argv[1:]:
         out, rest = spec.split("=", 1)
-        model_path, case_dir = rest.rsplit(":", 1)
-        module_expr, cases, call = gen_golden.parse_header(model_path)
-        scope = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional,
-                 "math": __import__("math"), "ref": gen_golden.ref,
-                 "sinusoidal_positions": gen_golden.ref.sinusoidal_positions}
-        torch.manual_seed(0)
-        module = eval(module_expr, scope).eval()
-        names = [s[0] for s in cases[0]]
-        inputs = tuple(torch.from_numpy(np.load(Path(case_dir) / f"{n}.npy")) for n in names)
+        module, call, scope, inputs = gen_golden.load_case(*rest.rsplit(":", 1))
+        names = list(inputs)
         # Not under no_grad: there nn.TransformerEncoder takes its fused fast
         # path, which has no ONNX export.
-        torch.onnx.export(Call(module, call, scope, names), inputs, out,
+        torch.onnx.export(Call(module, call, scope, names), tuple(inputs.values()), out,
                           input_names=names, opset_version=17)
 
 

@@ -107,14 +107,32 @@ def make_input(spec, generator):
     return torch.randn(shape, generator=generator).to(DTYPES[dtype])
 
 
+def header_scope():
+    """The names a header's expressions may use."""
+    return {"torch": torch, "nn": nn, "F": F, "math": math, "ref": ref,
+            "sinusoidal_positions": ref.sinusoidal_positions}
+
+
+def load_case(model_path, case_dir):
+    """For timing a model on one generated case: the header's module (in
+    eval mode, seeded like `generate`), its call expression, the scope to
+    evaluate it in, and the case's inputs by name, in header order."""
+    module_expr, cases, call_expr = parse_header(model_path)
+    scope = header_scope()
+    torch.manual_seed(0)
+    module = eval(module_expr, scope).eval()
+    inputs = {s[0]: torch.from_numpy(np.load(Path(case_dir) / f"{s[0]}.npy"))
+              for s in cases[0]}
+    return module, call_expr, scope, inputs
+
+
 def generate(model_path, out_root):
     module_expr, cases, call_expr = parse_header(model_path)
     name = Path(model_path).stem
     out = Path(out_root) / name
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
-    scope = {"torch": torch, "nn": nn, "F": F, "math": math, "ref": ref,
-             "sinusoidal_positions": ref.sinusoidal_positions}
+    scope = header_scope()
     module = eval(module_expr, scope)
     with torch.no_grad():
         for p in module.parameters():
