@@ -206,6 +206,30 @@ Value normalizedTile(KernelBuilder &k, Value acc, Value l,
   return marks.vectorize ? markOp(tile, kVectorizeAttr) : tile;
 }
 
+/// The serial loops over batch and heads around `head`, which returns the
+/// result tensor with head (b, h) filled in from the one it is given;
+/// replaces `op` by the last result.
+void serialHeadLoops(
+    AttentionOp op, RewriterBase &rewriter, Value batch, int64_t heads,
+    Value init,
+    function_ref<Value(OpBuilder &, Location, Value, Value, Value)> head) {
+  Location loc = op.getLoc();
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  auto batchLoop = scf::ForOp::create(
+      rewriter, loc, c0, batch, c1, ValueRange{init},
+      [&](OpBuilder &b1, Location l1, Value bIdx, ValueRange out1) {
+        auto headLoop = scf::ForOp::create(
+            b1, l1, c0, arith::ConstantIndexOp::create(b1, l1, heads), c1, out1,
+            [&](OpBuilder &b2, Location l2, Value hIdx, ValueRange out2) {
+              scf::YieldOp::create(
+                  b2, l2, ValueRange{head(b2, l2, bIdx, hIdx, out2[0])});
+            });
+        scf::YieldOp::create(b1, l1, headLoop.getResults());
+      });
+  replaceWithCast(rewriter, op, batchLoop.getResults());
+}
+
 LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                             TileSizes tiles) {
   Location loc = op.getLoc();
@@ -246,121 +270,108 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
     return AffineMap::get(dims, 0, exprs, ctx);
   };
-  auto batchLoop = scf::ForOp::create(
-      rewriter, loc, c0, batch, c1, ValueRange{init},
-      [&](OpBuilder &b1, Location l1, Value bIdx, ValueRange out1) {
-        IndexMath m1{b1, l1};
-        auto headLoop = scf::ForOp::create(
-            b1, l1, c0, m1.c(heads), c1, out1,
-            [&](OpBuilder &b2, Location l2, Value hIdx, ValueRange out2) {
-              IndexMath m2{b2, l2};
-              Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
-              Value len;
-              if (lengths) {
-                Value raw = tensor::ExtractOp::create(b2, l2, lengths, bIdx);
-                len = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
-              }
-              auto queryLoop = scf::ForOp::create(
-                  b2, l2, c0, lq, m2.c(tiles.q), out2,
-                  [&](OpBuilder &b3, Location l3, Value i0, ValueRange out3) {
-                    KernelBuilder k3(b3, l3);
-                    IndexMath m3{b3, l3};
-                    Value tq = m3.min(m3.c(tiles.q), m3.sub(lq, i0));
-                    Value qTile = headSlice(b3, l3, q, bIdx, hIdx, i0, tq);
+  serialHeadLoops(
+      op, rewriter, batch, heads, init,
+      [&](OpBuilder &b2, Location l2, Value bIdx, Value hIdx,
+          Value headOut) -> Value {
+        IndexMath m2{b2, l2};
+        Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
+        Value len;
+        if (lengths) {
+          Value raw = tensor::ExtractOp::create(b2, l2, lengths, bIdx);
+          len = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
+        }
+        auto queryLoop = scf::ForOp::create(
+            b2, l2, c0, lq, m2.c(tiles.q), ValueRange{headOut},
+            [&](OpBuilder &b3, Location l3, Value i0, ValueRange out3) {
+              KernelBuilder k3(b3, l3);
+              IndexMath m3{b3, l3};
+              Value tq = m3.min(m3.c(tiles.q), m3.sub(lq, i0));
+              Value qTile = headSlice(b3, l3, q, bIdx, hIdx, i0, tq);
 
-                    // The keys some query of this tile may see: [lo, hi).
-                    Value offset = align == MaskAlign::bottom_right
-                                       ? m3.sub(lk, lq)
-                                       : m3.c(0);
-                    Value pFirst = m3.add(i0, offset);
-                    Value pLast = m3.sub(m3.add(pFirst, tq), m3.c(1));
-                    auto [lo, hi] = visibleKeyRange(b3, l3, pFirst, pLast, lk,
-                                                    len, causal, window);
+              // The keys some query of this tile may see: [lo, hi).
+              Value offset =
+                  align == MaskAlign::bottom_right ? m3.sub(lk, lq) : m3.c(0);
+              Value pFirst = m3.add(i0, offset);
+              Value pLast = m3.sub(m3.add(pFirst, tq), m3.c(1));
+              auto [lo, hi] = visibleKeyRange(b3, l3, pFirst, pLast, lk, len,
+                                              causal, window);
 
-                    SmallVector<OpFoldResult> rowSizes = {tq};
-                    SmallVector<OpFoldResult> accSizes = {
-                        tq, b3.getIndexAttr(valueDim)};
-                    Value m0 = k3.filled(rowSizes, elem, kNegInf);
-                    Value s0 = k3.filled(rowSizes, elem, 0.0);
-                    Value a0 = k3.filled(accSizes, elem, 0.0);
-                    auto keyLoop = scf::ForOp::create(
-                        b3, l3, lo, hi, m3.c(tiles.k),
-                        ValueRange{m0, s0, a0},
-                        [&](OpBuilder &b4, Location l4, Value j0,
-                            ValueRange st) {
-                          KernelBuilder k4(b4, l4);
-                          IndexMath m4{b4, l4};
-                          Value mOld = st[0], lOld = st[1], accOld = st[2];
-                          Value tk = m4.min(m4.c(tiles.k), m4.sub(hi, j0));
-                          Value kTile =
-                              headSlice(b4, l4, k, bIdx, kvHead, j0, tk);
-                          Value vTile =
-                              headSlice(b4, l4, v, bIdx, kvHead, j0, tk);
-                          SmallVector<OpFoldResult> scoreSizes = {tq, tk};
+              SmallVector<OpFoldResult> rowSizes = {tq};
+              SmallVector<OpFoldResult> accSizes = {tq,
+                                                    b3.getIndexAttr(valueDim)};
+              Value m0 = k3.filled(rowSizes, elem, kNegInf);
+              Value s0 = k3.filled(rowSizes, elem, 0.0);
+              Value a0 = k3.filled(accSizes, elem, 0.0);
+              auto keyLoop = scf::ForOp::create(
+                  b3, l3, lo, hi, m3.c(tiles.k), ValueRange{m0, s0, a0},
+                  [&](OpBuilder &b4, Location l4, Value j0, ValueRange st) {
+                    KernelBuilder k4(b4, l4);
+                    IndexMath m4{b4, l4};
+                    Value mOld = st[0], lOld = st[1], accOld = st[2];
+                    Value tk = m4.min(m4.c(tiles.k), m4.sub(hi, j0));
+                    Value kTile = headSlice(b4, l4, k, bIdx, kvHead, j0, tk);
+                    Value vTile = headSlice(b4, l4, v, bIdx, kvHead, j0, tk);
+                    SmallVector<OpFoldResult> scoreSizes = {tq, tk};
 
-                          // s = q k^T
-                          Value dots = k4.generic(
-                              ValueRange{qTile, kTile},
-                              k4.filled(scoreSizes, elem, 0.0),
-                              {map(3, {i, e}), map(3, {j, e}), map(3, {i, j})},
-                              {Iter::parallel, Iter::parallel, Iter::reduction},
-                              KernelBuilder::multiplyAccumulate);
-                          // * scale + bias, masked from the absolute indices.
-                          SmallVector<Value> ins = {dots};
-                          SmallVector<AffineMap> maps = {map(2, {i, j})};
-                          if (bias) {
-                            auto [tile, bmap] =
-                                biasTile(b4, l4, bias, {bIdx, hIdx, i0, j0},
-                                         {c1, c1, tq, tk});
-                            ins.push_back(tile);
-                            maps.push_back(bmap);
-                          }
-                          maps.push_back(map(2, {i, j}));
-                          Value scores = k4.generic(
-                              ins, k4.empty(scoreSizes, elem), maps,
-                              {Iter::parallel, Iter::parallel},
-                              [&](OpBuilder &b, Location l, ValueRange a) {
-                                Value s = arith::MulFOp::create(b, l, a[0], scale);
-                                if (bias)
-                                  s = arith::AddFOp::create(b, l, s, a[1]);
-                                Value ii = arith::AddIOp::create(
-                                    b, l, i0, linalg::IndexOp::create(b, l, 0));
-                                Value jj = arith::AddIOp::create(
-                                    b, l, j0, linalg::IndexOp::create(b, l, 1));
-                                Value vis = KernelBuilder::visible(
-                                    b, l, ii, jj, lq, lk, causal, align,
-                                    window, len);
-                                Value ninf = arith::ConstantOp::create(
-                                    b, l, b.getFloatAttr(elem, kNegInf));
-                                linalg::YieldOp::create(
-                                    b, l,
-                                    ValueRange{arith::SelectOp::create(
-                                        b, l, vis, s, ninf)});
-                              });
-                          SoftmaxState next = onlineSoftmaxStep(
-                              k4, scores, {mOld, lOld, accOld}, vTile, rowSizes,
-                              scoreSizes, accSizes, elem, TileMarks{});
-                          scf::YieldOp::create(
-                              b4, l4, ValueRange{next.m, next.l, next.acc});
+                    // s = q k^T
+                    Value dots = k4.generic(
+                        ValueRange{qTile, kTile},
+                        k4.filled(scoreSizes, elem, 0.0),
+                        {map(3, {i, e}), map(3, {j, e}), map(3, {i, j})},
+                        {Iter::parallel, Iter::parallel, Iter::reduction},
+                        KernelBuilder::multiplyAccumulate);
+                    // * scale + bias, masked from the absolute indices.
+                    SmallVector<Value> ins = {dots};
+                    SmallVector<AffineMap> maps = {map(2, {i, j})};
+                    if (bias) {
+                      auto [tile, bmap] = biasTile(
+                          b4, l4, bias, {bIdx, hIdx, i0, j0}, {c1, c1, tq, tk});
+                      ins.push_back(tile);
+                      maps.push_back(bmap);
+                    }
+                    maps.push_back(map(2, {i, j}));
+                    Value scores = k4.generic(
+                        ins, k4.empty(scoreSizes, elem), maps,
+                        {Iter::parallel, Iter::parallel},
+                        [&](OpBuilder &b, Location l, ValueRange a) {
+                          Value s = arith::MulFOp::create(b, l, a[0], scale);
+                          if (bias)
+                            s = arith::AddFOp::create(b, l, s, a[1]);
+                          Value ii = arith::AddIOp::create(
+                              b, l, i0, linalg::IndexOp::create(b, l, 0));
+                          Value jj = arith::AddIOp::create(
+                              b, l, j0, linalg::IndexOp::create(b, l, 1));
+                          Value vis = KernelBuilder::visible(
+                              b, l, ii, jj, lq, lk, causal, align, window, len);
+                          Value ninf = arith::ConstantOp::create(
+                              b, l, b.getFloatAttr(elem, kNegInf));
+                          linalg::YieldOp::create(
+                              b, l,
+                              ValueRange{
+                                  arith::SelectOp::create(b, l, vis, s, ninf)});
                         });
-
-                    Value tile = normalizedTile(k3, keyLoop.getResult(2),
-                                                keyLoop.getResult(1), accSizes,
-                                                elem, TileMarks{});
-                    OpFoldResult one = b3.getIndexAttr(1);
-                    Value updated = tensor::InsertSliceOp::create(
-                        b3, l3, tile, out3[0],
-                        ArrayRef<OpFoldResult>{bIdx, hIdx, i0, b3.getIndexAttr(0)},
-                        ArrayRef<OpFoldResult>{one, one, tq,
-                                               b3.getIndexAttr(valueDim)},
-                        ArrayRef<OpFoldResult>{one, one, one, one});
-                    scf::YieldOp::create(b3, l3, updated);
+                    SoftmaxState next = onlineSoftmaxStep(
+                        k4, scores, {mOld, lOld, accOld}, vTile, rowSizes,
+                        scoreSizes, accSizes, elem, TileMarks{});
+                    scf::YieldOp::create(b4, l4,
+                                         ValueRange{next.m, next.l, next.acc});
                   });
-              scf::YieldOp::create(b2, l2, queryLoop.getResults());
+
+              Value tile =
+                  normalizedTile(k3, keyLoop.getResult(2), keyLoop.getResult(1),
+                                 accSizes, elem, TileMarks{});
+              OpFoldResult one = b3.getIndexAttr(1);
+              Value updated = tensor::InsertSliceOp::create(
+                  b3, l3, tile, out3[0],
+                  ArrayRef<OpFoldResult>{bIdx, hIdx, i0, b3.getIndexAttr(0)},
+                  ArrayRef<OpFoldResult>{one, one, tq,
+                                         b3.getIndexAttr(valueDim)},
+                  ArrayRef<OpFoldResult>{one, one, one, one});
+              scf::YieldOp::create(b3, l3, updated);
             });
-        scf::YieldOp::create(b1, l1, headLoop.getResults());
+        return queryLoop.getResult(0);
       });
-  replaceWithCast(rewriter, op, batchLoop.getResults());
   return success();
 }
 
@@ -466,7 +477,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                          rewriter.getIndexAttr(valueDim)},
                         elem);
   Value scale = kb.floatConst(elem, op.getEffectiveScale());
-  Value c0 = im.c(0), c1 = im.c(1);
+  Value c0 = im.c(0);
   AffineExpr i = d0, j = d1, e = d2;
   auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
     return AffineMap::get(dims, 0, exprs, ctx);
@@ -638,19 +649,12 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
     replaceWithCast(rewriter, op, forall.getResults());
     return success();
   }
-  auto batchLoop = scf::ForOp::create(
-      rewriter, loc, c0, batch, c1, ValueRange{init},
-      [&](OpBuilder &b1, Location l1, Value bIdx, ValueRange out1) {
-        IndexMath m1{b1, l1};
-        auto headLoop = scf::ForOp::create(
-            b1, l1, c0, m1.c(heads), c1, out1,
-            [&](OpBuilder &b2, Location l2, Value hIdx, ValueRange out2) {
-              scf::ForOp q = queryLoopFor(b2, l2, bIdx, hIdx, out2[0], false);
-              scf::YieldOp::create(b2, l2, q.getResults());
-            });
-        scf::YieldOp::create(b1, l1, headLoop.getResults());
+  serialHeadLoops(
+      op, rewriter, batch, heads, init,
+      [&](OpBuilder &b2, Location l2, Value bIdx, Value hIdx,
+          Value headOut) -> Value {
+        return queryLoopFor(b2, l2, bIdx, hIdx, headOut, false).getResult(0);
       });
-  replaceWithCast(rewriter, op, batchLoop.getResults());
   return success();
 }
 
