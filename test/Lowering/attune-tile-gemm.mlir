@@ -83,3 +83,34 @@ func.func @gelu_epilogue(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b: ten
       : (tensor<?x128xf32>, tensor<512x128xf32>, tensor<512xf32>) -> tensor<?x512xf32>
   return %y : tensor<?x512xf32>
 }
+
+// A row maximum of a vectorized tile op (attention's running max): a tree of
+// halvings (64 -> 32 -> ... -> 1 lanes, element-wise maxnumf on vectors), not
+// one vector.reduction, which LLVM expands lane after lane with a NaN check
+// per lane. Row sums keep vector.reduction <add> with reassoc.
+// CHECK-LABEL: func @row_max_tree
+// CHECK-NOT:     vector.reduction <maxnumf>
+// CHECK:         vector.shuffle {{.*}} : vector<64xf32>, vector<64xf32>
+// CHECK:         arith.maxnumf {{.*}} : vector<32xf32>
+// CHECK:         arith.maxnumf {{.*}} : vector<16xf32>
+// CHECK:         arith.maxnumf {{.*}} : vector<1xf32>
+// CHECK:         vector.extract {{.*}}[0] : f32 from vector<1xf32>
+// CHECK:         vector.reduction <add>, {{.*}} fastmath<reassoc> : vector<64xf32> into f32
+// CHECK-NOT:     vector.reduction <maxnumf>
+func.func @row_max_tree(%s: tensor<8x64xf32>, %m0: tensor<8xf32>, %l0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %m = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%s : tensor<8x64xf32>) outs(%m0 : tensor<8xf32>) attrs = {attune.vectorize} {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.maxnumf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %l = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%s : tensor<8x64xf32>) outs(%l0 : tensor<8xf32>) attrs = {attune.vectorize} {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %m, %l : tensor<8xf32>, tensor<8xf32>
+}
