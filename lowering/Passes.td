@@ -126,8 +126,10 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     and vector `exp` becomes a polynomial. (Schedule measured in
     `shared/TOOLCHAIN.md` §2.)
 
-    With `parallel`, the 256-column cache tiles of each GEMM are an
-    `scf.forall` (OpenMP threads in `attune-cpu-pipeline{parallel}`).
+    With `parallel`, each GEMM's columns are an `scf.forall` over
+    128-column (4-panel) tiles (OpenMP threads in
+    `attune-cpu-pipeline{parallel}`): 768 columns make 6 tiles, an even share
+    for 2 or 3 threads, where 256-column tiles made 3.
   }];
   let options = [
     Option<"parallel", "parallel", "bool", /*default=*/"false",

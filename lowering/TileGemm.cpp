@@ -35,7 +35,7 @@ static constexpr const char *kSerialCacheTiles = R"mlir(
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 static constexpr const char *kParallelCacheTiles = R"mlir(
-      %t0, %forall = transform.structured.tile_using_forall %gemm tile_sizes [0, 0, 8, 0, 0]
+      %t0, %forall = transform.structured.tile_using_forall %gemm tile_sizes [0, 0, 4, 0, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       transform.apply_patterns to %forall {
         transform.apply_patterns.scf.for_loop_canonicalization
@@ -85,7 +85,7 @@ static constexpr const char *kSerialEpilogueTiles = R"mlir(
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir";
 static constexpr const char *kParallelEpilogueTiles = R"mlir(
-      %te0, %forall = transform.structured.tile_using_forall %epi tile_sizes [0, 0, 8, 0]
+      %te0, %forall = transform.structured.tile_using_forall %epi tile_sizes [0, 0, 4, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       %g0, %fa = transform.structured.fuse_into_containing_op %gemm into %forall
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)

@@ -1,10 +1,11 @@
 // RUN: attune-opt %s --convert-attune-to-linalg --attune-tile-gemm | FileCheck %s
 // RUN: attune-opt %s --convert-attune-to-linalg --attune-tile-gemm=parallel=true | FileCheck %s --check-prefix=PAR
 
-// With parallel=true the 256-column (8-panel) cache tiles are an scf.forall around the
+// With parallel=true the GEMM runs as an scf.forall over 128-column (4-panel) tiles
+// (768 columns: 6 tiles, an even share for 2 threads, where 256-column tiles made 3) around the
 // same register tiles (a single tile, as in @linear, folds away).
 // PAR-LABEL: func @wide
-// PAR:       scf.forall (%{{.*}}) in (2)
+// PAR:       scf.forall (%{{.*}}) in (4)
 // PAR:         scf.for
 // PAR:           vector.fma {{.*}} : vector<32xf32>
 // PAR:         scf.forall.in_parallel
@@ -73,7 +74,7 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 // CHECK-NOT:   attune.epilogue
 // CHECK-NOT:   math.erf
 // PAR-LABEL: func @gelu_epilogue
-// PAR:       scf.forall (%{{.*}}) in (2)
+// PAR:       scf.forall (%{{.*}}) in (4)
 // PAR:         scf.for %{{.*}} step %c64
 // PAR:           vector.fma {{.*}} : vector<32xf32>
 // PAR:           math.fma {{.*}} : vector<1x1x1x32xf32>
