@@ -122,8 +122,12 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     the row loop so that a 128 x 32 panel of the weights stays in L1. The
     remainder rows are vectorized one row at a time. Static tile ops of
     tiled attention (`attune.tile_gemm`, `attune.vectorize`,
-    `attune.vectorize_1d`) get register tiles and row-wise vectorization,
-    and vector `exp` becomes a polynomial. (Schedule measured in
+    `attune.vectorize_1d`) get register tiles and row-wise vectorization;
+    a tile GEMM's accumulator producer (the score tile's zero fill, the
+    running output's rescaling by exp(m - m')) is fused into each 8 x 32
+    tile, so the accumulator starts in registers instead of a filled or
+    rescaled copy of the tile. Vector `exp` becomes a polynomial and float
+    min/max reductions trees of halvings. (Schedule measured in
     `shared/TOOLCHAIN.md` §2.)
 
     With `parallel`, each GEMM's columns are an `scf.forall` over

@@ -4,6 +4,7 @@
 #include "lowering/Passes.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -139,7 +140,7 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       transform.structured.vectorize %row : !transform.any_op
     }
-    %flat = transform.structured.match ops{["linalg.generic"]} attributes{attune.vectorize_1d} in %root
+    %flat = transform.structured.match attributes{attune.vectorize_1d} in %root
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %flat : !transform.any_op {
     ^bb0(%g: !transform.any_op):
@@ -161,6 +162,11 @@ module attributes {transform.with_named_sequence} {
       transform.apply_licm to %loops : !transform.any_op
       // The accumulator tile stays in registers across the k loop.
       transform.loop.hoist_loop_invariant_subsets %loops : !transform.any_op
+      // Accumulators that start from a fused zero fill or rescaling: the
+      // first read folds to the written vector, the write to the final one.
+      transform.apply_patterns to %func {
+        transform.apply_patterns.canonicalization
+      } : !transform.any_op
       // No canonicalization here: it would fold the FMA chain back into
       // element-wise code (shared/TOOLCHAIN.md §2).
       transform.apply_patterns to %func {
@@ -314,6 +320,59 @@ static void packGemms(ModuleOp module) {
   }
 }
 
+/// Tiles each attention tile GEMM (`attune.tile_gemm`, static [M, K] x
+/// [K, N]) by 8 x 32 output tiles and fuses the op that makes its
+/// accumulator into each tile: the zero fill of the score tile, the
+/// rescaling of the running output by exp(m - m'). After vectorization each
+/// tile's accumulator then starts in registers (a zero vector, or the
+/// rescaled rows), where it was a copy of a zero-filled 16 KiB tile per key
+/// step and one more pass over the output tile.
+static LogicalResult fuseTileGemmInits(ModuleOp module) {
+  SmallVector<linalg::GenericOp> gemms;
+  module.walk([&](linalg::GenericOp op) {
+    if (op->hasAttr(attune::kTileGemmAttr))
+      gemms.push_back(op);
+  });
+  MLIRContext *ctx = module.getContext();
+  IRRewriter rewriter(ctx);
+  for (linalg::GenericOp gemm : gemms) {
+    Operation *init = gemm.getDpsInits()[0].getDefiningOp();
+    auto elementwise = [](Operation *op) {
+      auto g = dyn_cast_or_null<linalg::GenericOp>(op);
+      return g && g.getNumReductionLoops() == 0 && g->hasOneUse();
+    };
+    if (!isa_and_nonnull<linalg::FillOp>(init) && !elementwise(init))
+      continue;
+    scf::SCFTileAndFuseOptions options;
+    options.tilingOptions.setTileSizes(
+        getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>{8, 32, 0}));
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (!isDestination || producer.getOwner() != init)
+            return std::nullopt;
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        });
+    rewriter.setInsertionPoint(gemm);
+    FailureOr<scf::SCFTileAndFuseResult> tiled =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(gemm.getOperation()), options);
+    if (failed(tiled))
+      return gemm.emitError("attune-tile-gemm: cannot tile the tile GEMM");
+    // The fused tile is vectorized whole (not row by row), so that the
+    // GEMM's first read of it folds to the vector it wrote.
+    for (auto [i, op] : llvm::enumerate(tiled->tiledAndFusedOps)) {
+      op->removeAttr(attune::kVectorizeAttr);
+      op->setAttr(i == 0 ? attune::kTileGemmAttr : attune::kVectorize1DAttr,
+                  UnitAttr::get(ctx));
+    }
+    rewriter.replaceOp(gemm, tiled->replacements.lookup(gemm.getResult(0)));
+    if (init->use_empty())
+      rewriter.eraseOp(init);
+  }
+  return success();
+}
+
 namespace {
 /// A float min/max `vector.reduction` over a power-of-two length as a tree of
 /// halvings: log2(n) element-wise min/max steps on vectors, each over the two
@@ -373,6 +432,8 @@ struct AttuneTileGemmPass
     if (!any)
       return;
     packGemms(module);
+    if (failed(fuseTileGemmInits(module)))
+      return signalPassFailure();
     std::string text = kSchedule;
     auto expand = [&](StringRef name, StringRef body) {
       for (size_t at; (at = text.find(name.str())) != std::string::npos;)

@@ -4,10 +4,15 @@
 // (marked attune.tile_gemm) becomes 8 x 32 register tiles of broadcast + FMA;
 // row ops (attune.vectorize) are vectorized one row at a time, rank-1 ones
 // (attune.vectorize_1d) whole; vector exp becomes a polynomial.
+// The zero fill of the GEMM's accumulator is fused into each 8 x 32 tile and
+// folds away: the k loop starts from a zero vector, nothing is filled or
+// copied.
 // CHECK-LABEL: func.func @tiles
+// CHECK-NOT:     linalg.fill
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 // CHECK:         scf.for
 // CHECK:           scf.for
-// CHECK:             scf.for
+// CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8x32xf32>)
 // CHECK:               vector.broadcast {{.*}} : f32 to vector<32xf32>
 // CHECK:               vector.fma {{.*}} : vector<32xf32>
 // CHECK:         scf.for
@@ -50,4 +55,33 @@ func.func @tiles(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %m: tensor<64xf32
     linalg.yield %r : f32
   } -> tensor<64xf32>
   return %c, %x, %y : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>
+}
+
+// Attention's acc' = acc exp(m - m') + p v: the rescaling (element-wise, the
+// accumulator's only producer) is fused into each 8 x 32 tile, so the tile is
+// read once, scaled in registers and carried into the k loop; no separate
+// pass over the accumulator.
+// CHECK-LABEL: func.func @rescaled
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             %[[ACC:.*]] = vector.transfer_read %{{.*}} : tensor<64x64xf32>, vector<8x32xf32>
+// CHECK:             %[[SCALED:.*]] = arith.mulf %[[ACC]], %{{.*}} : vector<8x32xf32>
+// CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[SCALED]]) -> (vector<8x32xf32>)
+// CHECK:               vector.fma {{.*}} : vector<32xf32>
+// CHECK-NOT:     linalg.generic
+func.func @rescaled(%p: tensor<64x64xf32>, %v: tensor<64x64xf32>, %c: tensor<64xf32>, %acc: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %s = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : tensor<64xf32>) outs(%acc : tensor<64x64xf32>) attrs = {attune.vectorize} {
+  ^bb0(%x: f32, %a: f32):
+    %r = arith.mulf %a, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  %o = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<64x64xf32>, tensor<64x64xf32>) outs(%s : tensor<64x64xf32>) attrs = {attune.tile_gemm} {
+  ^bb0(%x: f32, %y: f32, %a: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %a, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  return %o : tensor<64x64xf32>
 }

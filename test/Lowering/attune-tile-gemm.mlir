@@ -22,7 +22,7 @@
 // CHECK:       %[[P:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x32x128xf32>) outs(%{{.*}} : tensor<2x128x32xf32>) permutation = [0, 2, 1]
 // CHECK:       scf.for
 // CHECK:         vector.transfer_read {{.*}} : tensor<1x?x2x32xf32>, vector<1x8x1x32xf32>
-// CHECK:         scf.for {{.*}} iter_args({{.*}}) -> (tensor<1x?x2x32xf32>, vector<1x8x1x32xf32>)
+// CHECK:         scf.for {{.*}} iter_args({{.*}}) -> (vector<1x8x1x32xf32>)
 // CHECK:           vector.transfer_read %[[P]]{{.*}} : tensor<2x128x32xf32>, vector<1x1x32xf32>
 // CHECK-COUNT-8:   vector.fma {{.*}} : vector<32xf32>
 // CHECK:         vector.transfer_write
