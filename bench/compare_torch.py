@@ -7,14 +7,10 @@ gets. Prints JSON: {"NAME": {"min_ms": .., "median_ms": ..}}.
 """
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
-
-import torch
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-import gen_golden  # noqa: E402
 
 
 def main():
@@ -23,6 +19,17 @@ def main():
     p.add_argument("--repetitions", type=int, default=10)
     p.add_argument("cases", nargs="+")
     args = p.parse_args()
+    # PyTorch 1.13's GEMMs are OpenBLAS's (Debian's pthread build), whose
+    # own pool ignores torch.set_num_threads and takes every core: a
+    # "1-thread" nn.Linear otherwise runs on 2 threads (measured 3.1 ms
+    # against 5.9 ms for 128x768x3072). OpenBLAS reads its thread count
+    # when it is loaded, so set it before importing torch.
+    os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    global torch, gen_golden
+    import torch
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    import gen_golden
     torch.set_num_threads(args.threads)
     results = {}
     for spec in args.cases:
