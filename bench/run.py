@@ -159,6 +159,7 @@ def vulkan_table(args, bin_dir, work, models):
     import re
     variants = (("row", ["--vulkan-profile=baseline,shared-attention=0"]),
                 ("shared", ["--vulkan-profile=baseline,shared-attention=1"]),
+                ("subgroup", ["--vulkan-profile=lavapipe,subgroup-attention=1"]),
                 ("plain", ["--vulkan-fused-attention=false"]))
     rows = []
     for model in models:
@@ -185,12 +186,13 @@ def vulkan_table(args, bin_dir, work, models):
                         f"import numpy; print(list(numpy.load('{data / inputs[0][2]}').shape))"]).strip()
             rows.append((f"{model.stem}{shape}".replace(" ", ""), best))
     print("\nVulkan (attune-run --device=vulkan, min of alternating rounds; ratios = plain / fused)")
-    print(f"| {'case':34} | {'row ms':>9} | {'shared ms':>9} | {'plain ms':>9} | "
-          f"{'row':>5} | {'shared':>6} |")
-    print(f"|{'-' * 36}|{'-' * 11}|{'-' * 11}|{'-' * 11}|{'-' * 7}|{'-' * 8}|")
+    print(f"| {'case':34} | {'row ms':>9} | {'shared ms':>9} | {'subgroup ms':>11} | "
+          f"{'plain ms':>9} | {'row':>5} | {'shared':>6} | {'subgroup':>8} |")
+    print(f"|{'-' * 36}|{'-' * 11}|{'-' * 11}|{'-' * 13}|{'-' * 11}|{'-' * 7}|{'-' * 8}|{'-' * 10}|")
     for name, best in rows:
-        print(f"| {name:34} | {best['row']:9.3f} | {best['shared']:9.3f} | {best['plain']:9.3f} | "
-              f"{best['plain'] / best['row']:5.2f} | {best['plain'] / best['shared']:6.2f} |")
+        print(f"| {name:34} | {best['row']:9.3f} | {best['shared']:9.3f} | {best['subgroup']:11.3f} | "
+              f"{best['plain']:9.3f} | {best['plain'] / best['row']:5.2f} | "
+              f"{best['plain'] / best['shared']:6.2f} | {best['plain'] / best['subgroup']:8.2f} |")
 
 
 if __name__ == "__main__":

@@ -47,6 +47,9 @@ void buildAttuneFusions(OpPassManager &pm, bool explain = false);
 /// The stand-in for gpu.barrier in kernels built before bufferization
 /// (attune-gpu-attention); attune-map-to-gpu replaces its calls.
 inline constexpr llvm::StringLiteral kBarrierCallee = "__attune_gpu_barrier";
+/// Likewise for `gpu.subgroup_reduce add ... uniform` on f32.
+inline constexpr llvm::StringLiteral kSubgroupAddCallee =
+    "__attune_gpu_subgroup_add";
 
 struct CpuOptions {
   /// Run the kernels' parallel loops on OpenMP threads.
@@ -79,13 +82,18 @@ struct VulkanProfile {
   /// global memory (faster on lavapipe, whose "shared memory" is ordinary
   /// memory behind barriers).
   bool sharedAttention = true;
+  /// With a subgroup size of 2 or more: the fused kernel runs a subgroup per
+  /// query row, its scores reduced by subgroup arithmetic (SPIR-V 1.3's
+  /// GroupNonUniformArithmetic); takes precedence over sharedAttention.
+  /// lavapipe's default (measured faster there).
+  bool subgroupAttention = false;
 };
 
 /// Parses `--vulkan-profile=`: a named profile (`baseline`, `lavapipe`,
 /// `desktop`) optionally followed by `,key=value` overrides (keys:
 /// workgroup-size, max-workgroup-invocations, push-constant-bytes,
-/// shared-memory-bytes, subgroup-size, fp16, fused-attention, shared-attention). Returns an error message on
-/// failure.
+/// shared-memory-bytes, subgroup-size, fp16, fused-attention, shared-attention,
+/// subgroup-attention). Returns an error message on failure.
 llvm::Expected<VulkanProfile> parseVulkanProfile(llvm::StringRef spec);
 
 /// Stages of `attune-vulkan-pipeline`.

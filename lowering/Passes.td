@@ -376,6 +376,17 @@ def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
     is bounded by the masks of the whole tile (uniform, as the barriers
     require) and each row masks the rest inline. With less shared memory,
     one invocation per row as above.
+
+    With `subgroup-size` S of 2 or more (profiles whose devices have
+    subgroup arithmetic), a subgroup per query row instead: workgroups of S
+    invocations, one row each; lane t holds dims `t + S u` of the query row
+    (in registers for the whole key loop) and of the output accumulators,
+    so the lanes of a row read consecutive floats of each key and value row
+    together; each score is the `gpu.subgroup_reduce add` (uniform: the key
+    loop's bounds are the row's) of the lanes' partial dot products, and the
+    running max and sum are the same in every lane. Dims past D or Dv (when
+    S does not divide them) load zero and are not stored. The runtime
+    refuses a device whose subgroups are smaller than S.
   }];
   let options = [
     Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
@@ -384,6 +395,10 @@ def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
            /*default=*/"16384",
            "Workgroup memory for the key/value tiles; too little for 8 keys "
            "selects the per-row kernel">,
+    Option<"subgroupSize", "subgroup-size", "int64_t", /*default=*/"0",
+           "Invocations per subgroup the device guarantees at least; 2 or "
+           "more selects the kernel with a subgroup per query row (0: no "
+           "subgroup operations)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -133,7 +133,10 @@ mlir::attune::parseVulkanProfile(llvm::StringRef spec) {
       p.sharedAttention = false; // measured: per-row is faster on the CPU
       p.maxWorkgroupInvocations = 1024;
       p.sharedMemoryBytes = 32768;
-      p.subgroupSize = 8;
+      p.subgroupSize = 8; // 256-bit lanes; more with AVX-512 builds
+      // Measured: a subgroup per row faster than per-row (1.6x at L = 128,
+      // bench/README.md; the lanes of a row load a key row as one vector).
+      p.subgroupAttention = true;
       p.float16 = true;
     } else if (p.name == "desktop") {
       p.workgroupSize = 256;
@@ -166,16 +169,21 @@ mlir::attune::parseVulkanProfile(llvm::StringRef spec) {
       p.fusedAttention = v != 0;
     else if (key == "shared-attention")
       p.sharedAttention = v != 0;
+    else if (key == "subgroup-attention")
+      p.subgroupAttention = v != 0;
     else
       return fail("unknown key '" + key +
                   "' (keys: workgroup-size, max-workgroup-invocations, "
                   "push-constant-bytes, shared-memory-bytes, subgroup-size, "
-                  "fp16, fused-attention, shared-attention)");
+                  "fp16, fused-attention, shared-attention, "
+                  "subgroup-attention)");
   }
   if (p.workgroupSize < 1 || p.workgroupSize > p.maxWorkgroupInvocations)
     return fail("workgroup-size " + Twine(p.workgroupSize) +
                 " must be in [1, max-workgroup-invocations = " +
                 Twine(p.maxWorkgroupInvocations) + "]");
+  if (p.subgroupAttention && p.subgroupSize < 2)
+    return fail("subgroup-attention needs a subgroup-size of 2 or more");
   if (p.pushConstantBytes < 128)
     return fail("push-constant-bytes must be at least 128 (Vulkan's minimum)");
   return p;
@@ -188,8 +196,16 @@ static constexpr const char *kGpuOutline =
     "convert-parallel-loops-to-gpu,lower-affine,canonicalize,cse,"
     "gpu-launch-sink-index-computations,gpu-kernel-outlining,cse";
 
+// SPIR-V 1.0 unless the profile has subgroup arithmetic (1.3, Vulkan 1.1);
+// spirv-update-vce then gives each module the least it needs.
 static constexpr const char *kSpirv =
     "spirv-attach-target{ver=v1.0 caps=Shader "
+    "exts=SPV_KHR_storage_buffer_storage_class},"
+    "gpu.module(convert-math-to-spirv),convert-gpu-to-spirv,"
+    "spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
+static constexpr const char *kSpirvSubgroups =
+    "spirv-attach-target{ver=v1.3 "
+    "caps=Shader,GroupNonUniform,GroupNonUniformArithmetic "
     "exts=SPV_KHR_storage_buffer_storage_class},"
     "gpu.module(convert-math-to-spirv),convert-gpu-to-spirv,"
     "spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
@@ -209,6 +225,8 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
     attention.workgroupSize = profile.workgroupSize;
     attention.sharedMemoryBytes =
         profile.sharedAttention ? profile.sharedMemoryBytes : 0;
+    attention.subgroupSize =
+        profile.subgroupAttention ? profile.subgroupSize : 0;
     pm.addPass(createAttuneGpuAttention(attention));
   }
   pm.addPass(createConvertAttuneToLinalg());
@@ -228,7 +246,8 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
   abi.pushConstantBytes = profile.pushConstantBytes;
   abi.maxWorkgroupInvocations = profile.maxWorkgroupInvocations;
   pm.addPass(createAttuneVulkanAbi(abi));
-  if (failed(parsePassPipeline(kSpirv, pm)))
+  if (failed(parsePassPipeline(
+          profile.subgroupSize > 0 ? kSpirvSubgroups : kSpirv, pm)))
     llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");
   if (last == VulkanStage::Spirv)
     return;

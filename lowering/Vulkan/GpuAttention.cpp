@@ -428,6 +428,131 @@ LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
   return a.finish(launch);
 }
 
+/// The variant with subgroup reductions: a workgroup of `sg` invocations (one
+/// subgroup: the profile's subgroup size, which the runtime checks the
+/// device reaches) takes one query row; lane t holds the head and value
+/// dims d = t + sg * u (u < ceil(D / sg)), so the lanes of a row read
+/// consecutive floats of each key and value row together:
+///
+///   for j in [lo(i), hi(i)):                  uniform over the subgroup
+///     s = subgroup_add(sum_u q[d] k[j, d]) * scale (+ bias[i, j])
+///     online update of (m, l) (the same in every lane) and of the lane's
+///     accumulators acc[u] with v[j, d]
+///   out[i, d] = acc[u] / l
+///
+/// Each score costs ceil(D / sg) FMAs per lane and one subgroup reduction,
+/// where the per-row kernel spends D FMAs in one invocation.
+LogicalResult fuseForGpuSubgroup(AttentionOp op, RewriterBase &rewriter,
+                                 int64_t sg) {
+  AttentionKernel a(op, rewriter);
+  KernelBuilder &kb = a.kb;
+  Location loc = a.loc;
+  Value c1 = kb.indexConst(1);
+  auto launch = gpu::LaunchOp::create(rewriter, loc, a.lq,
+                                      kb.indexConst(a.heads), a.qBatch,
+                                      kb.indexConst(sg), c1, c1);
+  OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
+  Location l = loc;
+  auto cst = [&](int64_t x) {
+    return arith::ConstantIndexOp::create(b, l, x).getResult();
+  };
+  Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(a.elem, 0.0));
+  // The subgroup sum is a call to a stand-in until bufferization is done
+  // (its deallocation analysis rejects gpu.subgroup_reduce, which declares
+  // no memory effects); attune-map-to-gpu makes it the reduction.
+  auto module = op->getParentOfType<ModuleOp>();
+  if (!module.lookupSymbol(kSubgroupAddCallee)) {
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    auto decl = func::FuncOp::create(
+        mb, loc, kSubgroupAddCallee,
+        mb.getFunctionType(TypeRange{a.elem}, TypeRange{a.elem}));
+    decl.setPrivate();
+  }
+  Value lane = launch.getThreadIds().x;
+  Value ii = launch.getBlockIds().x, hi = launch.getBlockIds().y,
+        bi = launch.getBlockIds().z;
+  Value kvh = arith::DivUIOp::create(b, l, hi, cst(a.group));
+  // Dim u * sg + lane of a row of `dims`: the index (clamped in range, so
+  // that every lane loads) and whether it is a real one.
+  auto laneDim = [&](OpBuilder &bb, int64_t u,
+                     int64_t dims) -> std::pair<Value, Value> {
+    Value d = arith::AddIOp::create(bb, l, lane,
+                                    arith::ConstantIndexOp::create(bb, l, u * sg));
+    Value last = arith::ConstantIndexOp::create(bb, l, dims - 1);
+    Value in = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::ult, d,
+                                     arith::ConstantIndexOp::create(bb, l, dims));
+    return {arith::MinUIOp::create(bb, l, d, last), in};
+  };
+  auto load = [&](OpBuilder &bb, Value m, ValueRange prefix, int64_t u,
+                  int64_t dims) -> Value {
+    auto [d, in] = laneDim(bb, u, dims);
+    SmallVector<Value> idx(prefix);
+    idx.push_back(d);
+    Value x = memref::LoadOp::create(bb, l, m, idx);
+    return arith::SelectOp::create(bb, l, in, x, zero);
+  };
+  int64_t perLaneD = llvm::divideCeil(a.headDim, sg);
+  int64_t perLaneV = llvm::divideCeil(a.valueDim, sg);
+  // The lane's part of the query row, in registers for the whole key loop.
+  SmallVector<Value> q;
+  for (int64_t u = 0; u < perLaneD; ++u)
+    q.push_back(load(b, a.qm, ValueRange{bi, hi, ii}, u, a.headDim));
+  Value p = arith::AddIOp::create(b, l, ii, a.offset);
+  Value len;
+  if (a.lm) {
+    Value raw = memref::LoadOp::create(b, l, a.lm, bi);
+    len = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
+  }
+  auto [lo, end] = visibleKeyRange(b, l, p, p, a.lk, len, a.causal, a.window);
+  auto keys = scf::ForOp::create(
+      b, l, lo, end, cst(1), initialState(b, l, a.elem, perLaneV),
+      [&](OpBuilder &b2, Location l2, Value j, ValueRange st) {
+        Value part = zero;
+        for (int64_t u = 0; u < perLaneD; ++u)
+          part = math::FmaOp::create(
+              b2, l2, q[u], load(b2, a.km, ValueRange{bi, kvh, j}, u, a.headDim),
+              part);
+        Value s = func::CallOp::create(b2, l2, kSubgroupAddCallee,
+                                       TypeRange{a.elem}, ValueRange{part})
+                      .getResult(0);
+        s = arith::MulFOp::create(b2, l2, s, a.scale);
+        if (a.bm) {
+          auto biasType = cast<MemRefType>(a.bm.getType());
+          int64_t rank = biasType.getRank();
+          Value full[4] = {bi, hi, ii, j};
+          SmallVector<Value> idx;
+          for (int64_t d = 0; d < rank; ++d)
+            idx.push_back(biasType.getDimSize(d) == 1
+                              ? arith::ConstantIndexOp::create(b2, l2, 0)
+                              : full[4 - rank + d]);
+          s = arith::AddFOp::create(b2, l2, s,
+                                    memref::LoadOp::create(b2, l2, a.bm, idx));
+        }
+        scf::YieldOp::create(
+            b2, l2,
+            onlineUpdate(b2, l2, a.elem, s, st, perLaneV, [&](int64_t u) {
+              return load(b2, a.vm, ValueRange{bi, kvh, j}, u, a.valueDim);
+            }));
+      });
+  // out[i, d] = acc / l, 0 for a row that sees no key; each lane its dims.
+  Value one = arith::ConstantOp::create(b, l, b.getFloatAttr(a.elem, 1.0));
+  Value none = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                     keys.getResult(1), zero);
+  Value inv = arith::DivFOp::create(b, l, one, keys.getResult(1));
+  for (int64_t u = 0; u < perLaneV; ++u) {
+    auto [dv, in] = laneDim(b, u, a.valueDim);
+    Value d = dv;
+    Value o = arith::MulFOp::create(b, l, keys.getResult(2 + u), inv);
+    o = arith::SelectOp::create(b, l, none, zero, o);
+    scf::IfOp::create(b, l, in, [&](OpBuilder &b2, Location l2) {
+      memref::StoreOp::create(b2, l2, o, a.out, ValueRange{bi, hi, ii, d});
+      scf::YieldOp::create(b2, l2);
+    });
+  }
+  gpu::TerminatorOp::create(b, l);
+  return a.finish(launch);
+}
+
 struct AttuneGpuAttentionPass
     : mlir::attune::impl::AttuneGpuAttentionBase<AttuneGpuAttentionPass> {
   using Base::Base;
@@ -447,8 +572,12 @@ struct AttuneGpuAttentionPass
       int64_t rowBytes = 4 * (op.getQuery().getType().getDimSize(3) +
                               op.getValue().getType().getDimSize(3));
       int64_t tk = std::min<int64_t>(32, sharedMemoryBytes / rowBytes);
+      // With subgroup operations (the profile's subgroup size, 2 or more):
+      // a subgroup per query row.
       LogicalResult done =
-          tk >= 8 && workgroupSize >= 1
+          subgroupSize >= 2
+              ? fuseForGpuSubgroup(op, rewriter, subgroupSize)
+          : tk >= 8 && workgroupSize >= 1
               ? fuseForGpuShared(op, rewriter, workgroupSize, tk)
               : fuseForGpu(op, rewriter);
       if (failed(done))

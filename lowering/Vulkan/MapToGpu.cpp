@@ -84,10 +84,16 @@ struct AttuneMapToGpuPass
 
     // The barriers of kernels built before bufferization.
     func.walk([&](func::CallOp call) {
-      if (call.getCallee() != attune::kBarrierCallee)
-        return;
       rewriter.setInsertionPoint(call);
-      rewriter.replaceOpWithNewOp<gpu::BarrierOp>(call);
+      if (call.getCallee() == attune::kBarrierCallee)
+        rewriter.replaceOpWithNewOp<gpu::BarrierOp>(call);
+      else if (call.getCallee() == attune::kSubgroupAddCallee)
+        rewriter.replaceOpWithNewOp<gpu::SubgroupReduceOp>(
+            // Not `uniform`: that converts to SPIR-V's OpGroupFAdd (the
+            // Groups capability, which Vulkan lacks); the non-uniform op
+            // reduces over the active invocations, all of the subgroup.
+            call, call.getOperand(0), gpu::AllReduceOperation::ADD,
+            /*uniform=*/false);
     });
 
     // Copies run on the device like any other kernel.

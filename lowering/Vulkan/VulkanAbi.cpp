@@ -330,10 +330,11 @@ struct AttuneVulkanAbiPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    // attune-map-to-gpu has replaced the calls of the barrier stand-in.
-    if (auto barrier = module.lookupSymbol<func::FuncOp>(attune::kBarrierCallee);
-        barrier && barrier.symbolKnownUseEmpty(module))
-      barrier.erase();
+    // attune-map-to-gpu has replaced the calls of the stand-ins.
+    for (StringRef callee : {attune::kBarrierCallee, attune::kSubgroupAddCallee})
+      if (auto decl = module.lookupSymbol<func::FuncOp>(callee);
+          decl && decl.symbolKnownUseEmpty(module))
+        decl.erase();
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     Type i64 = mb.getI64Type(), index = mb.getIndexType();
     auto bufferArray = MemRefType::get({ShapedType::kDynamic}, i64);
@@ -422,6 +423,14 @@ struct AttuneVulkanAbiPass
                  ":" + Twine(file.getLine()) + ":" + Twine(file.getColumn()))
                     .str();
 
+      // Subgroup operations reduce over the whole workgroup: the device's
+      // subgroups must hold all of its invocations.
+      bool subgroups = kernel
+                           .walk([](gpu::SubgroupReduceOp) {
+                             return WalkResult::interrupt();
+                           })
+                           .wasInterrupted();
+
       KernelRewriter rewriter(launch, kernel);
       if (failed(rewriter.run()) || failed(narrowI64(kernel)))
         return signalPassFailure();
@@ -470,7 +479,9 @@ struct AttuneVulkanAbiPass
           b.getNamedAttr("buffers", b.getI64IntegerAttr(rewriter.numBuffers)),
           b.getNamedAttr("push_constants",
                          b.getI64IntegerAttr(rewriter.hostParams.size())),
-          b.getNamedAttr("workgroup", b.getDenseI32ArrayAttr(workgroup))};
+          b.getNamedAttr("workgroup", b.getDenseI32ArrayAttr(workgroup)),
+          b.getNamedAttr("subgroup",
+                         b.getI64IntegerAttr(subgroups ? invocations : 0))};
       kernels.push_back(b.getDictionaryAttr(fields));
     }
     module->setAttr(kKernelsAttr, ArrayAttr::get(ctx, kernels));

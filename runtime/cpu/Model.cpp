@@ -250,6 +250,11 @@ static attune_status *parseMetadata(attune_model &model, const char *text) {
       model.kernels.push_back(std::move(k));
       continue;
     }
+    if (word == "kernel-subgroup") {
+      if (model.kernels.empty() || !(in >> model.kernels.back().subgroup))
+        break;
+      continue;
+    }
     if (word == "vk-global") {
       attune::vulkan::GlobalSpec g;
       if (!(in >> g.symbol >> g.bytes))

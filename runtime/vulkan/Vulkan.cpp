@@ -39,6 +39,7 @@ using attune::runtime::error;
   X(vkDestroyInstance)                                                         \
   X(vkEnumeratePhysicalDevices)                                                \
   X(vkGetPhysicalDeviceProperties)                                             \
+  X(vkGetPhysicalDeviceProperties2)                                            \
   X(vkGetPhysicalDeviceQueueFamilyProperties)                                  \
   X(vkGetPhysicalDeviceMemoryProperties)                                       \
   X(vkCreateDevice)                                                            \
@@ -148,6 +149,8 @@ struct Device {
   uint32_t family = 0;
   VkPhysicalDeviceProperties props{};
   VkPhysicalDeviceMemoryProperties memory{};
+  VkPhysicalDeviceSubgroupProperties subgroup{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   bool timestamps = false;
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
   std::atomic<int> validationMessages{0};
@@ -504,6 +507,10 @@ attune_status *openDevice(const std::string &selector, Device **out) {
     return error("vulkan: %s supports Vulkan %u.%u; Attune needs 1.1",
                  d->props.deviceName, VK_API_VERSION_MAJOR(d->props.apiVersion),
                  VK_API_VERSION_MINOR(d->props.apiVersion));
+  VkPhysicalDeviceProperties2 props2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props2.pNext = &d->subgroup;
+  d->vkGetPhysicalDeviceProperties2(d->physical, &props2);
 
   uint32_t n = 0;
   d->vkGetPhysicalDeviceQueueFamilyProperties(d->physical, &n, nullptr);
@@ -809,6 +816,25 @@ attune_status *createProgram(Device *device, void *library,
                    path, name, spec.workgroup[0], spec.workgroup[1],
                    spec.workgroup[2], d.props.deviceName,
                    d.props.limits.maxComputeWorkGroupInvocations);
+    // A kernel that reduces over its workgroup with subgroup arithmetic
+    // needs the whole workgroup in one subgroup.
+    const VkPhysicalDeviceSubgroupProperties &sg = d.subgroup;
+    VkSubgroupFeatureFlags ops =
+        VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+    if (spec.subgroup &&
+        (!(sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
+         (sg.supportedOperations & ops) != ops ||
+         sg.subgroupSize < spec.subgroup))
+      return error("%s: kernel %s: needs subgroup arithmetic in compute "
+                   "shaders with subgroups of at least %u invocations; %s "
+                   "has subgroups of %u (%s); compile with a "
+                   "--vulkan-profile that matches the device",
+                   path, name, spec.subgroup, d.props.deviceName,
+                   sg.subgroupSize,
+                   (sg.supportedOperations & ops) == ops &&
+                           (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT)
+                       ? "with arithmetic"
+                       : "without arithmetic in compute shaders");
     if (spec.pushConstants * 4 > d.props.limits.maxPushConstantsSize)
       return error("%s: kernel %s: %zu bytes of push constants exceed %s's "
                    "%u",

@@ -25,6 +25,9 @@ struct KernelSpec {
   std::string entry, symbol, where; // entry point, SPIR-V global, module@loc
   size_t bytes = 0, buffers = 0, pushConstants = 0;
   uint32_t workgroup[3] = {1, 1, 1};
+  /// Invocations one subgroup must hold (the kernel reduces over its
+  /// workgroup with subgroup arithmetic); 0: no subgroup operations.
+  uint32_t subgroup = 0;
 };
 /// A global the host code reads (weights, constants): uploaded once.
 struct GlobalSpec {

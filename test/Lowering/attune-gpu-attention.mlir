@@ -1,5 +1,6 @@
 // RUN: attune-opt %s --attune-gpu-attention --split-input-file | FileCheck %s --check-prefixes=CHECK,SHARED
 // RUN: attune-opt %s --attune-gpu-attention=shared-memory-bytes=0 --split-input-file | FileCheck %s --check-prefixes=CHECK,ROW
+// RUN: attune-opt %s --attune-gpu-attention=subgroup-size=4 --split-input-file | FileCheck %s --check-prefixes=CHECK,SUBGROUP
 
 // With shared memory (the default 16 KiB: 32 keys of 8 + 2 floats): a
 // launch of 64-row query tiles per (b, h); the key tiles the query tile can
@@ -56,6 +57,40 @@
 // ROW:           memref.store %{{.*}}, %[[OUT]][%[[B]], %[[H]], %[[I]], %{{.*}}]
 // ROW:           memref.store %{{.*}}, %[[OUT]][%[[B]], %[[H]], %[[I]], %{{.*}}]
 // ROW:         bufferization.to_tensor %[[OUT]] restrict writable
+
+// A subgroup per row (subgroup-size=4): workgroups of 4 lanes, one query
+// row (b, h, i) each; lane t holds query dims t and t + 4 in registers for
+// the key loop, loads the same dims of each key row (clamped, zero past
+// D), and the partial dot products are summed across the subgroup (a
+// stand-in call until bufferization); (m, l) and the lane's one output
+// accumulator (dim t of Dv = 2) are updated with one exp per score; lanes
+// past Dv do not store.
+// SUBGROUP-LABEL: func.func @causal
+// SUBGROUP:         %[[Q:.*]] = bufferization.to_buffer %arg0
+// SUBGROUP:         %[[OUT:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x4x?x2xf32>
+// SUBGROUP:         gpu.launch blocks(%[[I:.*]], %[[H:.*]], %[[B:.*]]) in (%{{.*}} = %{{.*}}, %{{.*}} = %c4{{.*}}, %{{.*}} = %{{.*}}) threads(%[[LANE:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c1, %{{.*}} = %c1)
+// SUBGROUP:           %[[D0:.*]] = arith.addi %[[LANE]], %c0
+// SUBGROUP:           %[[C0:.*]] = arith.minui %[[D0]], %c7
+// SUBGROUP:           memref.load %[[Q]][%[[B]], %[[H]], %[[I]], %[[C0]]]
+// SUBGROUP:           %[[D1:.*]] = arith.addi %[[LANE]], %c4
+// SUBGROUP:           %[[C1:.*]] = arith.minui %[[D1]], %c7
+// SUBGROUP:           memref.load %[[Q]][%[[B]], %[[H]], %[[I]], %[[C1]]]
+// SUBGROUP:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (f32, f32, f32)
+// SUBGROUP:             memref.load %{{.*}}[%[[B]], %{{.*}}, %[[J]], %{{.*}}] : memref<?x2x?x8xf32>
+// SUBGROUP:             math.fma
+// SUBGROUP:             memref.load %{{.*}}[%[[B]], %{{.*}}, %[[J]], %{{.*}}] : memref<?x2x?x8xf32>
+// SUBGROUP:             %[[PART:.*]] = math.fma
+// SUBGROUP:             func.call @__attune_gpu_subgroup_add(%[[PART]]) : (f32) -> f32
+// SUBGROUP:             math.exp
+// SUBGROUP-NOT:         math.exp
+// SUBGROUP:             memref.load %{{.*}}[%[[B]], %{{.*}}, %[[J]], %{{.*}}] : memref<?x2x?x2xf32>
+// SUBGROUP:             scf.yield
+// SUBGROUP:           %[[DV:.*]] = arith.addi %[[LANE]], %c0
+// SUBGROUP:           %[[IN:.*]] = arith.cmpi ult, %[[DV]], %c2
+// SUBGROUP:           scf.if %[[IN]]
+// SUBGROUP:             memref.store %{{.*}}, %[[OUT]][%[[B]], %[[H]], %[[I]], %{{.*}}]
+// SUBGROUP:           gpu.terminator
+// SUBGROUP:       func.func private @__attune_gpu_subgroup_add(f32) -> f32
 func.func @causal(%q: tensor<?x4x?x8xf32>, %k: tensor<?x2x?x8xf32>, %v: tensor<?x2x?x2xf32>) -> tensor<?x4x?x2xf32> {
   %o = attune.attention %q, %k, %v {causal} : (tensor<?x4x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x2xf32>) -> tensor<?x4x?x2xf32>
   return %o : tensor<?x4x?x2xf32>
@@ -67,10 +102,13 @@ func.func @causal(%q: tensor<?x4x?x8xf32>, %k: tensor<?x2x?x8xf32>, %v: tensor<?
 // per score.
 // CHECK-LABEL: func.func @masked
 // SHARED:        gpu.launch
+// SUBGROUP:      gpu.launch
 // ROW:           scf.parallel
 // CHECK:           memref.load %{{.*}}[%{{.*}}] : memref<?xi64>
 // CHECK:           arith.maxsi
 // CHECK:           scf.for
+// SUBGROUP:           func.call @__attune_gpu_subgroup_add
+// SUBGROUP-NEXT:      arith.mulf
 // CHECK:             memref.load %{{.*}} : memref<4x3x5xf32>
 func.func @masked(%q: tensor<?x4x3x8xf32>, %k: tensor<?x4x5x8xf32>, %v: tensor<?x4x5x8xf32>, %len: tensor<?xi64>, %bias: tensor<4x3x5xf32>) -> tensor<?x4x3x8xf32> {
   %o = attune.attention %q, %k, %v key_lengths(%len) bias(%bias) {window = 2 : i64} : (tensor<?x4x3x8xf32>, tensor<?x4x5x8xf32>, tensor<?x4x5x8xf32>, tensor<?xi64>, tensor<4x3x5xf32>) -> tensor<?x4x3x8xf32>

@@ -77,7 +77,7 @@ static cl::opt<std::string> vulkanProfile(
              "limits), lavapipe or desktop, then ,key=value overrides "
              "(workgroup-size, max-workgroup-invocations, push-constant-bytes, "
              "shared-memory-bytes, subgroup-size, fp16, fused-attention, "
-             "shared-attention)"),
+             "shared-attention, subgroup-attention)"),
     cl::init("baseline"), cl::cat(category));
 static cl::opt<bool> vulkanFusedAttention(
     "vulkan-fused-attention",
@@ -246,6 +246,7 @@ struct VulkanKernel {
   std::string loc, module, entry, symbol;
   int64_t bytes, buffers, pushConstants;
   SmallVector<int32_t> workgroup;
+  int64_t subgroup = 0; // subgroup invocations the kernel needs; 0: none
 };
 /// A global the Vulkan host code reads (attune.vulkan.globals).
 struct VulkanGlobal {
@@ -278,7 +279,10 @@ std::string metadataText(ArrayRef<EntryInfo> entries,
               std::to_string(k.workgroup[0]) + " " +
               std::to_string(k.workgroup[1]) + " " +
               std::to_string(k.workgroup[2]) + " " + k.module + "@" + k.loc +
-              "\n";
+              "\n" +
+              (k.subgroup ? "kernel-subgroup " + std::to_string(k.subgroup) +
+                                "\n"
+                          : "");
     for (const VulkanGlobal &g : vulkan->globals)
       text += "vk-global " + g.symbol + " " + std::to_string(g.bytes) + "\n";
   }
@@ -677,6 +681,8 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       k.pushConstants = d.getAs<IntegerAttr>("push_constants").getInt();
       k.workgroup = llvm::to_vector(
           d.getAs<DenseI32ArrayAttr>("workgroup").asArrayRef());
+      if (auto sg = d.getAs<IntegerAttr>("subgroup"))
+        k.subgroup = sg.getInt();
       vulkan->kernels.push_back(std::move(k));
     }
     for (Attribute a : globals) {
