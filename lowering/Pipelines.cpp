@@ -106,6 +106,7 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
       failed(parsePassPipeline(kCpuToLLVM, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
   pm.addPass(createAttuneLowerRuntimeChecks());
+  pm.addPass(createAttuneRuntimeAllocator());
   if (failed(parsePassPipeline(kCpuFinishLLVM, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
 }

@@ -14,6 +14,7 @@
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNEINSERTRUNTIMECHECKS
 #define GEN_PASS_DEF_ATTUNELOWERRUNTIMECHECKS
+#define GEN_PASS_DEF_ATTUNERUNTIMEALLOCATOR
 #include "lowering/Passes.h.inc"
 } // namespace mlir::attune
 
@@ -87,6 +88,41 @@ struct AttuneLowerRuntimeChecksPass
                            ValueRange{fn, message});
       LLVM::UnreachableOp::create(b, loc);
       op.erase();
+    }
+  }
+};
+
+struct AttuneRuntimeAllocatorPass
+    : mlir::attune::impl::AttuneRuntimeAllocatorBase<
+          AttuneRuntimeAllocatorPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    const std::pair<StringRef, StringRef> routes[] = {
+        {"malloc", "attune_cpu_malloc"}, {"free", "attune_cpu_free"}};
+    for (auto [libc, runtime] : routes) {
+      auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(libc);
+      if (!decl || !decl.isExternal())
+        continue;
+      if (Operation *clash = module.lookupSymbol(runtime)) {
+        clash->emitError() << "attune-runtime-allocator: the module already "
+                              "defines '"
+                           << runtime << "'";
+        return signalPassFailure();
+      }
+      if (failed(SymbolTable::replaceAllSymbolUses(
+              decl, StringAttr::get(ctx, runtime), module)))
+        return signalPassFailure();
+      // The fallback when no runtime provides the symbol: libc's function.
+      OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+      Location loc = decl.getLoc();
+      auto fn = LLVM::LLVMFuncOp::create(b, loc, runtime,
+                                         decl.getFunctionType(),
+                                         LLVM::Linkage::Weak);
+      Block *entry = fn.addEntryBlock(b);
+      b.setInsertionPointToStart(entry);
+      auto call = LLVM::CallOp::create(b, loc, decl, entry->getArguments());
+      LLVM::ReturnOp::create(b, loc, call.getResults());
     }
   }
 };

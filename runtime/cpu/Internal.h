@@ -43,6 +43,14 @@ int64_t elementCount(const int64_t *shape, size_t rank);
 std::vector<int64_t> rowMajorDescriptor(uint64_t address,
                                         const std::vector<int64_t> &shape);
 
+/// Heap buffers of the CPU code and of tensors, 64-byte aligned; from 64 KiB
+/// up, freed buffers are kept by size for the next allocation of the same
+/// size (Model.cpp). bufferFree takes any malloc'ed pointer.
+void *bufferAlloc(size_t size);
+void bufferFree(void *p);
+/// Frees the buffers kept for reuse.
+void releaseBuffers();
+
 /// A new tensor with the contents of a result descriptor (rank-r memref:
 /// allocated, aligned, offset, sizes[r], strides[r]) whose aligned pointer
 /// reads at `aligned` on the host.

@@ -102,7 +102,7 @@ attune_status *attune_tensor_create(attune_dtype dtype, size_t rank,
     return s;
   // 64-byte aligned, at least one byte so that empty tensors have storage.
   size_t size = (static_cast<size_t>(bytes) + 63) / 64 * 64 + 64;
-  void *data = std::aligned_alloc(64, size);
+  void *data = bufferAlloc(size);
   if (!data)
     return error("out of memory allocating a %s tensor of shape %s (%lld bytes)",
                  attune_dtype_name(dtype), shapeString(shape, rank).c_str(),
@@ -130,7 +130,7 @@ void attune_tensor_free(attune_tensor *tensor) {
   if (!tensor)
     return;
   if (tensor->owned)
-    std::free(tensor->data);
+    bufferFree(tensor->data);
   delete tensor;
 }
 
