@@ -1,11 +1,14 @@
 // RUN: attune-opt %s --attune-cpu-pipeline | FileCheck %s
 
-// The whole pipeline ends in the LLVM dialect with C wrappers for the runtime.
+// The whole pipeline ends in the LLVM dialect with C wrappers for the runtime;
+// heap buffers come from the runtime's allocator, libc's without it.
 // CHECK-NOT: attune.
 // CHECK-NOT: linalg.
 // CHECK-LABEL: llvm.func @forward
-// CHECK: llvm.call @malloc
+// CHECK: llvm.call @attune_cpu_malloc
 // CHECK-LABEL: llvm.func @_mlir_ciface_forward
+// CHECK-LABEL: llvm.func weak @attune_cpu_malloc
+// CHECK:         llvm.call @malloc
 func.func @forward(%x: tensor<?x?x64xf32>, %w: tensor<192x64xf32>, %b: tensor<192xf32>,
                    %wo: tensor<64x64xf32>) -> tensor<?x?x64xf32> {
   %0 = attune.multi_head_attention %x, %x, %x in_proj_weight(%w) in_proj_bias(%b) out_proj_weight(%wo)

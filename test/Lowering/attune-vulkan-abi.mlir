@@ -5,7 +5,7 @@
 // dynamic size/stride and scalar a push constant, the launch a runtime
 // call with the buffers' base addresses; host scratch arrays move to the
 // stack, at the function's entry; the private constant becomes a public global the runtime uploads.
-// CHECK:      module attributes {attune.vulkan.globals = [{bytes = 1024 : i64, symbol = "attune_vk_global_0"}], attune.vulkan.kernels = [{buffers = 4 : i64, entry = "k", loc = "attune-vulkan-abi.mlir:{{[0-9]+}}:5", module = "k", push_constants = 2 : i64, workgroup = array<i32: 64, 1, 1>}]
+// CHECK:      module attributes {attune.vulkan.globals = [{bytes = 1024 : i64, symbol = "attune_vk_global_0"}], attune.vulkan.kernels = [{buffers = 4 : i64, entry = "k", loc = "attune-vulkan-abi.mlir:{{[0-9]+}}:5", module = "k", push_constants = 2 : i64, subgroup = 0 : i64, workgroup = array<i32: 64, 1, 1>}]
 // CHECK-LABEL: func.func @host
 // CHECK-NEXT:   memref.alloca() : memref<2xi1>
 // CHECK:        memref.alloc(%arg2) : memref<?x64xf32>
