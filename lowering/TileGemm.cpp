@@ -27,12 +27,12 @@ using namespace mlir;
 // The GEMMs run on packed weights (see packGemms below): loops (b, m, nb, r,
 // k) over C[b, m, nb*32 + r] += A[b, m, k] * P[nb, k, r].
 // Register tiles of 8 x 32 (two zmm registers per row with AVX-512, four
-// ymm with AVX2), cache tiles of 64 x 256 (8 panels) x 128.
+// ymm with AVX2), cache tiles of 128 x 256 (8 panels) x 128.
 // The cache tiles: serial, or with the column tiles as an scf.forall. Both
 // define %t1 (the tile) and %l1#0 (the outermost scf.for of the tile
 // loops).
 static constexpr const char *kSerialCacheTiles = R"mlir(
-      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 64, 8, 0, 128]
+      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 128, 8, 0, 128]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 static constexpr const char *kParallelCacheTiles = R"mlir(
@@ -42,7 +42,7 @@ static constexpr const char *kParallelCacheTiles = R"mlir(
         transform.apply_patterns.scf.for_loop_canonicalization
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      %t1, %l1:3 = transform.structured.tile_using_for %t0 tile_sizes [1, 64, 0, 0, 128]
+      %t1, %l1:3 = transform.structured.tile_using_for %t0 tile_sizes [1, 128, 0, 0, 128]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 
@@ -76,11 +76,11 @@ static constexpr const char *kRegisterTiles = R"mlir(
 
 // A GEMM with an element-wise epilogue: the epilogue is tiled by the cache
 // tiles' rows and columns and the GEMM fused into that loop nest, so each
-// 64 x 256 output tile gets its epilogue while it is still in cache.
+// 128 x 256 output tile gets its epilogue while it is still in cache.
 // EPILOGUE_TILES defines %te (the epilogue tile) and %t1full (the fused GEMM
 // tile, all of K); EPILOGUE_OUTER names the outermost loop.
 static constexpr const char *kSerialEpilogueTiles = R"mlir(
-      %te, %le:3 = transform.structured.tile_using_for %epi tile_sizes [1, 64, 8, 0]
+      %te, %le:3 = transform.structured.tile_using_for %epi tile_sizes [1, 128, 8, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       %t1full, %loop = transform.structured.fuse_into_containing_op %gemm into %le#2
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -90,7 +90,7 @@ static constexpr const char *kParallelEpilogueTiles = R"mlir(
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       %g0, %fa = transform.structured.fuse_into_containing_op %gemm into %forall
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-      %te, %le:2 = transform.structured.tile_using_for %te0 tile_sizes [1, 64, 0, 0]
+      %te, %le:2 = transform.structured.tile_using_for %te0 tile_sizes [1, 128, 0, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
       %t1full, %loop = transform.structured.fuse_into_containing_op %g0 into %le#1
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)

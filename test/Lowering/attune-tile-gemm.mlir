@@ -56,11 +56,11 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 }
 
 // An activation epilogue (attune-fuse-epilogues' linear {activation}): the
-// GEMM is fused into the epilogue's 64-row x 256-column tiles, so that each
+// GEMM is fused into the epilogue's 128-row x 256-column tiles, so that each
 // output tile is activated right after its k loop, one 32-column panel row per
 // vector op (erf as a polynomial, no libm call).
 // CHECK-LABEL: func @gelu_epilogue
-// CHECK:       scf.for %{{.*}} step %c64
+// CHECK:       scf.for %{{.*}} step %c128
 // CHECK:         scf.for %{{.*}} step %c8
 // CHECK:           scf.for
 // CHECK:             scf.for
@@ -75,7 +75,7 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 // CHECK-NOT:   math.erf
 // PAR-LABEL: func @gelu_epilogue
 // PAR:       scf.forall (%{{.*}}) in (4)
-// PAR:         scf.for %{{.*}} step %c64
+// PAR:         scf.for %{{.*}} step %c128
 // PAR:           vector.fma {{.*}} : vector<32xf32>
 // PAR:           math.fma {{.*}} : vector<1x1x1x32xf32>
 // PAR:         scf.forall.in_parallel
