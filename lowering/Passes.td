@@ -149,13 +149,13 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     Applies a transform-dialect schedule to the contraction generics that
     `attune.linear` lowers to (marked `attune.gemm`: `[B, M, K] x [K, N]`
     with the weight already transposed; N a multiple of 32): tiles of
-    128 x 256 x 128 for the caches (128 rows: a weight panel streams from
+    128 x 256 x 256 for the caches (128 rows: a weight panel streams from
     memory once per 128 rows; 64 measured ~10 % slower at 128 x 768 x 3072,
-    256 slower at 512 rows), then register tiles of 8 rows x 32 columns x 1, whose row loop
+    256 slower at 512 rows; K tiles of 256 a few % faster than 128), then register tiles of 8 rows x 32 columns x 1, whose row loop
     is peeled so that full tiles vectorize without masks; each becomes 8
     broadcasts and 8 FMAs on `vector<32xf32>` per k step, with the
     accumulator hoisted out of the k loop; the column loop runs outside
-    the row loop so that a 128 x 32 panel of the weights stays in L1. The
+    the row loop so that a 256 x 32 panel of the weights stays in L1. The
     remainder rows are vectorized one row at a time. Static tile ops of
     tiled attention (`attune.tile_gemm`, `attune.vectorize`,
     `attune.vectorize_1d`) get register tiles and row-wise vectorization;

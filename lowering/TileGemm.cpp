@@ -27,12 +27,12 @@ using namespace mlir;
 // The GEMMs run on packed weights (see packGemms below): loops (b, m, nb, r,
 // k) over C[b, m, nb*32 + r] += A[b, m, k] * P[nb, k, r].
 // Register tiles of 8 x 32 (two zmm registers per row with AVX-512, four
-// ymm with AVX2), cache tiles of 128 x 256 (8 panels) x 128.
+// ymm with AVX2), cache tiles of 128 x 256 (8 panels) x 256.
 // The cache tiles: serial, or with the column tiles as an scf.forall. Both
 // define %t1 (the tile) and %l1#0 (the outermost scf.for of the tile
 // loops).
 static constexpr const char *kSerialCacheTiles = R"mlir(
-      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 128, 8, 0, 128]
+      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 128, 8, 0, 256]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 static constexpr const char *kParallelCacheTiles = R"mlir(
@@ -42,14 +42,14 @@ static constexpr const char *kParallelCacheTiles = R"mlir(
         transform.apply_patterns.scf.for_loop_canonicalization
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      %t1, %l1:3 = transform.structured.tile_using_for %t0 tile_sizes [1, 128, 0, 0, 128]
+      %t1, %l1:3 = transform.structured.tile_using_for %t0 tile_sizes [1, 128, 0, 0, 256]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 
 // Register tiles of the cache tile %t1 inside the loop nest OUTER, and its
 // vectorization (expanded as REGISTER_TILES(OUTER)).
 static constexpr const char *kRegisterTiles = R"mlir(
-      // Panels outside rows: one 32-column panel of B (128 x 32, 16 KiB,
+      // Panels outside rows: one 32-column panel of B (256 x 32, 32 KiB,
       // contiguous) stays in L1 while every 8-row tile of A streams past it.
       %t2, %l2:4 = transform.structured.tile_using_for %t1 tile_sizes [1, 8, 1, 0, 1] interchange = [0, 2, 1, 3, 4]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
@@ -106,7 +106,7 @@ module attributes {transform.with_named_sequence} {
       %gemm = transform.get_producer_of_operand %epi[0]
           : (!transform.any_op) -> !transform.any_op
       EPILOGUE_TILES
-      %t1, %lk = transform.structured.tile_using_for %t1full tile_sizes [0, 0, 0, 0, 128]
+      %t1, %lk = transform.structured.tile_using_for %t1full tile_sizes [0, 0, 0, 0, 256]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       REGISTER_TILES(EPILOGUE_OUTER)
       // The epilogue: 32 columns of one row at a time.
