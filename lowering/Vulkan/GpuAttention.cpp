@@ -91,6 +91,22 @@ SmallVector<Value> initialState(OpBuilder &b, Location l, Type elem,
   return state;
 }
 
+/// s + bias[.., i, j] when there is a bias (a bias dim of 1 broadcasts).
+Value addBias(OpBuilder &b, Location l, Value s, Value bm, ValueRange bhi,
+              Value j) {
+  if (!bm)
+    return s;
+  auto biasType = cast<MemRefType>(bm.getType());
+  int64_t rank = biasType.getRank();
+  Value full[4] = {bhi[0], bhi[1], bhi[2], j};
+  SmallVector<Value> idx;
+  for (int64_t d = 0; d < rank; ++d)
+    idx.push_back(biasType.getDimSize(d) == 1
+                      ? arith::ConstantIndexOp::create(b, l, 0).getResult()
+                      : full[4 - rank + d]);
+  return arith::AddFOp::create(b, l, s, memref::LoadOp::create(b, l, bm, idx));
+}
+
 /// scale * q[b, h, i] . key(d) over the head dim, plus bias[.., i, j] when
 /// there is one (a bias dim of 1 broadcasts).
 Value score(OpBuilder &b, Location l, Type elem, Value qm, Value bm,
@@ -110,15 +126,7 @@ Value score(OpBuilder &b, Location l, Type elem, Value qm, Value bm,
             ValueRange{math::FmaOp::create(b2, l2, x, key(b2, l2, d), acc[0])});
       });
   Value s = arith::MulFOp::create(b, l, dot.getResult(0), scale);
-  if (!bm)
-    return s;
-  auto biasType = cast<MemRefType>(bm.getType());
-  int64_t rank = biasType.getRank();
-  Value full[4] = {bhi[0], bhi[1], bhi[2], j};
-  SmallVector<Value> idx;
-  for (int64_t d = 0; d < rank; ++d)
-    idx.push_back(biasType.getDimSize(d) == 1 ? c(0) : full[4 - rank + d]);
-  return arith::AddFOp::create(b, l, s, memref::LoadOp::create(b, l, bm, idx));
+  return addBias(b, l, s, bm, bhi, j);
 }
 
 /// out[b, h, i, :] = acc / l from the final state (m, l, acc...), 0 for a
@@ -516,18 +524,7 @@ LogicalResult fuseForGpuSubgroup(AttentionOp op, RewriterBase &rewriter,
                                        TypeRange{a.elem}, ValueRange{part})
                       .getResult(0);
         s = arith::MulFOp::create(b2, l2, s, a.scale);
-        if (a.bm) {
-          auto biasType = cast<MemRefType>(a.bm.getType());
-          int64_t rank = biasType.getRank();
-          Value full[4] = {bi, hi, ii, j};
-          SmallVector<Value> idx;
-          for (int64_t d = 0; d < rank; ++d)
-            idx.push_back(biasType.getDimSize(d) == 1
-                              ? arith::ConstantIndexOp::create(b2, l2, 0)
-                              : full[4 - rank + d]);
-          s = arith::AddFOp::create(b2, l2, s,
-                                    memref::LoadOp::create(b2, l2, a.bm, idx));
-        }
+        s = addBias(b2, l2, s, a.bm, ValueRange{bi, hi, ii}, j);
         scf::YieldOp::create(
             b2, l2,
             onlineUpdate(b2, l2, a.elem, s, st, perLaneV, [&](int64_t u) {
