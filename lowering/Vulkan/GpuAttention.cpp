@@ -148,6 +148,16 @@ void storeRow(OpBuilder &b, Location l, Type elem, Value out, ValueRange bhi,
   }
 }
 
+/// Declares the private function `name` (a stand-in for a GPU op until
+/// bufferization is done, see attune-map-to-gpu) once per module.
+void declareStandIn(ModuleOp module, Location loc, StringRef name,
+                    FunctionType type) {
+  if (module.lookupSymbol(name))
+    return;
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  func::FuncOp::create(mb, loc, name, type).setPrivate();
+}
+
 /// What both kernels start from: the op's extents and attributes, the
 /// extent checks, its operands as buffers, the output buffer, the scale and
 /// the bottom-right offset of query positions; `finish` hands the output
@@ -185,6 +195,14 @@ struct AttentionKernel {
     offset = op.getAlign() == MaskAlign::bottom_right
                  ? Value(arith::SubIOp::create(rewriter, loc, lk, lq))
                  : kb.indexConst(0);
+  }
+
+  /// The key length of batch `bi` as an index, or null without lengths.
+  Value keyLength(OpBuilder &b, Location l, Value bi) {
+    if (!lm)
+      return Value();
+    Value raw = memref::LoadOp::create(b, l, lm, bi);
+    return arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
   }
 
   /// Replaces the op by the output buffer as a tensor, after the kernel.
@@ -226,11 +244,7 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
         Value kvh = arith::DivUIOp::create(b, l, hi, cst(a.group));
         // The keys row i sees: [lo, end).
         Value p = arith::AddIOp::create(b, l, ii, a.offset);
-        Value len;
-        if (a.lm) {
-          Value raw = memref::LoadOp::create(b, l, a.lm, bi);
-          len = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
-        }
+        Value len = a.keyLength(b, l, bi);
         auto [lo, end] =
             visibleKeyRange(b, l, p, p, a.lk, len, a.causal, a.window);
         auto keys = scf::ForOp::create(
@@ -303,13 +317,8 @@ LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
   // Barriers are calls to a declaration until bufferization is done (its
   // deallocation analysis rejects ops without declared memory effects);
   // attune-map-to-gpu turns them into gpu.barrier.
-  auto module = op->getParentOfType<ModuleOp>();
-  if (!module.lookupSymbol(kBarrierCallee)) {
-    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-    auto decl = func::FuncOp::create(mb, loc, kBarrierCallee,
-                                     mb.getFunctionType({}, {}));
-    decl.setPrivate();
-  }
+  declareStandIn(op->getParentOfType<ModuleOp>(), loc, kBarrierCallee,
+                 rewriter.getFunctionType({}, {}));
   auto barrier = [&](OpBuilder &bb, Location bl) {
     func::CallOp::create(bb, bl, kBarrierCallee, TypeRange{});
   };
@@ -329,11 +338,7 @@ LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
   Value first = mul(tile, cst(wg));
   Value ii = add(first, tx);
   Value active = ult(ii, a.lq);
-  Value len;
-  if (a.lm) {
-    Value raw = memref::LoadOp::create(b, l, a.lm, bi);
-    len = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
-  }
+  Value len = a.keyLength(b, l, bi);
   // Keys of the whole tile (uniform: the barriers are in its loop), and of
   // this row.
   Value last = arith::MinUIOp::create(
@@ -468,14 +473,8 @@ LogicalResult fuseForGpuSubgroup(AttentionOp op, RewriterBase &rewriter,
   // The subgroup sum is a call to a stand-in until bufferization is done
   // (its deallocation analysis rejects gpu.subgroup_reduce, which declares
   // no memory effects); attune-map-to-gpu makes it the reduction.
-  auto module = op->getParentOfType<ModuleOp>();
-  if (!module.lookupSymbol(kSubgroupAddCallee)) {
-    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-    auto decl = func::FuncOp::create(
-        mb, loc, kSubgroupAddCallee,
-        mb.getFunctionType(TypeRange{a.elem}, TypeRange{a.elem}));
-    decl.setPrivate();
-  }
+  declareStandIn(op->getParentOfType<ModuleOp>(), loc, kSubgroupAddCallee,
+                 rewriter.getFunctionType(TypeRange{a.elem}, TypeRange{a.elem}));
   Value lane = launch.getThreadIds().x;
   Value ii = launch.getBlockIds().x, hi = launch.getBlockIds().y,
         bi = launch.getBlockIds().z;
@@ -506,11 +505,7 @@ LogicalResult fuseForGpuSubgroup(AttentionOp op, RewriterBase &rewriter,
   for (int64_t u = 0; u < perLaneD; ++u)
     q.push_back(load(b, a.qm, ValueRange{bi, hi, ii}, u, a.headDim));
   Value p = arith::AddIOp::create(b, l, ii, a.offset);
-  Value len;
-  if (a.lm) {
-    Value raw = memref::LoadOp::create(b, l, a.lm, bi);
-    len = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
-  }
+  Value len = a.keyLength(b, l, bi);
   auto [lo, end] = visibleKeyRange(b, l, p, p, a.lk, len, a.causal, a.window);
   auto keys = scf::ForOp::create(
       b, l, lo, end, cst(1), initialState(b, l, a.elem, perLaneV),
@@ -537,12 +532,12 @@ LogicalResult fuseForGpuSubgroup(AttentionOp op, RewriterBase &rewriter,
                                      keys.getResult(1), zero);
   Value inv = arith::DivFOp::create(b, l, one, keys.getResult(1));
   for (int64_t u = 0; u < perLaneV; ++u) {
-    auto [dv, in] = laneDim(b, u, a.valueDim);
-    Value d = dv;
+    std::pair<Value, Value> dim = laneDim(b, u, a.valueDim);
     Value o = arith::MulFOp::create(b, l, keys.getResult(2 + u), inv);
     o = arith::SelectOp::create(b, l, none, zero, o);
-    scf::IfOp::create(b, l, in, [&](OpBuilder &b2, Location l2) {
-      memref::StoreOp::create(b2, l2, o, a.out, ValueRange{bi, hi, ii, d});
+    scf::IfOp::create(b, l, dim.second, [&](OpBuilder &b2, Location l2) {
+      memref::StoreOp::create(b2, l2, o, a.out,
+                              ValueRange{bi, hi, ii, dim.first});
       scf::YieldOp::create(b2, l2);
     });
   }

@@ -821,20 +821,17 @@ attune_status *createProgram(Device *device, void *library,
     const VkPhysicalDeviceSubgroupProperties &sg = d.subgroup;
     VkSubgroupFeatureFlags ops =
         VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
-    if (spec.subgroup &&
-        (!(sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
-         (sg.supportedOperations & ops) != ops ||
-         sg.subgroupSize < spec.subgroup))
+    bool arithmetic = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                      (sg.supportedOperations & ops) == ops;
+    if (spec.subgroup && (!arithmetic || sg.subgroupSize < spec.subgroup))
       return error("%s: kernel %s: needs subgroup arithmetic in compute "
                    "shaders with subgroups of at least %u invocations; %s "
                    "has subgroups of %u (%s); compile with a "
                    "--vulkan-profile that matches the device",
                    path, name, spec.subgroup, d.props.deviceName,
                    sg.subgroupSize,
-                   (sg.supportedOperations & ops) == ops &&
-                           (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT)
-                       ? "with arithmetic"
-                       : "without arithmetic in compute shaders");
+                   arithmetic ? "with arithmetic"
+                              : "without arithmetic in compute shaders");
     if (spec.pushConstants * 4 > d.props.limits.maxPushConstantsSize)
       return error("%s: kernel %s: %zu bytes of push constants exceed %s's "
                    "%u",
