@@ -32,15 +32,19 @@ def AttuneRuntimeAllocator
     Run on the LLVM dialect of the CPU target, after
     `finalize-memref-to-llvm`: every call of `malloc` and `free` (the
     buffers `memref.alloc` makes and the deallocation frees) calls
-    `attune_cpu_malloc` and `attune_cpu_free` instead, and the module gets
-    weak definitions of both that call `malloc` and `free`. When the model
-    is loaded by the Attune runtime, its exported definitions take
-    precedence (ELF symbol interposition): the runtime keeps freed buffers
-    of 64 KiB or more and hands them back to the next allocation of the same
-    size, so a model run repeatedly reuses the same pages instead of
-    faulting in fresh zeroed ones each run (glibc returns such blocks to the
-    system: about 1,100 page faults per run of a BERT-base encoder layer at
-    L = 128). Loaded without the runtime, the model uses libc's allocator.
+    `attune_cpu_malloc` and `attune_cpu_free` instead. These are internal
+    functions that call through the exported function-pointer globals
+    `attune_cpu_malloc_hook` and `attune_cpu_free_hook`, which hold `malloc`
+    and `free` until the Attune runtime, on loading the model, writes its own
+    allocator into both. The runtime keeps freed buffers of 64 KiB or more
+    and hands them back to the next allocation of the same size, so a model
+    run repeatedly reuses the same pages instead of faulting in fresh zeroed
+    ones each run (glibc returns such blocks to the system: about 1,100 page
+    faults per run of a BERT-base encoder layer at L = 128). Loaded without
+    the runtime, the model uses libc's allocator. Slots rather than symbol
+    interposition: the routing does not depend on how the host loaded the
+    runtime (a `RTLD_LOCAL` library interposes nothing), and the runtime
+    knows that a model's buffers are its own.
 
     Before:
     ```mlir
@@ -51,9 +55,15 @@ def AttuneRuntimeAllocator
     ```mlir
     llvm.func @malloc(i64) -> !llvm.ptr
     %p = llvm.call @attune_cpu_malloc(%size) : (i64) -> !llvm.ptr
-    llvm.func weak @attune_cpu_malloc(%n: i64) -> !llvm.ptr {
-      %0 = llvm.call @malloc(%n) : (i64) -> !llvm.ptr
+    llvm.mlir.global external @attune_cpu_malloc_hook() : !llvm.ptr {
+      %0 = llvm.mlir.addressof @malloc : !llvm.ptr
       llvm.return %0 : !llvm.ptr
+    }
+    llvm.func internal @attune_cpu_malloc(%n: i64) -> !llvm.ptr {
+      %0 = llvm.mlir.addressof @attune_cpu_malloc_hook : !llvm.ptr
+      %1 = llvm.load %0 : !llvm.ptr -> !llvm.ptr
+      %2 = llvm.call %1(%n) : !llvm.ptr, (i64) -> !llvm.ptr
+      llvm.return %2 : !llvm.ptr
     }
     ```
   }];

@@ -16,12 +16,15 @@
 using namespace mlir;
 
 // Bufferization and deallocation: every returned buffer is a fresh
-// allocation the caller owns.
+// allocation the caller owns. Scratch buffers of a static size that a loop
+// body allocates and frees again (an attention score tile, 16 KiB per key
+// step) are allocated once before the loop; buffer-loop-hoisting leaves
+// scf.forall bodies alone, so every thread keeps its own.
 static constexpr const char *kCpuBufferize =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map "
     "allow-return-allocs-from-loops},"
-    "canonicalize,"
+    "canonicalize,func.func(buffer-loop-hoisting),"
     "buffer-deallocation-pipeline,convert-bufferization-to-memref";
 
 static constexpr const char *kCpuLoops =

@@ -45,7 +45,7 @@ std::vector<int64_t> rowMajorDescriptor(uint64_t address,
 
 /// Heap buffers of the CPU code and of tensors, 64-byte aligned; from 64 KiB
 /// up, freed buffers are kept by size for the next allocation of the same
-/// size (Model.cpp). bufferFree takes any malloc'ed pointer.
+/// size (Model.cpp). bufferFree takes only bufferAlloc's pointers.
 void *bufferAlloc(size_t size);
 void bufferFree(void *p);
 /// Frees the buffers kept for reuse.

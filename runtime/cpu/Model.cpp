@@ -6,8 +6,8 @@
 // to the results (one memref descriptor per output, back to back) and
 // args[1 + i] to the descriptor of input i. A rank-r descriptor is
 // {allocated ptr, aligned ptr, int64 offset, int64 sizes[r], int64 strides[r]}.
-// Results are allocated by the model (attune_cpu_malloc, below) and owned by
-// the caller.
+// Results are allocated by the model (through attune_cpu_malloc_hook, below)
+// and owned by the caller.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,21 +33,31 @@ using namespace attune::runtime;
 // The CPU code's heap buffers
 //===----------------------------------------------------------------------===//
 
-// attune-compile routes the CPU code's malloc and free through
-// attune_cpu_malloc and attune_cpu_free (attune-runtime-allocator), which
-// the model defines weakly as malloc and free and these definitions
-// interpose. Freed buffers of 64 KiB or more, the model's and the tensors',
+// attune-compile routes the CPU code's malloc and free through the
+// function pointers attune_cpu_malloc_hook and attune_cpu_free_hook
+// (attune-runtime-allocator), which hold malloc and free until
+// attune_model_open writes bufferAlloc and bufferFree into them. Freed buffers of 64 KiB or more, the model's and the tensors',
 // are kept by size for the next allocation of the same size: a model run
 // repeatedly allocates the same sizes, and glibc would return such blocks to
 // the system, so that every run faulted in fresh zeroed pages (about 1,100
 // faults per run of a BERT-base encoder layer at L = 128).
 // ATTUNE_CPU_BUFFER_CACHE caps the bytes kept (default 1 GiB; 0 keeps none);
 // closing a model releases them.
+//
+// Each block is 64-byte aligned and carries its header just below the
+// pointer handed out: what malloc returned and the size asked for. Freeing a
+// small block is then a plain free (glibc's per-thread cache, no lock), and
+// only blocks of 64 KiB or more take the cache's lock.
 namespace {
+struct BlockHeader {
+  void *raw;
+  size_t size;
+};
+constexpr size_t kAlign = 64;
+constexpr size_t kMinCachedSize = 64 << 10;
+
 struct BufferCache {
-  static constexpr size_t kMinSize = 64 << 10;
   std::mutex mutex;
-  std::unordered_map<void *, size_t> live; // handed out, kMinSize or more
   std::unordered_multimap<size_t, void *> kept;
   size_t keptBytes = 0;
   size_t limit = [] {
@@ -60,65 +70,64 @@ BufferCache &bufferCache() {
   static BufferCache *cache = new BufferCache;
   return *cache;
 }
+
+BlockHeader *headerOf(void *p) { return static_cast<BlockHeader *>(p) - 1; }
+
+void freeBlock(void *p) { std::free(headerOf(p)->raw); }
 } // namespace
 
 void *attune::runtime::bufferAlloc(size_t size) {
-  size_t rounded = (std::max<size_t>(size, 1) + 63) / 64 * 64;
-  if (size < BufferCache::kMinSize)
-    return std::aligned_alloc(64, rounded);
-  BufferCache &c = bufferCache();
-  {
+  if (size >= kMinCachedSize) {
+    BufferCache &c = bufferCache();
     std::lock_guard<std::mutex> lock(c.mutex);
     if (auto it = c.kept.find(size); it != c.kept.end()) {
       void *p = it->second;
       c.kept.erase(it);
       c.keptBytes -= size;
-      c.live.emplace(p, size);
       return p;
     }
   }
-  void *p = std::aligned_alloc(64, rounded);
-  if (p) {
-    std::lock_guard<std::mutex> lock(c.mutex);
-    c.live.emplace(p, size);
-  }
+  // Room for the header and the alignment: malloc's pointers are 16-byte
+  // aligned, so the aligned block starts at most 48 + 16 bytes in.
+  size_t room = sizeof(BlockHeader) + kAlign;
+  if (size > SIZE_MAX - room)
+    return nullptr;
+  char *raw = static_cast<char *>(std::malloc(size + room));
+  if (!raw)
+    return nullptr;
+  uintptr_t at = (reinterpret_cast<uintptr_t>(raw) + sizeof(BlockHeader) +
+                  kAlign - 1) /
+                 kAlign * kAlign;
+  void *p = reinterpret_cast<void *>(at);
+  *headerOf(p) = {raw, size};
   return p;
 }
 
 void attune::runtime::bufferFree(void *p) {
   if (!p)
     return;
-  BufferCache &c = bufferCache();
-  {
+  size_t size = headerOf(p)->size;
+  if (size >= kMinCachedSize) {
+    BufferCache &c = bufferCache();
     std::lock_guard<std::mutex> lock(c.mutex);
-    if (auto it = c.live.find(p); it != c.live.end()) {
-      size_t size = it->second;
-      c.live.erase(it);
-      if (c.keptBytes + size <= c.limit) {
-        c.kept.emplace(size, p);
-        c.keptBytes += size;
-        return;
-      }
+    if (c.keptBytes + size <= c.limit) {
+      c.kept.emplace(size, p);
+      c.keptBytes += size;
+      return;
     }
   }
-  // Small, not from bufferAlloc (a model compiled before the routing), or
-  // over the cap.
-  std::free(p);
+  freeBlock(p);
 }
 
 void attune::runtime::releaseBuffers() {
   BufferCache &c = bufferCache();
   std::lock_guard<std::mutex> lock(c.mutex);
   for (auto &[size, p] : c.kept)
-    std::free(p);
+    freeBlock(p);
   c.kept.clear();
   c.keptBytes = 0;
 }
 
-extern "C" ATTUNE_API void *attune_cpu_malloc(size_t size) {
-  return bufferAlloc(size);
-}
-extern "C" ATTUNE_API void attune_cpu_free(void *p) { bufferFree(p); }
 
 namespace {
 struct TensorSpec {
@@ -253,6 +262,9 @@ struct attune_model {
   // From the OpenMP runtime the model links; null if it links none.
   void (*setNumThreads)(int) = nullptr;
   int numThreads = 0; // 0: OpenMP's default
+  // Whether the CPU code allocates through attune_cpu_malloc (its results
+  // are then bufferAlloc blocks) or, compiled before that routing, malloc.
+  bool routedAllocation = false;
   // --weights-external models.
   std::string weightsFile = "-";
   std::vector<ExternalWeight> weights;
@@ -426,6 +438,16 @@ attune_status *attune_model_open_on(const char *path, const char *weights,
   }
   model->setNumThreads = reinterpret_cast<void (*)(int)>(
       dlsym(library, "omp_set_num_threads"));
+  // The model's allocation hooks (attune-runtime-allocator): ours from now on.
+  if (void *slot = dlsym(library, "attune_cpu_malloc_hook")) {
+    void *(*alloc)(size_t) = bufferAlloc;
+    std::memcpy(slot, &alloc, sizeof(alloc));
+    if (void *freeSlot = dlsym(library, "attune_cpu_free_hook")) {
+      void (*release)(void *) = bufferFree;
+      std::memcpy(freeSlot, &release, sizeof(release));
+    }
+    model->routedAllocation = true;
+  }
   // Models without any check have no handler slot.
   if (void *slot = dlsym(library, "attune_check_handler")) {
     void (*handler)(const char *) = checkFailed;
@@ -641,7 +663,10 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
     if (!status)
       status = copyResult(spec.dtype, rank, desc,
                           static_cast<const char *>(aligned), &outputs[o]);
-    bufferFree(allocated);
+    if (m->routedAllocation)
+      bufferFree(allocated);
+    else
+      std::free(allocated);
   }
   if (status)
     for (size_t o = 0; o < numOutputs; ++o) {

@@ -7,8 +7,9 @@
 // CHECK-LABEL: llvm.func @forward
 // CHECK: llvm.call @attune_cpu_malloc
 // CHECK-LABEL: llvm.func @_mlir_ciface_forward
-// CHECK-LABEL: llvm.func weak @attune_cpu_malloc
-// CHECK:         llvm.call @malloc
+// CHECK-LABEL: llvm.mlir.global external @attune_cpu_malloc_hook()
+// CHECK:         llvm.mlir.addressof @malloc
+// CHECK-LABEL: llvm.func internal @attune_cpu_malloc
 func.func @forward(%x: tensor<?x?x64xf32>, %w: tensor<192x64xf32>, %b: tensor<192xf32>,
                    %wo: tensor<64x64xf32>) -> tensor<?x?x64xf32> {
   %0 = attune.multi_head_attention %x, %x, %x in_proj_weight(%w) in_proj_bias(%b) out_proj_weight(%wo)

@@ -1,18 +1,27 @@
 // RUN: attune-opt %s --attune-runtime-allocator --split-input-file --verify-diagnostics | FileCheck %s
 
-// Calls of malloc and free call the runtime's functions; the module defines
-// both weakly as libc's (the fallback without the runtime); the libc
-// declarations stay for those bodies.
+// Calls of malloc and free call internal functions that call through the
+// exported hooks; the hooks start as libc's functions (the fallback without
+// the runtime), whose declarations stay.
 // CHECK-LABEL: llvm.func @malloc(i64) -> !llvm.ptr
 // CHECK:       llvm.func @free(!llvm.ptr)
 // CHECK-LABEL: llvm.func @buffer(%{{.*}}: i64)
 // CHECK:         %[[P:.*]] = llvm.call @attune_cpu_malloc(%{{.*}}) : (i64) -> !llvm.ptr
 // CHECK:         llvm.call @attune_cpu_free(%[[P]]) : (!llvm.ptr) -> ()
-// CHECK-LABEL: llvm.func weak @attune_cpu_malloc(%{{.*}}: i64) -> !llvm.ptr
-// CHECK:         %[[M:.*]] = llvm.call @malloc(%{{.*}}) : (i64) -> !llvm.ptr
+// CHECK-LABEL: llvm.mlir.global external @attune_cpu_malloc_hook() {{.*}} : !llvm.ptr {
+// CHECK:         %[[LIBC:.*]] = llvm.mlir.addressof @malloc : !llvm.ptr
+// CHECK:         llvm.return %[[LIBC]] : !llvm.ptr
+// CHECK-LABEL: llvm.func internal @attune_cpu_malloc(%{{.*}}: i64) -> !llvm.ptr
+// CHECK:         %[[SLOT:.*]] = llvm.mlir.addressof @attune_cpu_malloc_hook : !llvm.ptr
+// CHECK:         %[[FN:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.ptr
+// CHECK:         %[[M:.*]] = llvm.call %[[FN]](%{{.*}}) : !llvm.ptr, (i64) -> !llvm.ptr
 // CHECK:         llvm.return %[[M]] : !llvm.ptr
-// CHECK-LABEL: llvm.func weak @attune_cpu_free(%{{.*}}: !llvm.ptr)
-// CHECK:         llvm.call @free(%{{.*}}) : (!llvm.ptr) -> ()
+// CHECK-LABEL: llvm.mlir.global external @attune_cpu_free_hook()
+// CHECK:         llvm.mlir.addressof @free : !llvm.ptr
+// CHECK-LABEL: llvm.func internal @attune_cpu_free(%{{.*}}: !llvm.ptr)
+// CHECK:         %[[FSLOT:.*]] = llvm.mlir.addressof @attune_cpu_free_hook : !llvm.ptr
+// CHECK:         %[[F:.*]] = llvm.load %[[FSLOT]] : !llvm.ptr -> !llvm.ptr
+// CHECK:         llvm.call %[[F]](%{{.*}}) : !llvm.ptr, (!llvm.ptr) -> ()
 // CHECK:         llvm.return
 llvm.func @malloc(i64) -> !llvm.ptr
 llvm.func @free(!llvm.ptr)
@@ -37,3 +46,10 @@ llvm.func @pure(%x: f32) -> f32 {
 llvm.func @malloc(i64) -> !llvm.ptr
 // expected-error @+1 {{attune-runtime-allocator: the module already defines 'attune_cpu_malloc'}}
 llvm.func @attune_cpu_malloc(i64) -> !llvm.ptr
+
+// -----
+
+// So is a module that already has a symbol of a hook's name.
+llvm.func @free(!llvm.ptr)
+// expected-error @+1 {{attune-runtime-allocator: the module already defines 'attune_cpu_free_hook'}}
+llvm.mlir.global external @attune_cpu_free_hook() : !llvm.ptr
