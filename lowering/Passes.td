@@ -166,7 +166,8 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     broadcasts and 8 FMAs on `vector<32xf32>` per k step, with the
     accumulator hoisted out of the k loop; the column loop runs outside
     the row loop so that a 256 x 32 panel of the weights stays in L1. The
-    remainder rows are vectorized one row at a time. Static tile ops of
+    remainder rows are vectorized one row at a time, each row's
+    accumulator carried through its own k loop. Static tile ops of
     tiled attention (`attune.tile_gemm`, `attune.vectorize`,
     `attune.vectorize_1d`) get register tiles and row-wise vectorization;
     a tile GEMM's accumulator producer (the score tile's zero fill, the

@@ -51,8 +51,8 @@ static constexpr const char *kParallelCacheTiles = R"mlir(
 static constexpr const char *kRegisterTiles = R"mlir(
       // Panels outside rows: one 32-column panel of B (256 x 32, 32 KiB,
       // contiguous) stays in L1 while every 8-row tile of A streams past it.
-      %t2, %l2:4 = transform.structured.tile_using_for %t1 tile_sizes [1, 8, 1, 0, 1] interchange = [0, 2, 1, 3, 4]
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      %t2, %l2:3 = transform.structured.tile_using_for %t1 tile_sizes [1, 8, 1, 0, 0] interchange = [0, 2, 1, 3, 4]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       // Full 8-row tiles, and a remainder loop for the last rows.
       %m = transform.cast %l2#2 : !transform.any_op to !transform.op<"scf.for">
       %main, %rest = transform.loop.peel %m : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
@@ -62,15 +62,20 @@ static constexpr const char *kRegisterTiles = R"mlir(
         transform.apply_patterns.scf.for_loop_canonicalization
         transform.apply_patterns.canonicalization
       } : !transform.any_op
+      // An 8 x 32 register tile per k step.
       %full = transform.structured.match ops{["linalg.generic"]} in %main
           : (!transform.any_op) -> !transform.any_op
-      transform.structured.vectorize %full : !transform.any_op
+      %fk, %fkl = transform.structured.tile_using_for %full tile_sizes [0, 0, 0, 0, 1]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.structured.vectorize %fk : !transform.any_op
       // The last rows (fewer than 8; all of them for a decoding step's
-      // single row): one row at a time, still 32 columns per FMA.
+      // single row): one row at a time, the k loop inside the row loop, so
+      // that the row's 32 accumulators stay in registers across k (with
+      // the rows inside, each k step loaded and stored them).
       %tail = transform.structured.match ops{["linalg.generic"]} in %rest
           : (!transform.any_op) -> !transform.any_op
-      %row, %rowl = transform.structured.tile_using_for %tail tile_sizes [0, 1]
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %row, %rowl:2 = transform.structured.tile_using_for %tail tile_sizes [0, 1, 0, 0, 1]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
       transform.structured.vectorize %row : !transform.any_op
 )mlir";
 

@@ -19,6 +19,9 @@ struct attune_tensor {
   std::vector<int64_t> shape;
   void *data = nullptr;
   bool owned = false;
+  // When owned: the bufferAlloc block to free, if not `data` itself (a
+  // model's result handed over without a copy, `data` inside it).
+  void *allocation = nullptr;
 };
 
 namespace attune::runtime {

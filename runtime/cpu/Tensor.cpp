@@ -130,7 +130,7 @@ void attune_tensor_free(attune_tensor *tensor) {
   if (!tensor)
     return;
   if (tensor->owned)
-    bufferFree(tensor->data);
+    bufferFree(tensor->allocation ? tensor->allocation : tensor->data);
   delete tensor;
 }
 

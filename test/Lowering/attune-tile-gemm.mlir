@@ -16,21 +16,24 @@
 // then full 8 x 32 register tiles as broadcast + FMA on vector<32xf32> (8 per
 // k step, reading one contiguous panel row; the accumulator carried through
 // the k loop; panels outside row tiles), and a remainder loop over the last
-// rows, one row of 32 columns per FMA.
+// rows, one row of 32 columns per FMA, its accumulator carried through a k
+// loop inside the row loop.
 // CHECK-LABEL: func @linear
 // CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [2, 32, 128] : tensor<64x128xf32> into tensor<2x32x128xf32>
 // CHECK:       %[[P:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x32x128xf32>) outs(%{{.*}} : tensor<2x128x32xf32>) permutation = [0, 2, 1]
 // CHECK:       scf.for
-// CHECK:         vector.transfer_read {{.*}} : tensor<1x?x2x32xf32>, vector<1x8x1x32xf32>
+// CHECK:         vector.transfer_read {{.*}} : tensor<1x8x1x32xf32>, vector<1x8x1x32xf32>
 // CHECK:         scf.for {{.*}} iter_args({{.*}}) -> (vector<1x8x1x32xf32>)
 // CHECK:           vector.transfer_read %[[P]]{{.*}} : tensor<2x128x32xf32>, vector<1x1x32xf32>
 // CHECK-COUNT-8:   vector.fma {{.*}} : vector<32xf32>
 // CHECK:         vector.transfer_write
 // CHECK:       scf.for
 // CHECK:         scf.for
-// CHECK:           scf.for
+// CHECK:           vector.transfer_read {{.*}} : tensor<1x?x1x32xf32>, vector<1x1x1x32xf32>
+// CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<1x1x1x32xf32>)
 // CHECK:             vector.broadcast {{.*}} : f32 to vector<32xf32>
 // CHECK:             vector.fma {{.*}} : vector<32xf32>
+// CHECK:           vector.transfer_write
 // CHECK-NOT:   attune.gemm
 // CHECK-LABEL: func @one_row
 func.func @linear(%x: tensor<?x128xf32>, %w: tensor<64x128xf32>) -> tensor<?x64xf32> {
