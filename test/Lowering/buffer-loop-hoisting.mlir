@@ -1,0 +1,19 @@
+// RUN: attune-opt %s --attune-cpu-pipeline --mlir-print-ir-after=buffer-loop-hoisting -o /dev/null 2>&1 | FileCheck %s
+
+// attune-cpu-pipeline runs buffer-loop-hoisting right after bufferization:
+// tiled attention's per-key-tile scratch (the 64 x 64 probability tile) is
+// allocated once before the loops, not once per key tile. Only the running
+// max and sum, which the key loop carries, are still allocated inside it.
+// CHECK-LABEL: IR Dump After BufferLoopHoistingPass
+// CHECK:       memref.alloc() {{.*}} : memref<64x64xf32>
+// CHECK:       scf.for
+// CHECK:         scf.for
+// CHECK:           scf.for {{.*}} iter_args
+// CHECK-NOT:         memref.alloc() {{.*}} : memref<64x64xf32>
+// CHECK:             memref.alloc() {{.*}} : memref<64xf32>
+// CHECK-NOT:         memref.alloc() {{.*}} : memref<64x64xf32>
+// CHECK:       return
+func.func @forward(%q: tensor<1x2x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>) -> tensor<1x2x?x64xf32> {
+  %o = attune.attention %q, %k, %v : (tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x2x?x64xf32>
+  return %o : tensor<1x2x?x64xf32>
+}
