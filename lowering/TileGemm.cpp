@@ -4,6 +4,7 @@
 #include "lowering/Passes.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
@@ -378,6 +379,81 @@ static LogicalResult fuseTileGemmInits(ModuleOp module) {
   return success();
 }
 
+/// Whether `op` is a row-wise kernel worth vectorizing row by row: at least
+/// two loops, all parallel but possibly the last (a row reduction), the last
+/// static with 16 to 4096 iterations, and every operand either contiguous
+/// along it (its last index) or not indexed by it (broadcast).
+static bool isRowKernel(linalg::GenericOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops < 2 || op.getNumDpsInits() == 0 || !op.hasPureTensorSemantics())
+    return false;
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (unsigned d = 0; d + 1 < loops; ++d)
+    if (iters[d] != utils::IteratorType::parallel)
+      return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t last = ranges.back();
+  if (ShapedType::isDynamic(last) || last < 16 || last > 4096)
+    return false;
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    if (!map.isProjectedPermutation())
+      return false;
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      if (map.getDimPosition(r) == loops - 1 && r + 1 != map.getNumResults())
+        return false;
+  }
+  // The vectorizer's gathers (tensor.extract in the body) are not worth it.
+  bool extracts = false;
+  op.getBody()->walk([&](tensor::ExtractOp) { extracts = true; });
+  return !extracts;
+}
+
+/// The element-wise and row-reduction kernels outside the GEMMs and tiled
+/// attention (layer norm, residual adds, softmax of short attention, ...):
+/// every loop but the last tiled by 1, and the row vectorized (768 floats
+/// as 48 zmm). Scalar, a layer norm's row sums were a chain of dependent
+/// adds, stored every step. Returns whether it vectorized any.
+static bool vectorizeRows(ModuleOp module) {
+  const StringRef marks[] = {attune::kGemmAttr, attune::kEpilogueAttr,
+                             attune::kTileGemmAttr, attune::kVectorizeAttr,
+                             attune::kVectorize1DAttr};
+  SmallVector<linalg::GenericOp> ops;
+  module.walk([&](linalg::GenericOp op) {
+    if (llvm::none_of(marks, [&](StringRef m) { return op->hasAttr(m); }) &&
+        isRowKernel(op))
+      ops.push_back(op);
+  });
+  MLIRContext *ctx = module.getContext();
+  IRRewriter rewriter(ctx);
+  bool any = false;
+  for (linalg::GenericOp op : ops) {
+    SmallVector<int64_t> sizes(op.getNumLoops(), 1);
+    sizes.back() = 0;
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled))
+      continue;
+    rewriter.replaceOp(op, tiled->replacements);
+    for (Operation *row : tiled->tiledOps) {
+      auto linalgRow = dyn_cast<linalg::LinalgOp>(row);
+      if (!linalgRow || linalgRow.hasDynamicShape() ||
+          failed(linalg::vectorizeOpPrecondition(row)))
+        continue;
+      rewriter.setInsertionPoint(row);
+      FailureOr<linalg::VectorizationResult> vec =
+          linalg::vectorize(rewriter, row);
+      if (succeeded(vec)) {
+        rewriter.replaceOp(row, vec->replacements);
+        any = true;
+      }
+    }
+  }
+  return any;
+}
+
 namespace {
 /// A float min/max `vector.reduction` over a power-of-two length as a tree of
 /// halvings: log2(n) element-wise min/max steps on vectors, each over the two
@@ -434,6 +510,9 @@ struct AttuneTileGemmPass
     module.walk([&](Operation *op) {
       any |= llvm::any_of(marks, [&](StringRef m) { return op->hasAttr(m); });
     });
+    // Row kernels first: the ops the GEMM and attention schedules make are
+    // not theirs to vectorize.
+    any |= vectorizeRows(module);
     if (!any)
       return;
     packGemms(module);

@@ -118,3 +118,33 @@ func.func @row_max_tree(%s: tensor<8x64xf32>, %m0: tensor<8xf32>, %l0: tensor<8x
   } -> tensor<8xf32>
   return %m, %l : tensor<8xf32>, tensor<8xf32>
 }
+
+// Row kernels outside the GEMMs and tiled attention (here a layer norm with
+// a residual: two row reductions and the normalization) run one row at a
+// time, vectorized along the row: the sums are vector reductions, not a
+// chain of scalar adds.
+// CHECK-LABEL: func @layer_norm_rows
+// CHECK:       scf.for
+// CHECK:         vector.transfer_read {{.*}} : tensor<?x64xf32>, vector<1x64xf32>
+// CHECK:         vector.reduction <add>, {{.*}} : vector<64xf32> into f32
+// CHECK:       scf.for
+// CHECK:         vector.reduction <add>, {{.*}} : vector<64xf32> into f32
+// CHECK:       scf.for
+// CHECK:         math.rsqrt {{.*}} : vector<1x64xf32>
+// CHECK:         vector.transfer_write {{.*}} : vector<1x64xf32>, tensor<?x64xf32>
+// CHECK-NOT:   linalg.generic
+// CHECK:       return
+func.func @layer_norm_rows(%x: tensor<?x64xf32>, %r: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %y = attune.layer_norm %x residual(%r) : (tensor<?x64xf32>, tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// Rows shorter than 16 stay scalar loops (linalg).
+// CHECK-LABEL: func @short_rows
+// CHECK-NOT:   vector.
+// CHECK:       linalg.generic
+// CHECK:       return
+func.func @short_rows(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %y = attune.layer_norm %x : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
