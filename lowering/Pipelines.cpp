@@ -32,8 +32,9 @@ static constexpr const char *kCpuLoops =
     "convert-vector-to-scf{full-unroll=true},func.func(lower-vector-mask)";
 
 // With `parallel`: the scf.foralls of the schedules (the GEMMs' column
-// tiles, tiled attention's (batch, head) pairs) become OpenMP worksharing
-// loops; the thread count is the OpenMP runtime's (OMP_NUM_THREADS, or
+// tiles, tiled attention's (batch, head) pairs, the vectorized rows of row
+// kernels such as layer norm) become OpenMP worksharing loops; the thread
+// count is the OpenMP runtime's (OMP_NUM_THREADS, or
 // attune_model_set_num_threads). The other linalg ops stay sequential loops:
 // as collapsed worksharing loops they ran as scalar code recovering indices
 // by division, and made the 1-thread run 1.5x slower than the serial build

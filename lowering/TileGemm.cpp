@@ -413,7 +413,7 @@ static bool isRowKernel(linalg::GenericOp op) {
 /// every loop but the last tiled by 1, and the row vectorized (768 floats
 /// as 48 zmm). Scalar, a layer norm's row sums were a chain of dependent
 /// adds, stored every step. Returns whether it vectorized any.
-static bool vectorizeRows(ModuleOp module) {
+static bool vectorizeRows(ModuleOp module, bool parallel) {
   const StringRef marks[] = {attune::kGemmAttr, attune::kEpilogueAttr,
                              attune::kTileGemmAttr, attune::kVectorizeAttr,
                              attune::kVectorize1DAttr};
@@ -431,6 +431,10 @@ static bool vectorizeRows(ModuleOp module) {
     sizes.back() = 0;
     scf::SCFTilingOptions options;
     options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
+    // With `parallel`, the rows are an scf.forall (OpenMP threads), unless
+    // the kernel already runs inside one.
+    if (parallel && !op->getParentOfType<scf::ForallOp>())
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
     rewriter.setInsertionPoint(op);
     FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
         rewriter, cast<TilingInterface>(op.getOperation()), options);
@@ -512,7 +516,7 @@ struct AttuneTileGemmPass
     });
     // Row kernels first: the ops the GEMM and attention schedules make are
     // not theirs to vectorize.
-    any |= vectorizeRows(module);
+    any |= vectorizeRows(module, parallel);
     if (!any)
       return;
     packGemms(module);

@@ -1,10 +1,12 @@
 // RUN: attune-opt %s --attune-cpu-pipeline=parallel=true | FileCheck %s
 // RUN: attune-opt %s --attune-cpu-pipeline | FileCheck %s --check-prefix=SERIAL
 
-// With parallel=true the GEMM's 256-column tiles (two here, each with its
-// GELU epilogue) run as one OpenMP worksharing loop; the element-wise
-// kernels stay sequential loops (one parallel region in all).
+// With parallel=true the GEMM's column tiles (each with its GELU epilogue)
+// run as one OpenMP worksharing loop, and the residual add's vectorized rows
+// as another (two parallel regions in all).
 // CHECK-LABEL: llvm.func @forward
+// CHECK: omp.parallel
+// CHECK: omp.wsloop
 // CHECK: omp.parallel
 // CHECK: omp.wsloop
 // CHECK-NOT: omp.parallel

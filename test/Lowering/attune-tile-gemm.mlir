@@ -122,7 +122,15 @@ func.func @row_max_tree(%s: tensor<8x64xf32>, %m0: tensor<8xf32>, %l0: tensor<8x
 // Row kernels outside the GEMMs and tiled attention (here a layer norm with
 // a residual: two row reductions and the normalization) run one row at a
 // time, vectorized along the row: the sums are vector reductions, not a
-// chain of scalar adds.
+// chain of scalar adds. With parallel=true the rows are an scf.forall.
+// PAR-LABEL: func @layer_norm_rows
+// PAR:       scf.forall (%{{.*}}) in (%{{.*}})
+// PAR:         vector.reduction <add>, {{.*}} : vector<64xf32> into f32
+// PAR:         scf.forall.in_parallel
+// PAR:       scf.forall (%{{.*}}) in (%{{.*}})
+// PAR:         vector.reduction <add>, {{.*}} : vector<64xf32> into f32
+// PAR:       scf.forall (%{{.*}}) in (%{{.*}})
+// PAR:         math.rsqrt {{.*}} : vector<1x64xf32>
 // CHECK-LABEL: func @layer_norm_rows
 // CHECK:       scf.for
 // CHECK:         vector.transfer_read {{.*}} : tensor<?x64xf32>, vector<1x64xf32>
