@@ -179,16 +179,21 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
 
     Every other row kernel (an unmarked `linalg.generic` whose loops are all
     parallel but possibly the last, a row reduction; the last loop static
-    with 16 to 4096 iterations; each operand contiguous along it or
-    broadcast across it, no gathers: layer norms, residual adds, bias
-    broadcasts, the softmax of short attention) runs one row at a time,
-    vectorized along the row, its sums `vector.reduction`s with `reassoc`.
-    Scalar, a layer norm's row sums were a chain of dependent adds:
-    residual + layer norm at 512 x 768 went from 1.13 to 0.44 ms (and its
-    error against PyTorch from 2.4e-6 to 9.5e-7). Rows shorter than 16 stay
-    scalar loops. With `parallel` the rows are an `scf.forall` (unless the
-    kernel already runs inside one), so that they no longer run on one
-    thread while the others wait.
+    with 16 to 4096 iterations, a multiple of 16 or at most 256; each
+    operand contiguous along it or broadcast across it, no gathers: layer
+    norms, residual adds, bias broadcasts, the softmax of short attention)
+    runs one row at a time, vectorized along the row in chunks of 64 (or 32,
+    16, the whole row: the largest that divides it), its sums
+    `vector.reduction`s with `reassoc` whose partial sums a loop over the
+    chunks carries in registers. (A 768-wide row as one vector spilled and
+    made LLVM's register allocation quadratic: minutes for a 12-layer
+    encoder.) Scalar, a layer norm's row sums were a chain of dependent
+    adds: residual + layer norm at 512 x 768 went from 1.13 to 0.37 ms (and
+    its error against PyTorch from 2.4e-6 to 9.5e-7). Rows shorter than 16 stay
+    scalar loops. With `parallel` the rows of a kernel outside any loop are
+    an `scf.forall`, so that they no longer run on one thread while the
+    others wait (inside a loop, such as a recurrence's steps, they stay
+    serial: a parallel region per step would cost more than its rows).
 
     With `parallel`, each GEMM's columns are an `scf.forall` over
     128-column (4-panel) tiles (OpenMP threads in

@@ -393,7 +393,8 @@ static bool isRowKernel(linalg::GenericOp op) {
       return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t last = ranges.back();
-  if (ShapedType::isDynamic(last) || last < 16 || last > 4096)
+  if (ShapedType::isDynamic(last) || last < 16 || last > 4096 ||
+      (last % 16 != 0 && last > 256))
     return false;
   for (AffineMap map : op.getIndexingMapsArray()) {
     if (!map.isProjectedPermutation())
@@ -406,6 +407,16 @@ static bool isRowKernel(linalg::GenericOp op) {
   bool extracts = false;
   op.getBody()->walk([&](tensor::ExtractOp) { extracts = true; });
   return !extracts;
+}
+
+/// The chunk a row of `n` elements is vectorized in: 64, 32 or 16 if one
+/// divides it, else the whole row (at most 4096; isRowKernel bounds it)
+/// when it is at most 256.
+static int64_t rowChunk(int64_t n) {
+  for (int64_t c : {64, 32, 16})
+    if (n % c == 0)
+      return c;
+  return n;
 }
 
 /// The element-wise and row-reduction kernels outside the GEMMs and tiled
@@ -432,8 +443,10 @@ static bool vectorizeRows(ModuleOp module, bool parallel) {
     scf::SCFTilingOptions options;
     options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
     // With `parallel`, the rows are an scf.forall (OpenMP threads), unless
-    // the kernel already runs inside one.
-    if (parallel && !op->getParentOfType<scf::ForallOp>())
+    // the kernel runs inside a loop: in a forall, or once per step of a
+    // recurrence, where a parallel region per step would cost more than
+    // its rows.
+    if (parallel && !op->getParentOfType<LoopLikeOpInterface>())
       options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
     rewriter.setInsertionPoint(op);
     FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
@@ -441,7 +454,30 @@ static bool vectorizeRows(ModuleOp module, bool parallel) {
     if (failed(tiled))
       continue;
     rewriter.replaceOp(op, tiled->replacements);
-    for (Operation *row : tiled->tiledOps) {
+    // Long rows in chunks of 64 (four zmm per operand), an scf.for along the
+    // row (a reduction's partial sums carried through it): a whole 768-wide
+    // row as one vector spilled most of it and sent LLVM's register
+    // allocator quadratic (minutes for a 12-layer encoder).
+    SmallVector<Operation *> rows(tiled->tiledOps);
+    if (int64_t chunk = rowChunk(op.getStaticLoopRanges().back());
+        chunk < op.getStaticLoopRanges().back()) {
+      SmallVector<Operation *> chunks;
+      for (Operation *row : rows) {
+        SmallVector<int64_t> along(op.getNumLoops(), 0);
+        along.back() = chunk;
+        scf::SCFTilingOptions alongOptions;
+        alongOptions.setTileSizes(getAsIndexOpFoldResult(ctx, along));
+        rewriter.setInsertionPoint(row);
+        FailureOr<scf::SCFTilingResult> split = scf::tileUsingSCF(
+            rewriter, cast<TilingInterface>(row), alongOptions);
+        if (failed(split))
+          continue;
+        rewriter.replaceOp(row, split->replacements);
+        llvm::append_range(chunks, split->tiledOps);
+      }
+      rows = std::move(chunks);
+    }
+    for (Operation *row : rows) {
       auto linalgRow = dyn_cast<linalg::LinalgOp>(row);
       if (!linalgRow || linalgRow.hasDynamicShape() ||
           failed(linalg::vectorizeOpPrecondition(row)))

@@ -36,8 +36,9 @@ using namespace attune::runtime;
 // attune-compile routes the CPU code's malloc and free through the
 // function pointers attune_cpu_malloc_hook and attune_cpu_free_hook
 // (attune-runtime-allocator), which hold malloc and free until
-// attune_model_open writes bufferAlloc and bufferFree into them. Freed buffers of 64 KiB or more, the model's and the tensors',
-// are kept by size for the next allocation of the same size: a model run
+// attune_model_open writes bufferAlloc and bufferFree into them. Freed
+// buffers of 64 KiB or more, the model's and the tensors', are kept by size
+// for the next allocation of the same size: a model run
 // repeatedly allocates the same sizes, and glibc would return such blocks to
 // the system, so that every run faulted in fresh zeroed pages (about 1,100
 // faults per run of a BERT-base encoder layer at L = 128).
@@ -88,7 +89,7 @@ void *attune::runtime::bufferAlloc(size_t size) {
     }
   }
   // Room for the header and the alignment: malloc's pointers are 16-byte
-  // aligned, so the aligned block starts at most 48 + 16 bytes in.
+  // aligned, so the aligned block starts at most 16 + 48 bytes in.
   size_t room = sizeof(BlockHeader) + kAlign;
   if (size > SIZE_MAX - room)
     return nullptr;
@@ -127,7 +128,6 @@ void attune::runtime::releaseBuffers() {
   c.kept.clear();
   c.keptBytes = 0;
 }
-
 
 namespace {
 struct TensorSpec {

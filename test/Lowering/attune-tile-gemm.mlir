@@ -156,3 +156,15 @@ func.func @short_rows(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %y = attune.layer_norm %x : (tensor<?x8xf32>) -> tensor<?x8xf32>
   return %y : tensor<?x8xf32>
 }
+
+// Rows longer than 64 go in chunks of 64 along the row, a reduction's
+// partial sum carried through the chunk loop in a register.
+// CHECK-LABEL: func @long_rows
+// CHECK:       scf.for
+// CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (vector<1xf32>)
+// CHECK:           vector.transfer_read {{.*}} : tensor<?x128xf32>, vector<1x64xf32>
+// CHECK:           vector.reduction <add>, {{.*}} : vector<64xf32> into f32
+func.func @long_rows(%x: tensor<?x128xf32>) -> tensor<?x128xf32> {
+  %y = attune.layer_norm %x : (tensor<?x128xf32>) -> tensor<?x128xf32>
+  return %y : tensor<?x128xf32>
+}
