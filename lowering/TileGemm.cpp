@@ -182,6 +182,10 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns to %func {
         transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerreduction"
       } : !transform.any_op
+      // The 16 x 16 key-tile transposes as shuffles.
+      transform.apply_patterns to %func {
+        transform.apply_patterns.vector.lower_transpose lowering_strategy = "shuffle_16x16"
+      } : !transform.any_op
     }
     transform.yield
   }
@@ -427,7 +431,8 @@ static int64_t rowChunk(int64_t n) {
 static bool vectorizeRows(ModuleOp module, bool parallel) {
   const StringRef marks[] = {attune::kGemmAttr, attune::kEpilogueAttr,
                              attune::kTileGemmAttr, attune::kVectorizeAttr,
-                             attune::kVectorize1DAttr};
+                             attune::kVectorize1DAttr,
+                             attune::kTransposeTilesAttr};
   SmallVector<linalg::GenericOp> ops;
   module.walk([&](linalg::GenericOp op) {
     if (llvm::none_of(marks, [&](StringRef m) { return op->hasAttr(m); }) &&
@@ -494,6 +499,55 @@ static bool vectorizeRows(ModuleOp module, bool parallel) {
   return any;
 }
 
+/// Copies that transpose their two innermost dims (`attune.transpose_tiles`,
+/// both multiples of 16): 16 x 16 blocks, each one vector read, an
+/// in-register transpose (shuffles, lowered by the schedule) and one vector
+/// write. Left to LLVM, the element-wise copy became scatter stores
+/// (vscatterqps), ~5 % of a decoding step. With `parallel` the leading dims
+/// are an scf.forall.
+static void transposeTiles(ModuleOp module, bool parallel) {
+  SmallVector<linalg::GenericOp> ops;
+  module.walk([&](linalg::GenericOp op) {
+    if (op->hasAttr(attune::kTransposeTilesAttr))
+      ops.push_back(op);
+  });
+  MLIRContext *ctx = module.getContext();
+  IRRewriter rewriter(ctx);
+  auto tile = [&](Operation *op, ArrayRef<int64_t> sizes, bool forall)
+      -> SmallVector<Operation *> {
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
+    if (forall)
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
+    if (failed(tiled))
+      return {};
+    rewriter.replaceOp(op, tiled->replacements);
+    return SmallVector<Operation *>(tiled->tiledOps);
+  };
+  for (linalg::GenericOp op : ops) {
+    op->removeAttr(attune::kTransposeTilesAttr);
+    unsigned loops = op.getNumLoops();
+    SmallVector<int64_t> outer(loops, 1), inner(loops, 0);
+    outer[loops - 1] = outer[loops - 2] = 0;
+    inner[loops - 1] = inner[loops - 2] = 16;
+    bool forall = parallel && !op->getParentOfType<LoopLikeOpInterface>();
+    for (Operation *rows : tile(op, outer, forall))
+      for (Operation *block : tile(rows, inner, false)) {
+        auto linalgBlock = cast<linalg::LinalgOp>(block);
+        if (linalgBlock.hasDynamicShape())
+          continue;
+        rewriter.setInsertionPoint(block);
+        FailureOr<linalg::VectorizationResult> vec =
+            linalg::vectorize(rewriter, block);
+        if (succeeded(vec))
+          rewriter.replaceOp(block, vec->replacements);
+      }
+  }
+}
+
 namespace {
 /// A float min/max `vector.reduction` over a power-of-two length as a tree of
 /// halvings: log2(n) element-wise min/max steps on vectors, each over the two
@@ -545,7 +599,8 @@ struct AttuneTileGemmPass
     // The marks the schedule matches.
     const StringRef marks[] = {attune::kGemmAttr, attune::kEpilogueAttr,
                                attune::kTileGemmAttr, attune::kVectorizeAttr,
-                               attune::kVectorize1DAttr};
+                               attune::kVectorize1DAttr,
+                               attune::kTransposeTilesAttr};
     bool any = false;
     module.walk([&](Operation *op) {
       any |= llvm::any_of(marks, [&](StringRef m) { return op->hasAttr(m); });
@@ -555,6 +610,7 @@ struct AttuneTileGemmPass
     any |= vectorizeRows(module, parallel);
     if (!any)
       return;
+    transposeTiles(module, parallel);
     packGemms(module);
     if (failed(fuseTileGemmInits(module)))
       return signalPassFailure();

@@ -30,6 +30,10 @@ inline constexpr llvm::StringLiteral kGemmAttr = "attune.gemm";
 inline constexpr llvm::StringLiteral kTileGemmAttr = "attune.tile_gemm";
 inline constexpr llvm::StringLiteral kVectorizeAttr = "attune.vectorize";
 inline constexpr llvm::StringLiteral kVectorize1DAttr = "attune.vectorize_1d";
+/// A copy that transposes its two innermost dims (tiled attention's keys):
+/// 16 x 16 blocks, vectorized as in-register transposes.
+inline constexpr llvm::StringLiteral kTransposeTilesAttr =
+    "attune.transpose_tiles";
 /// An element-wise generic over a marked GEMM's [B, M, N] result (its only
 /// user): attune-tile-gemm computes it on each cache tile of the GEMM.
 inline constexpr llvm::StringLiteral kEpilogueAttr = "attune.epilogue";

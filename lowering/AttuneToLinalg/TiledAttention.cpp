@@ -472,6 +472,8 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
       [](OpBuilder &b, Location l, ValueRange a) {
         linalg::YieldOp::create(b, l, ValueRange{a[0]});
       });
+  if (headDim % 16 == 0 && TK % 16 == 0)
+    markOp(kT, kTransposeTilesAttr);
 
   Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
                          rewriter.getIndexAttr(valueDim)},

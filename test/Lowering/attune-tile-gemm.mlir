@@ -1,5 +1,5 @@
-// RUN: attune-opt %s --convert-attune-to-linalg --attune-tile-gemm | FileCheck %s
-// RUN: attune-opt %s --convert-attune-to-linalg --attune-tile-gemm=parallel=true | FileCheck %s --check-prefix=PAR
+// RUN: attune-opt %s --attune-tile-attention --convert-attune-to-linalg --attune-tile-gemm | FileCheck %s
+// RUN: attune-opt %s --attune-tile-attention --convert-attune-to-linalg --attune-tile-gemm=parallel=true | FileCheck %s --check-prefix=PAR
 
 // With parallel=true the GEMM runs as an scf.forall over 128-column (4-panel) tiles
 // (768 columns: 6 tiles, an even share for 2 threads, where 256-column tiles made 3) around the
@@ -167,4 +167,17 @@ func.func @short_rows(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 func.func @long_rows(%x: tensor<?x128xf32>) -> tensor<?x128xf32> {
   %y = attune.layer_norm %x : (tensor<?x128xf32>) -> tensor<?x128xf32>
   return %y : tensor<?x128xf32>
+}
+
+// Tiled attention's key transpose ([D, TK] tiles of the keys): 16 x 16
+// blocks, each read as one vector, transposed by shuffles and written as one
+// vector (not an element-wise copy, which LLVM turned into scatter stores).
+// CHECK-LABEL: func @key_transpose
+// CHECK:       vector.transfer_read {{.*}} : tensor<1x2x?x64x64xf32>, vector<1x1x1x16x16xf32>
+// CHECK:       vector.shuffle
+// CHECK:       vector.transfer_write {{.*}} : vector<1x1x1x16x16xf32>, tensor<1x1x1x64x64xf32>
+// CHECK-NOT:   attune.transpose_tiles
+func.func @key_transpose(%q: tensor<1x2x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>) -> tensor<1x2x?x64xf32> {
+  %o = attune.attention %q, %k, %v : (tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x2x?x64xf32>
+  return %o : tensor<1x2x?x64xf32>
 }
