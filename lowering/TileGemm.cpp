@@ -387,9 +387,10 @@ static LogicalResult fuseTileGemmInits(ModuleOp module) {
 /// two loops, all parallel but possibly the last (a row reduction), the last
 /// static with 16 to 4096 iterations, and every operand either contiguous
 /// along it (its last index) or not indexed by it (broadcast).
-static bool isRowKernel(linalg::GenericOp op) {
+static bool isRowKernel(linalg::LinalgOp op) {
   unsigned loops = op.getNumLoops();
-  if (loops < 2 || op.getNumDpsInits() == 0 || !op.hasPureTensorSemantics())
+  if (!isa<linalg::GenericOp, linalg::TransposeOp>(op.getOperation()) ||
+      loops < 2 || op.getNumDpsInits() == 0 || !op.hasPureTensorSemantics())
     return false;
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   for (unsigned d = 0; d + 1 < loops; ++d)
@@ -409,7 +410,7 @@ static bool isRowKernel(linalg::GenericOp op) {
   }
   // The vectorizer's gathers (tensor.extract in the body) are not worth it.
   bool extracts = false;
-  op.getBody()->walk([&](tensor::ExtractOp) { extracts = true; });
+  op.getBlock()->walk([&](tensor::ExtractOp) { extracts = true; });
   return !extracts;
 }
 
@@ -433,8 +434,8 @@ static bool vectorizeRows(ModuleOp module, bool parallel) {
                              attune::kTileGemmAttr, attune::kVectorizeAttr,
                              attune::kVectorize1DAttr,
                              attune::kTransposeTilesAttr};
-  SmallVector<linalg::GenericOp> ops;
-  module.walk([&](linalg::GenericOp op) {
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
     if (llvm::none_of(marks, [&](StringRef m) { return op->hasAttr(m); }) &&
         isRowKernel(op))
       ops.push_back(op);
@@ -442,7 +443,7 @@ static bool vectorizeRows(ModuleOp module, bool parallel) {
   MLIRContext *ctx = module.getContext();
   IRRewriter rewriter(ctx);
   bool any = false;
-  for (linalg::GenericOp op : ops) {
+  for (linalg::LinalgOp op : ops) {
     SmallVector<int64_t> sizes(op.getNumLoops(), 1);
     sizes.back() = 0;
     scf::SCFTilingOptions options;

@@ -4,6 +4,7 @@
 #include "passes/Safetensors.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringExtras.h"
@@ -122,6 +123,45 @@ struct AttuneBindWeightsPass
 } // namespace
 
 std::optional<std::vector<char>> mlir::attune::constantBytes(Value v) {
+  // A static, unit-stride slice of a constant (a part of a packed in_proj
+  // weight): its elements, row-major, from the source's.
+  if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
+    auto srcType = dyn_cast<RankedTensorType>(slice.getSourceType());
+    if (!srcType || !srcType.hasStaticShape() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(slice.getStaticSizes()) ||
+        llvm::any_of(slice.getStaticStrides(),
+                     [](int64_t s) { return s != 1; }))
+      return std::nullopt;
+    std::optional<std::vector<char>> src = constantBytes(slice.getSource());
+    if (!src)
+      return std::nullopt;
+    size_t width = srcType.getElementTypeBitWidth() / 8;
+    ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+    ArrayRef<int64_t> sizes = slice.getStaticSizes();
+    ArrayRef<int64_t> shape = srcType.getShape();
+    int64_t rank = srcType.getRank(), count = 1;
+    for (int64_t d : sizes)
+      count *= d;
+    std::vector<char> bytes;
+    bytes.reserve(count * width);
+    // Rows of the innermost dim, copied whole.
+    int64_t rowLen = sizes.empty() ? 1 : sizes.back();
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t n = 0; n < count; n += rowLen) {
+      int64_t at = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        at = at * shape[d] + offsets[d] + index[d];
+      const char *from = src->data() + at * width;
+      bytes.insert(bytes.end(), from, from + rowLen * width);
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        if (++index[d] < sizes[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    return bytes;
+  }
   auto cst = v.getDefiningOp<arith::ConstantOp>();
   if (!cst)
     return std::nullopt;
@@ -150,6 +190,12 @@ std::optional<std::vector<char>> mlir::attune::constantBytes(Value v) {
 }
 
 std::string mlir::attune::constantKey(Value v, StringRef fallback) {
+  if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
+    std::string key = constantKey(slice.getSource(), fallback) + "_slice";
+    for (int64_t o : slice.getStaticOffsets())
+      key += "_" + std::to_string(o);
+    return key;
+  }
   if (auto cst = v.getDefiningOp<arith::ConstantOp>())
     if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue()))
       return res.getRawHandle().getKey().str();

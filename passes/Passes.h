@@ -32,11 +32,14 @@ LogicalResult bindWeights(Operation *root, const SafetensorsFile &file);
 
 /// The bytes of a constant float tensor (`arith.constant` of a
 /// `dense_resource` blob, as bound weights are, or of inline dense data,
-/// splats expanded), or nullopt when `v` is no constant whose data is at
-/// hand. For compile-time weight transformations (packing, transposition).
+/// splats expanded, or a static unit-stride `tensor.extract_slice` of one,
+/// such as the Q or K/V rows of a packed in_proj weight), or nullopt when
+/// `v` is no constant whose data is at hand. For compile-time weight
+/// transformations (packing, transposition).
 std::optional<std::vector<char>> constantBytes(Value v);
 /// The resource key of a `dense_resource` constant (a bound weight's
-/// state_dict key), else `fallback`: names for derived constants.
+/// state_dict key; a slice's adds its offsets), else `fallback`: names for
+/// derived constants.
 std::string constantKey(Value v, StringRef fallback);
 
 /// The attribute naming the state_dict key of an externalized weight global.
