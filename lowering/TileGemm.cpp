@@ -383,6 +383,58 @@ static LogicalResult fuseTileGemmInits(ModuleOp module) {
   return success();
 }
 
+/// The marks the lowering and attune-tile-attention put on ops for this
+/// pass's schedules; unmarked ops are the row kernels'.
+static constexpr StringLiteral kMarks[] = {
+    attune::kGemmAttr,        attune::kEpilogueAttr,
+    attune::kTileGemmAttr,    attune::kVectorizeAttr,
+    attune::kVectorize1DAttr, attune::kTransposeTilesAttr};
+
+static bool hasMark(Operation *op) {
+  return llvm::any_of(kMarks, [&](StringRef m) { return op->hasAttr(m); });
+}
+
+/// `op` tiled by `sizes` (scf.for loops, or an scf.forall with `forall`) and
+/// replaced; the tiled ops, none if tiling failed (`op` then stays).
+static SmallVector<Operation *> tileAndReplace(RewriterBase &rewriter,
+                                               Operation *op,
+                                               ArrayRef<int64_t> sizes,
+                                               bool forall) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
+  if (forall)
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
+  if (failed(tiled))
+    return {};
+  rewriter.replaceOp(op, tiled->replacements);
+  return SmallVector<Operation *>(tiled->tiledOps);
+}
+
+/// Vectorizes a static-shaped linalg op in place; false if it is not one or
+/// the vectorizer declines.
+static bool vectorizeInPlace(RewriterBase &rewriter, Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.hasDynamicShape() ||
+      failed(linalg::vectorizeOpPrecondition(op)))
+    return false;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vec = linalg::vectorize(rewriter, op);
+  if (failed(vec))
+    return false;
+  rewriter.replaceOp(op, vec->replacements);
+  return true;
+}
+
+/// Whether the rows of `op` run as an scf.forall: with `parallel`, unless
+/// `op` runs inside a loop (in a forall, or once per step of a recurrence,
+/// where a parallel region per step would cost more than its rows).
+static bool parallelRows(Operation *op, bool parallel) {
+  return parallel && !op->getParentOfType<LoopLikeOpInterface>();
+}
+
 /// Whether `op` is a row-wise kernel worth vectorizing row by row: at least
 /// two loops, all parallel but possibly the last (a row reduction), the last
 /// static with 16 to 4096 iterations, and every operand either contiguous
@@ -430,72 +482,35 @@ static int64_t rowChunk(int64_t n) {
 /// as 48 zmm). Scalar, a layer norm's row sums were a chain of dependent
 /// adds, stored every step. Returns whether it vectorized any.
 static bool vectorizeRows(ModuleOp module, bool parallel) {
-  const StringRef marks[] = {attune::kGemmAttr, attune::kEpilogueAttr,
-                             attune::kTileGemmAttr, attune::kVectorizeAttr,
-                             attune::kVectorize1DAttr,
-                             attune::kTransposeTilesAttr};
   SmallVector<linalg::LinalgOp> ops;
   module.walk([&](linalg::LinalgOp op) {
-    if (llvm::none_of(marks, [&](StringRef m) { return op->hasAttr(m); }) &&
-        isRowKernel(op))
+    if (!hasMark(op) && isRowKernel(op))
       ops.push_back(op);
   });
-  MLIRContext *ctx = module.getContext();
-  IRRewriter rewriter(ctx);
+  IRRewriter rewriter(module.getContext());
   bool any = false;
   for (linalg::LinalgOp op : ops) {
-    SmallVector<int64_t> sizes(op.getNumLoops(), 1);
-    sizes.back() = 0;
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
-    // With `parallel`, the rows are an scf.forall (OpenMP threads), unless
-    // the kernel runs inside a loop: in a forall, or once per step of a
-    // recurrence, where a parallel region per step would cost more than
-    // its rows.
-    if (parallel && !op->getParentOfType<LoopLikeOpInterface>())
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(op.getOperation()), options);
-    if (failed(tiled))
-      continue;
-    rewriter.replaceOp(op, tiled->replacements);
+    unsigned loops = op.getNumLoops();
+    int64_t length = op.getStaticLoopRanges().back();
+    SmallVector<int64_t> rowSizes(loops, 1);
+    rowSizes.back() = 0;
+    SmallVector<Operation *> rows =
+        tileAndReplace(rewriter, op, rowSizes, parallelRows(op, parallel));
     // Long rows in chunks of 64 (four zmm per operand), an scf.for along the
     // row (a reduction's partial sums carried through it): a whole 768-wide
     // row as one vector spilled most of it and sent LLVM's register
     // allocator quadratic (minutes for a 12-layer encoder).
-    SmallVector<Operation *> rows(tiled->tiledOps);
-    if (int64_t chunk = rowChunk(op.getStaticLoopRanges().back());
-        chunk < op.getStaticLoopRanges().back()) {
+    if (int64_t chunk = rowChunk(length); chunk < length) {
+      SmallVector<int64_t> along(loops, 0);
+      along.back() = chunk;
       SmallVector<Operation *> chunks;
-      for (Operation *row : rows) {
-        SmallVector<int64_t> along(op.getNumLoops(), 0);
-        along.back() = chunk;
-        scf::SCFTilingOptions alongOptions;
-        alongOptions.setTileSizes(getAsIndexOpFoldResult(ctx, along));
-        rewriter.setInsertionPoint(row);
-        FailureOr<scf::SCFTilingResult> split = scf::tileUsingSCF(
-            rewriter, cast<TilingInterface>(row), alongOptions);
-        if (failed(split))
-          continue;
-        rewriter.replaceOp(row, split->replacements);
-        llvm::append_range(chunks, split->tiledOps);
-      }
+      for (Operation *row : rows)
+        llvm::append_range(chunks,
+                           tileAndReplace(rewriter, row, along, false));
       rows = std::move(chunks);
     }
-    for (Operation *row : rows) {
-      auto linalgRow = dyn_cast<linalg::LinalgOp>(row);
-      if (!linalgRow || linalgRow.hasDynamicShape() ||
-          failed(linalg::vectorizeOpPrecondition(row)))
-        continue;
-      rewriter.setInsertionPoint(row);
-      FailureOr<linalg::VectorizationResult> vec =
-          linalg::vectorize(rewriter, row);
-      if (succeeded(vec)) {
-        rewriter.replaceOp(row, vec->replacements);
-        any = true;
-      }
-    }
+    for (Operation *row : rows)
+      any |= vectorizeInPlace(rewriter, row);
   }
   return any;
 }
@@ -512,40 +527,17 @@ static void transposeTiles(ModuleOp module, bool parallel) {
     if (op->hasAttr(attune::kTransposeTilesAttr))
       ops.push_back(op);
   });
-  MLIRContext *ctx = module.getContext();
-  IRRewriter rewriter(ctx);
-  auto tile = [&](Operation *op, ArrayRef<int64_t> sizes, bool forall)
-      -> SmallVector<Operation *> {
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
-    if (forall)
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled =
-        scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
-    if (failed(tiled))
-      return {};
-    rewriter.replaceOp(op, tiled->replacements);
-    return SmallVector<Operation *>(tiled->tiledOps);
-  };
+  IRRewriter rewriter(module.getContext());
   for (linalg::GenericOp op : ops) {
     op->removeAttr(attune::kTransposeTilesAttr);
     unsigned loops = op.getNumLoops();
     SmallVector<int64_t> outer(loops, 1), inner(loops, 0);
     outer[loops - 1] = outer[loops - 2] = 0;
     inner[loops - 1] = inner[loops - 2] = 16;
-    bool forall = parallel && !op->getParentOfType<LoopLikeOpInterface>();
-    for (Operation *rows : tile(op, outer, forall))
-      for (Operation *block : tile(rows, inner, false)) {
-        auto linalgBlock = cast<linalg::LinalgOp>(block);
-        if (linalgBlock.hasDynamicShape())
-          continue;
-        rewriter.setInsertionPoint(block);
-        FailureOr<linalg::VectorizationResult> vec =
-            linalg::vectorize(rewriter, block);
-        if (succeeded(vec))
-          rewriter.replaceOp(block, vec->replacements);
-      }
+    for (Operation *rows :
+         tileAndReplace(rewriter, op, outer, parallelRows(op, parallel)))
+      for (Operation *block : tileAndReplace(rewriter, rows, inner, false))
+        vectorizeInPlace(rewriter, block);
   }
 }
 
@@ -596,16 +588,10 @@ struct AttuneTileGemmPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Transforms of a module without GEMMs are a no-op; skip the parse.
-    // The marks the schedule matches.
-    const StringRef marks[] = {attune::kGemmAttr, attune::kEpilogueAttr,
-                               attune::kTileGemmAttr, attune::kVectorizeAttr,
-                               attune::kVectorize1DAttr,
-                               attune::kTransposeTilesAttr};
+    // Transforms of a module without marked ops or row kernels are a no-op;
+    // skip the parse.
     bool any = false;
-    module.walk([&](Operation *op) {
-      any |= llvm::any_of(marks, [&](StringRef m) { return op->hasAttr(m); });
-    });
+    module.walk([&](Operation *op) { any |= hasMark(op); });
     // Row kernels first: the ops the GEMM and attention schedules make are
     // not theirs to vectorize.
     any |= vectorizeRows(module, parallel);
@@ -648,7 +634,7 @@ struct AttuneTileGemmPass
             module, entry, *schedule, transform::TransformOptions())))
       return signalPassFailure();
     module.walk([&](Operation *op) {
-      for (StringRef attr : marks)
+      for (StringRef attr : kMarks)
         op->removeAttr(attr);
     });
     // The row sums of the vectorized tile ops were written with `reassoc`:

@@ -179,6 +179,19 @@ void attune::runtime::failRun(const std::string &message) {
   checkFailed(message.c_str());
 }
 
+/// Whether the memref descriptor `desc` (rank `rank`) is row-major: each
+/// dim of extent other than 1 strides by the product of the extents after
+/// it.
+static bool isRowMajor(size_t rank, const int64_t *desc) {
+  int64_t expect = 1;
+  for (size_t d = rank; d-- > 0;) {
+    if (desc[3 + d] != 1 && desc[3 + rank + d] != expect)
+      return false;
+    expect *= desc[3 + d];
+  }
+  return true;
+}
+
 attune_status *attune::runtime::copyResult(attune_dtype dtype, size_t rank,
                                            const int64_t *desc,
                                            const char *aligned,
@@ -190,14 +203,7 @@ attune_status *attune::runtime::copyResult(attune_dtype dtype, size_t rank,
   size_t count = attune_tensor_num_elements(t);
   const char *base = aligned + desc[2] * elem;
   // Row-major results are one copy; anything else goes element-wise.
-  bool contiguous = true;
-  int64_t expect = 1;
-  for (size_t d = rank; d-- > 0;) {
-    if (desc[3 + d] != 1 && desc[3 + rank + d] != expect)
-      contiguous = false;
-    expect *= desc[3 + d];
-  }
-  if (contiguous) {
+  if (isRowMajor(rank, desc)) {
     if (count)
       std::memcpy(t->data, base, count * elem);
   } else {
@@ -226,14 +232,10 @@ static bool adoptResult(attune_dtype dtype, size_t rank, const int64_t *desc,
                         void *allocated, char *aligned, attune_tensor **out) {
   size_t elem = attune_dtype_size(dtype);
   char *base = aligned + desc[2] * elem;
-  if (!allocated || reinterpret_cast<uintptr_t>(base) % 64 != 0)
+  if (!allocated || reinterpret_cast<uintptr_t>(base) % 64 != 0 ||
+      std::any_of(desc + 3, desc + 3 + rank, [](int64_t n) { return n < 0; }) ||
+      !isRowMajor(rank, desc))
     return false;
-  int64_t expect = 1;
-  for (size_t d = rank; d-- > 0;) {
-    if (desc[3 + d] < 0 || (desc[3 + d] != 1 && desc[3 + rank + d] != expect))
-      return false;
-    expect *= desc[3 + d];
-  }
   *out = new attune_tensor{dtype,
                            std::vector<int64_t>(desc + 3, desc + 3 + rank),
                            base, true, allocated};
