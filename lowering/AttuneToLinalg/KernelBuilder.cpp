@@ -323,6 +323,41 @@ Value KernelBuilder::maxShift(OpBuilder &b, Location loc, Value m) {
   return arith::SelectOp::create(b, loc, empty, zero, m);
 }
 
+Value KernelBuilder::expNonPositive(OpBuilder &b, Location loc, Value x) {
+  if (!x.getType().isF32())
+    return math::ExpOp::create(b, loc, x);
+  auto f = [&](float v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)).getResult();
+  };
+  // Below -88.3, n = -127 and 2^n's exponent bits are 0: the result is 0.
+  // select(x < lo, lo, x) keeps a NaN x (x86: one vmaxps).
+  Value lo = f(-88.3f);
+  x = arith::SelectOp::create(
+      b, loc,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, lo), lo, x);
+  Value n = math::RoundEvenOp::create(
+      b, loc, arith::MulFOp::create(b, loc, x, f(1.44269504088896341f)));
+  // r = x - n ln2, ln2 split so that n * ln2Hi is exact.
+  Value r = math::FmaOp::create(b, loc, n, f(-0.693359375f), x);
+  r = math::FmaOp::create(b, loc, n, f(2.12194440e-4f), r);
+  // Minimax coefficients of exp on [-ln2/2, ln2/2] (relative error 1.9e-9
+  // in exact arithmetic).
+  const float c[] = {1.0f,         1.0f,          0.49999991059f,
+                     0.1666641980f, 0.04166822508f, 0.008374815807f,
+                     0.001383680850f};
+  Value p = f(c[6]);
+  for (int k = 5; k >= 0; --k)
+    p = math::FmaOp::create(b, loc, p, r, f(c[k]));
+  Type i32 = b.getI32Type();
+  Value bits = arith::ShLIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, arith::FPToSIOp::create(b, loc, i32, n),
+                            arith::ConstantIntOp::create(b, loc, i32, 127)),
+      arith::ConstantIntOp::create(b, loc, i32, 23));
+  Value scale = arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+  return arith::MulFOp::create(b, loc, p, scale);
+}
+
 Value KernelBuilder::guardedRow(OpBuilder &b, Location loc, Value table,
                                 Value row, Value col, int64_t rows) {
   Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);

@@ -95,7 +95,8 @@ std::pair<Value, AffineMap> biasTile(OpBuilder &b, Location loc, Value bias,
 /// key yet) and x * y.
 void expShiftedBody(OpBuilder &b, Location l, ValueRange a) {
   Value d = arith::SubFOp::create(b, l, a[0], KernelBuilder::maxShift(b, l, a[1]));
-  linalg::YieldOp::create(b, l, ValueRange{math::ExpOp::create(b, l, d)});
+  linalg::YieldOp::create(b, l,
+                          ValueRange{KernelBuilder::expNonPositive(b, l, d)});
 }
 void multiplyBody(OpBuilder &b, Location l, ValueRange a) {
   linalg::YieldOp::create(b, l,
@@ -180,6 +181,79 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
       {Iter::parallel, Iter::parallel, Iter::reduction},
       KernelBuilder::multiplyAccumulate);
   if (marks.valueGemm)
+    markOp(accNew, kTileGemmAttr);
+  return {mNew, lNew, accNew};
+}
+
+/// The online-softmax update for one key tile of transposed scores
+/// `scoresT` [TK, TQ] (key j, query i), marked for row-wise vectorization:
+/// every reduction over keys is then an element-wise max or sum of TQ-wide
+/// rows (no horizontal reductions), and the value product reads pT's rows as
+/// its broadcast operand.
+///   m' = max(m, colmax sT);  pT = exp(sT - m');  c = exp(m - m')
+///   l' = l c + colsum pT;    acc' = acc c + pT^T v
+SoftmaxState transposedSoftmaxStep(KernelBuilder &k, Value scoresT,
+                                   SoftmaxState st, Value vTile,
+                                   ArrayRef<OpFoldResult> rowSizes,
+                                   ArrayRef<OpFoldResult> scoreSizes,
+                                   Type elem, bool valueGemm) {
+  MLIRContext *ctx = elem.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+             d2 = getAffineDimExpr(2, ctx);
+  auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(dims, 0, exprs, ctx);
+  };
+  // Dims (j, i): keys outer, queries inner.
+  Value mNew = markOp(
+      k.generic(scoresT, st.m, {map(2, {d0, d1}), map(2, {d1})},
+                {Iter::reduction, Iter::parallel},
+                [](OpBuilder &b, Location l, ValueRange a) {
+                  linalg::YieldOp::create(
+                      b, l,
+                      ValueRange{arith::MaxNumFOp::create(b, l, a[0], a[1])});
+                }),
+      kVectorizeAttr);
+  Value p = markOp(
+      k.generic(ValueRange{scoresT, mNew}, k.empty(scoreSizes, elem),
+                {map(2, {d0, d1}), map(2, {d1}), map(2, {d0, d1})},
+                {Iter::parallel, Iter::parallel}, expShiftedBody),
+      kVectorizeAttr);
+  Value corr = markOp(
+      k.generic(ValueRange{st.m, mNew}, k.empty(rowSizes, elem),
+                {map(1, {d0}), map(1, {d0}), map(1, {d0})}, {Iter::parallel},
+                expShiftedBody),
+      kVectorize1DAttr);
+  Value lScaled = markOp(
+      k.generic(ValueRange{st.l, corr}, k.empty(rowSizes, elem),
+                {map(1, {d0}), map(1, {d0}), map(1, {d0})}, {Iter::parallel},
+                multiplyBody),
+      kVectorize1DAttr);
+  Value lNew = markOp(
+      k.generic(p, lScaled, {map(2, {d0, d1}), map(2, {d1})},
+                {Iter::reduction, Iter::parallel},
+                [](OpBuilder &b, Location l, ValueRange a) {
+                  auto flags = arith::FastMathFlags::reassoc;
+                  linalg::YieldOp::create(
+                      b, l,
+                      ValueRange{arith::AddFOp::create(b, l, a[1], a[0], flags)});
+                }),
+      kVectorizeAttr);
+  // In place on the loop-carried accumulator [TQ, Dv]: no copy per key tile.
+  Value accScaled = markOp(
+      k.generic(ValueRange{corr}, st.acc, {map(2, {d0}), map(2, {d0, d1})},
+                {Iter::parallel, Iter::parallel},
+                [](OpBuilder &b, Location l, ValueRange a) {
+                  linalg::YieldOp::create(
+                      b, l, ValueRange{arith::MulFOp::create(b, l, a[1], a[0])});
+                }),
+      kVectorizeAttr);
+  // acc'[i, e] += sum_j pT[j, i] v[j, e]: dims (i, e, j).
+  Value accNew = k.generic(
+      ValueRange{p, vTile}, accScaled,
+      {map(3, {d2, d0}), map(3, {d2, d1}), map(3, {d0, d1})},
+      {Iter::parallel, Iter::parallel, Iter::reduction},
+      KernelBuilder::multiplyAccumulate);
+  if (valueGemm)
     markOp(accNew, kTileGemmAttr);
   return {mNew, lNew, accNew};
 }
@@ -442,53 +516,56 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   Value lqPad = roundUp(lq, TQ), lkPad = roundUp(lk, TK);
   Value qPad = padDim(rewriter, loc, q, 2, lqPad);
   Value vPad = padDim(rewriter, loc, v, 2, lkPad);
-  // The keys transposed tile by tile: kT[b, h, t, e, c] = k[b, h, t TK + c, e]
-  // (zero past Lk), so that each [D, TK] key tile the score GEMM reads is
-  // one contiguous block rather than D rows 4 Lk bytes apart.
+  // The queries transposed tile by tile and scaled once:
+  // qT[b, h, t, e, c] = q[b, h, t TQ + c, e] * scale (zero past Lq), so that
+  // each [D, TQ] query tile the score GEMM reads is one contiguous block.
+  // Scores are computed transposed, sT = k_tile qT_tile [TK, TQ]: the
+  // softmax reductions over keys are then element-wise across rows, and the
+  // keys are read in place.
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
              d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx),
              d4 = getAffineDimExpr(4, ctx);
   Value kPad = padDim(rewriter, loc, k, 2, lkPad);
-  SmallVector<OpFoldResult> kSizes = kb.sizes(kPad);
-  OpFoldResult kTiles =
-      arith::DivUIOp::create(rewriter, loc, lkPad, im.c(TK)).getResult();
-  auto kType = cast<RankedTensorType>(kPad.getType());
-  Value kSplit = tensor::ExpandShapeOp::create(
+  Value scale = kb.floatConst(elem, op.getEffectiveScale());
+  SmallVector<OpFoldResult> qSizes = kb.sizes(qPad);
+  OpFoldResult qTiles =
+      arith::DivUIOp::create(rewriter, loc, lqPad, im.c(TQ)).getResult();
+  auto qType = cast<RankedTensorType>(qPad.getType());
+  Value qSplit = tensor::ExpandShapeOp::create(
       rewriter, loc,
-      RankedTensorType::get({kType.getDimSize(0), kvHeads, ShapedType::kDynamic,
-                             TK, headDim},
+      RankedTensorType::get({qType.getDimSize(0), heads, ShapedType::kDynamic,
+                             TQ, headDim},
                             elem),
-      kPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}},
-      ArrayRef<OpFoldResult>{kSizes[0], kSizes[1], kTiles,
-                             rewriter.getIndexAttr(TK), kSizes[3]});
-  Value kT = kb.generic(
-      ValueRange{kSplit},
-      kb.empty({kSizes[0], kSizes[1], kTiles, kSizes[3],
-                rewriter.getIndexAttr(TK)},
+      qPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}},
+      ArrayRef<OpFoldResult>{qSizes[0], qSizes[1], qTiles,
+                             rewriter.getIndexAttr(TQ), qSizes[3]});
+  Value qT = kb.generic(
+      ValueRange{qSplit},
+      kb.empty({qSizes[0], qSizes[1], qTiles, qSizes[3],
+                rewriter.getIndexAttr(TQ)},
                elem),
       {AffineMap::get(5, 0, {d0, d1, d2, d4, d3}, ctx),
        AffineMap::get(5, 0, {d0, d1, d2, d3, d4}, ctx)},
       SmallVector<Iter>(5, Iter::parallel),
-      [](OpBuilder &b, Location l, ValueRange a) {
-        linalg::YieldOp::create(b, l, ValueRange{a[0]});
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        linalg::YieldOp::create(
+            b, l, ValueRange{arith::MulFOp::create(b, l, a[0], scale)});
       });
-  if (headDim % 16 == 0 && TK % 16 == 0)
-    markOp(kT, kTransposeTilesAttr);
+  if (headDim % 16 == 0 && TQ % 16 == 0)
+    markOp(qT, kTransposeTilesAttr);
 
   Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
                          rewriter.getIndexAttr(valueDim)},
                         elem);
-  Value scale = kb.floatConst(elem, op.getEffectiveScale());
   Value c0 = im.c(0);
-  AffineExpr i = d0, j = d1, e = d2;
+  AffineExpr j = d0, i = d1, e = d2;
   auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
     return AffineMap::get(dims, 0, exprs, ctx);
   };
   auto mark = [&](Value v, StringRef attr) { return markOp(v, attr); };
   // Register tiles need M % 8 == 0 and N % 32 == 0.
-  bool scoreGemm = TQ % 8 == 0 && TK % 32 == 0;
-  TileMarks marks{/*vectorize=*/true,
-                  /*valueGemm=*/TQ % 8 == 0 && valueDim % 32 == 0};
+  bool scoreGemm = TK % 8 == 0 && TQ % 32 == 0;
+  bool valueGemm = TQ % 8 == 0 && valueDim % 32 == 0;
 
   // The query loop of one (batch, head): `outInit` is the [B, H, Lq, Dv]
   // result (serial form) or this head's [Lq, Dv] (parallel form).
@@ -507,8 +584,18 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                     KernelBuilder k3(b3, l3);
                     IndexMath m3{b3, l3};
                     Value tq = m3.min(m3.c(TQ), m3.sub(lq, i0));
-                    Value qTile = staticTile(b3, l3, qPad, bIdx, hIdx, i0, TQ,
-                                             b3.getIndexAttr(0), headDim);
+                    Value qtTile = tensor::ExtractSliceOp::create(
+                        b3, l3, RankedTensorType::get({headDim, TQ}, elem), qT,
+                        ArrayRef<OpFoldResult>{
+                            bIdx, hIdx,
+                            arith::DivUIOp::create(b3, l3, i0, m3.c(TQ))
+                                .getResult(),
+                            b3.getIndexAttr(0), b3.getIndexAttr(0)},
+                        ArrayRef<OpFoldResult>{
+                            b3.getIndexAttr(1), b3.getIndexAttr(1),
+                            b3.getIndexAttr(1), b3.getIndexAttr(headDim),
+                            b3.getIndexAttr(TQ)},
+                        SmallVector<OpFoldResult>(5, b3.getIndexAttr(1)));
                     Value offset = align == MaskAlign::bottom_right
                                        ? m3.sub(lk, lq)
                                        : m3.c(0);
@@ -516,6 +603,10 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                     Value pLast = m3.sub(m3.add(pFirst, tq), m3.c(1));
                     auto [lo0, hi] = visibleKeyRange(b3, l3, pFirst, pLast, lk,
                                                      len, causal, window);
+                    // The keys every query of the tile sees: a key tile
+                    // inside [fullLo, fullHi) needs no mask.
+                    auto [fullLo, fullHi] = visibleKeyRange(
+                        b3, l3, pLast, pFirst, lk, len, causal, window);
                     // Whole tiles: start on a tile boundary.
                     Value lo = arith::MulIOp::create(
                         b3, l3, arith::DivUIOp::create(b3, l3, lo0, m3.c(TK)),
@@ -524,7 +615,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                     SmallVector<OpFoldResult> accSizes = {
                         b3.getIndexAttr(TQ), b3.getIndexAttr(valueDim)};
                     SmallVector<OpFoldResult> scoreSizes = {
-                        b3.getIndexAttr(TQ), b3.getIndexAttr(TK)};
+                        b3.getIndexAttr(TK), b3.getIndexAttr(TQ)};
                     Value m0 = k3.filled(rowSizes, elem, kNegInf);
                     Value s0 = k3.filled(rowSizes, elem, 0.0);
                     Value a0 = k3.filled(accSizes, elem, 0.0);
@@ -533,75 +624,81 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                         [&](OpBuilder &b4, Location l4, Value j0,
                             ValueRange st) {
                           KernelBuilder k4(b4, l4);
+                          IndexMath m4{b4, l4};
                           Value mOld = st[0], lOld = st[1], accOld = st[2];
-                          OpFoldResult one4 = b4.getIndexAttr(1),
-                                       zero4 = b4.getIndexAttr(0);
-                          Value ktTile = tensor::ExtractSliceOp::create(
-                              b4, l4,
-                              RankedTensorType::get({headDim, TK}, elem), kT,
-                              ArrayRef<OpFoldResult>{
-                                  bIdx, kvHead,
-                                  arith::DivUIOp::create(b4, l4, j0,
-                                                         IndexMath{b4, l4}.c(TK))
-                                      .getResult(),
-                                  zero4, zero4},
-                              ArrayRef<OpFoldResult>{one4, one4, one4,
-                                                     b4.getIndexAttr(headDim),
-                                                     b4.getIndexAttr(TK)},
-                              ArrayRef<OpFoldResult>{one4, one4, one4, one4,
-                                                     one4});
+                          Value kTile =
+                              staticTile(b4, l4, kPad, bIdx, kvHead, j0, TK,
+                                         b4.getIndexAttr(0), headDim);
                           Value vTile =
                               staticTile(b4, l4, vPad, bIdx, kvHead, j0, TK,
                                          b4.getIndexAttr(0), valueDim);
-                          // s = q kT: dims (i, j, e).
+                          // sT = k qT (q pre-scaled): dims (j, i, e).
                           Value dots = k4.generic(
-                              ValueRange{qTile, ktTile},
+                              ValueRange{kTile, qtTile},
                               k4.filled(scoreSizes, elem, 0.0),
-                              {map(3, {i, e}), map(3, {e, j}), map(3, {i, j})},
+                              {map(3, {j, e}), map(3, {e, i}), map(3, {j, i})},
                               {Iter::parallel, Iter::parallel, Iter::reduction},
                               KernelBuilder::multiplyAccumulate);
                           if (scoreGemm)
                             mark(dots, kTileGemmAttr);
-                          Value scores = mark(
-                              k4.generic(
-                                  ValueRange{dots}, k4.empty(scoreSizes, elem),
-                                  {map(2, {i, j}), map(2, {i, j})},
-                                  {Iter::parallel, Iter::parallel},
-                                  [&](OpBuilder &b, Location l, ValueRange a) {
-                                    Value s = arith::MulFOp::create(b, l, a[0],
-                                                                    scale);
-                                    Value ii = arith::AddIOp::create(
-                                        b, l, i0,
-                                        linalg::IndexOp::create(b, l, 0));
-                                    Value jj = arith::AddIOp::create(
-                                        b, l, j0,
-                                        linalg::IndexOp::create(b, l, 1));
-                                    Value vis = KernelBuilder::visible(
-                                        b, l, ii, jj, lq, lk, causal, align,
-                                        window, len);
-                                    vis = arith::AndIOp::create(
-                                        b, l, vis,
-                                        arith::CmpIOp::create(
-                                            b, l, arith::CmpIPredicate::slt, jj,
-                                            lk));
-                                    Value ninf = arith::ConstantOp::create(
-                                        b, l, b.getFloatAttr(elem, kNegInf));
-                                    linalg::YieldOp::create(
-                                        b, l,
-                                        ValueRange{arith::SelectOp::create(
-                                            b, l, vis, s, ninf)});
-                                  }),
-                              kVectorizeAttr);
-                          SoftmaxState next = onlineSoftmaxStep(
-                              k4, scores, {mOld, lOld, accOld}, vTile, rowSizes,
-                              scoreSizes, accSizes, elem, marks);
+                          // Boundary tiles (causal diagonal, window edges,
+                          // key length, padding) are masked in place;
+                          // interior tiles are used as they are.
+                          auto sge = [&](Value x, Value y) {
+                            return arith::CmpIOp::create(
+                                b4, l4, arith::CmpIPredicate::sge, x, y);
+                          };
+                          Value interior = arith::AndIOp::create(
+                              b4, l4, sge(j0, fullLo),
+                              sge(fullHi, m4.add(j0, m4.c(TK))));
+                          auto masked = scf::IfOp::create(
+                              b4, l4, interior,
+                              [&](OpBuilder &b5, Location l5) {
+                                scf::YieldOp::create(b5, l5, dots);
+                              },
+                              [&](OpBuilder &b5, Location l5) {
+                                Value s = mark(
+                                    KernelBuilder(b5, l5).generic(
+                                        ValueRange{}, dots, {map(2, {j, i})},
+                                        {Iter::parallel, Iter::parallel},
+                                        [&](OpBuilder &b, Location l,
+                                            ValueRange a) {
+                                          Value jj = arith::AddIOp::create(
+                                              b, l, j0,
+                                              linalg::IndexOp::create(b, l, 0));
+                                          Value ii = arith::AddIOp::create(
+                                              b, l, i0,
+                                              linalg::IndexOp::create(b, l, 1));
+                                          Value vis = KernelBuilder::visible(
+                                              b, l, ii, jj, lq, lk, causal,
+                                              align, window, len);
+                                          vis = arith::AndIOp::create(
+                                              b, l, vis,
+                                              arith::CmpIOp::create(
+                                                  b, l,
+                                                  arith::CmpIPredicate::slt,
+                                                  jj, lk));
+                                          Value ninf = arith::ConstantOp::create(
+                                              b, l,
+                                              b.getFloatAttr(elem, kNegInf));
+                                          linalg::YieldOp::create(
+                                              b, l,
+                                              ValueRange{arith::SelectOp::create(
+                                                  b, l, vis, a[0], ninf)});
+                                        }),
+                                    kVectorizeAttr);
+                                scf::YieldOp::create(b5, l5, s);
+                              });
+                          SoftmaxState next = transposedSoftmaxStep(
+                              k4, masked.getResult(0), {mOld, lOld, accOld},
+                              vTile, rowSizes, scoreSizes, elem, valueGemm);
                           scf::YieldOp::create(
                               b4, l4, ValueRange{next.m, next.l, next.acc});
                         });
 
-                    Value tile = normalizedTile(k3, keyLoop.getResult(2),
-                                                keyLoop.getResult(1), accSizes,
-                                                elem, marks);
+                    Value tile = normalizedTile(
+                        k3, keyLoop.getResult(2), keyLoop.getResult(1),
+                        accSizes, elem, TileMarks{/*vectorize=*/true, false});
                     OpFoldResult one = b3.getIndexAttr(1);
                     OpFoldResult zero = b3.getIndexAttr(0);
                     Value rows = tensor::ExtractSliceOp::create(

@@ -9,35 +9,57 @@
 // PAR:         scf.forall.in_parallel
 // PAR-NEXT:      tensor.parallel_insert_slice %[[HEAD]] into %[[O]][%[[B]], %[[H]], 0, 0] [1, 1, %{{.*}}, 64]
 
-// Queries, keys and values are zero-padded to whole tiles once and the keys
-// transposed once, tile by tile ([B, H, Lk/16, 64, 16]: each key tile one
-// contiguous block); then batch, heads and query tiles, and a key loop that
-// starts on a tile boundary and whose upper bound is cut by causality (the
-// last query of the tile + 1) and the padding length. The running max / sum
-// / accumulator are its iter_args; every tile op has static shapes, the two
-// products marked for attune-tile-gemm's register tiles (K = 16 is not a
-// multiple of 32: only the value product is). No [Lq, Lk] tensor.
+// Queries, keys and values are zero-padded to whole tiles once, and the
+// queries transposed and scaled once, tile by tile ([B, H, Lq/32, 64, 32]:
+// each query tile one contiguous block); then batch, heads and query tiles,
+// and a key loop that starts on a tile boundary and whose upper bound is cut
+// by causality (the last query of the tile + 1) and the padding length. The
+// running max / sum / accumulator are its iter_args. Scores are computed
+// transposed, sT = k_tile qT_tile [16, 32], so that the max and the sum over
+// keys are element-wise across rows. Only key tiles that some query of the
+// tile cannot fully see are masked (scf.if on the range every query sees:
+// keys below min(Lk, len, first query + 1)). Every tile op has static
+// shapes, the two products marked for attune-tile-gemm's register tiles.
+// No [Lq, Lk] tensor.
 // CHECK-LABEL: func @causal
 // CHECK:       %[[QP:.*]] = tensor.insert_slice %arg0 into
 // CHECK:       %[[VP:.*]] = tensor.insert_slice %arg2 into
 // CHECK:       %[[KP:.*]] = tensor.insert_slice %arg1 into
-// CHECK:       %[[KS:.*]] = tensor.expand_shape %[[KP]] {{\[\[}}0], [1], [2, 3], [4]] output_shape [%{{.*}}, 12, %{{.*}}, 16, 64] : tensor<?x12x?x64xf32> into tensor<?x12x?x16x64xf32>
-// CHECK:       %[[KT:.*]] = linalg.generic {{.*}} ins(%[[KS]] : tensor<?x12x?x16x64xf32>) outs(%{{.*}} : tensor<?x12x?x64x16xf32>)
+// CHECK:       %[[SCALE:.*]] = arith.constant 1.250000e-01 : f32
+// CHECK:       %[[QS:.*]] = tensor.expand_shape %[[QP]] {{\[\[}}0], [1], [2, 3], [4]] output_shape [%{{.*}}, 12, %{{.*}}, 32, 64] : tensor<?x12x?x64xf32> into tensor<?x12x?x32x64xf32>
+// CHECK:       %[[QT:.*]] = linalg.generic {{.*}} ins(%[[QS]] : tensor<?x12x?x32x64xf32>) outs(%{{.*}} : tensor<?x12x?x64x32xf32>) attrs = {attune.transpose_tiles}
+// CHECK:         arith.mulf %{{.*}}, %[[SCALE]]
 // CHECK:       scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:         scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:           %[[LEN:.*]] = arith.index_cast
 // CHECK:           scf.for %[[I0:.*]] = %{{.*}} to %{{.*}} step %c32
 // CHECK:             %[[TQ:.*]] = arith.minsi %c32
-// CHECK:             tensor.extract_slice %[[QP]][%[[B]], %[[H]], %[[I0]], 0] [1, 1, 32, 64]
+// CHECK:             tensor.extract_slice %[[QT]][%[[B]], %[[H]], %{{.*}}, 0, 0] [1, 1, 1, 64, 32]
 // CHECK:             %[[HI0:.*]] = arith.minsi %{{.*}}, %[[LEN]]
 // CHECK:             %[[HI:.*]] = arith.minsi %[[HI0]]
+// CHECK:             %[[FULL0:.*]] = arith.minsi %{{.*}}, %[[LEN]]
+// CHECK:             %[[FIRST1:.*]] = arith.addi %{{.*}}, %c1
+// CHECK:             %[[FULLHI:.*]] = arith.minsi %[[FULL0]], %[[FIRST1]]
 // CHECK:             scf.for %[[J0:.*]] = %{{.*}} to %[[HI]] step %c16{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>)
-// CHECK:               tensor.extract_slice %[[KT]][%[[B]], %{{.*}}, %{{.*}}, 0, 0] [1, 1, 1, 64, 16]
+// CHECK:               tensor.extract_slice %[[KP]][%[[B]], %{{.*}}, %[[J0]], 0] [1, 1, 16, 64]
 // CHECK:               tensor.extract_slice %[[VP]][%[[B]], %{{.*}}, %[[J0]], 0] [1, 1, 16, 64]
-// CHECK:               linalg.generic {{.*}}["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<32x64xf32>, tensor<64x16xf32>) outs(%{{.*}} : tensor<32x16xf32>) {
-// CHECK:               arith.maxnumf
-// CHECK:               math.exp
-// CHECK:               linalg.generic {{.*}}["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<16x64xf32>) outs(%{{.*}} : tensor<32x64xf32>) attrs = {attune.tile_gemm}
+// CHECK:               %[[S:.*]] = linalg.generic {{.*}}["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<16x64xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<16x32xf32>) attrs = {attune.tile_gemm}
+// CHECK:               %[[END:.*]] = arith.addi %[[J0]], %c16
+// CHECK:               %[[BELOW:.*]] = arith.cmpi sge, %[[FULLHI]], %[[END]]
+// CHECK:               %[[INTERIOR:.*]] = arith.andi %{{.*}}, %[[BELOW]]
+// CHECK:               %[[ST:.*]] = scf.if %[[INTERIOR]] -> (tensor<16x32xf32>) {
+// CHECK-NEXT:            scf.yield %[[S]]
+// CHECK-NEXT:          } else {
+// CHECK-NEXT:            linalg.generic {{.*}} outs(%[[S]] : tensor<16x32xf32>) attrs = {attune.vectorize}
+// CHECK:                 arith.cmpi sle
+// CHECK:                 arith.select
+// CHECK:               linalg.generic {{.*}}["reduction", "parallel"]} ins(%[[ST]] : tensor<16x32xf32>) outs(%{{.*}} : tensor<32xf32>) attrs = {attune.vectorize}
+// CHECK:                 arith.maxnumf
+// CHECK:               math.roundeven
+// CHECK:               arith.shli
+// CHECK:               linalg.generic {{.*}}["reduction", "parallel"]} ins(%{{.*}} : tensor<16x32xf32>) outs(%{{.*}} : tensor<32xf32>) attrs = {attune.vectorize}
+// CHECK:                 arith.addf
+// CHECK:               linalg.generic {{.*}}["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<16x32xf32>, tensor<16x64xf32>) outs(%{{.*}} : tensor<32x64xf32>) attrs = {attune.tile_gemm}
 // CHECK:               scf.yield
 // CHECK:             arith.divf
 // CHECK:             tensor.extract_slice %{{.*}}[0, 0] [%[[TQ]], 64]
