@@ -2,7 +2,7 @@
 """One command for the benchmark table: Attune against its anchors, in the
 same run, 1 and 2 threads, best against best.
 
-  /usr/bin/python3 bench/run.py [--build build] [--repetitions 5] [--quick]
+  /usr/bin/python3 bench/run.py [--build build] [--repetitions 5] [--quick] [--models attention,linear_768x768]
 
 Steps: PyTorch makes weights and inputs from each model's header
 (bench/models/*.mlir); attune-compile builds each model twice (serial for 1
@@ -34,6 +34,8 @@ def main():
                    help="also time attention on the Vulkan device (lavapipe in CI): "
                         "the fused kernel against the plain lowering of the same model")
     p.add_argument("--vulkan-only", action="store_true", help="only the Vulkan table")
+    p.add_argument("--models", default="",
+                   help="comma-separated model names (bench/models/NAME.mlir); default: all")
     args = p.parse_args()
     build = Path(args.build)
     bin_dir = build / "bin"
@@ -42,6 +44,13 @@ def main():
                  "then `ninja -C build attune-bench`")
     work = build / "bench"
     models = sorted((ROOT / "bench" / "models").glob("*.mlir"))
+    if args.models:
+        wanted = args.models.split(",")
+        unknown = sorted(set(wanted) - {m.stem for m in models})
+        if unknown:
+            sys.exit(f"unknown model(s) {', '.join(unknown)}; bench/models has "
+                     f"{', '.join(m.stem for m in models)}")
+        models = [m for m in models if m.stem in wanted]
     print("generating weights and inputs with PyTorch ...", file=sys.stderr)
     sh(["/usr/bin/python3", str(ROOT / "scripts" / "gen_golden.py"), "--out", str(work / "data"),
         *map(str, models)])
