@@ -25,19 +25,29 @@ namespace mlir::attune {
 
 using namespace mlir;
 
+/// Marks for GEMMs on 64-column panels (set by packGemms; the lowering's
+/// attune.gemm / attune.epilogue mean 32).
+static constexpr llvm::StringLiteral kGemmWideAttr = "attune.gemm_wide";
+static constexpr llvm::StringLiteral kEpilogueWideAttr =
+    "attune.epilogue_wide";
+
 // The GEMMs run on packed weights (see packGemms below): loops (b, m, nb, r,
-// k) over C[b, m, nb*32 + r] += A[b, m, k] * P[nb, k, r].
-// Register tiles of 8 x 32 (two zmm registers per row with AVX-512, four
-// ymm with AVX2), cache tiles of 128 x 256 (8 panels) x 256.
+// k) over C[b, m, nb*W + r] += A[b, m, k] * P[nb, k, r], panels of W = 64
+// columns where N allows (marks attune.gemm_wide / attune.epilogue_wide),
+// else W = 32.
+// Register tiles of ROWS x W: 4 x 64 (four zmm registers per row, 8 loads
+// per 16 FMAs) or 8 x 32 (two per row, 10 loads per 16 FMAs; ~15 % slower
+// on an Ice Lake core); with AVX2 each zmm is two ymm. Cache tiles of
+// 128 x 256 (PANELS panels) x 256.
 // The cache tiles: serial, or with the column tiles as an scf.forall. Both
 // define %t1 (the tile) and %l1#0 (the outermost scf.for of the tile
 // loops).
 static constexpr const char *kSerialCacheTiles = R"mlir(
-      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 128, 8, 0, 256]
+      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 128, PANELS, 0, 256]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 static constexpr const char *kParallelCacheTiles = R"mlir(
-      %t0, %forall = transform.structured.tile_using_forall %gemm tile_sizes [0, 0, 4, 0, 0]
+      %t0, %forall = transform.structured.tile_using_forall %gemm tile_sizes [0, 0, FORALL_PANELS, 0, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       transform.apply_patterns to %forall {
         transform.apply_patterns.scf.for_loop_canonicalization
@@ -50,28 +60,28 @@ static constexpr const char *kParallelCacheTiles = R"mlir(
 // Register tiles of the cache tile %t1 inside the loop nest OUTER, and its
 // vectorization (expanded as REGISTER_TILES(OUTER)).
 static constexpr const char *kRegisterTiles = R"mlir(
-      // Panels outside rows: one 32-column panel of B (256 x 32, 32 KiB,
-      // contiguous) stays in L1 while every 8-row tile of A streams past it.
-      %t2, %l2:3 = transform.structured.tile_using_for %t1 tile_sizes [1, 8, 1, 0, 0] interchange = [0, 2, 1, 3, 4]
+      // Panels outside rows: one panel of B (256 x W, contiguous) stays in
+      // L1 (W = 32) or L2 while every ROWS-row tile of A streams past it.
+      %t2, %l2:3 = transform.structured.tile_using_for %t1 tile_sizes [1, ROWS, 1, 0, 0] interchange = [0, 2, 1, 3, 4]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      // Full 8-row tiles, and a remainder loop for the last rows.
+      // Full ROWS-row tiles, and a remainder loop for the last rows.
       %m = transform.cast %l2#2 : !transform.any_op to !transform.op<"scf.for">
       %main, %rest = transform.loop.peel %m : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
-      // N is a multiple of 32 (the lowering marks only such GEMMs): with the
+      // N is a multiple of W (the lowering marks only such GEMMs): with the
       // loop bounds known, every tile in the main loop is static.
       transform.apply_patterns to OUTER {
         transform.apply_patterns.scf.for_loop_canonicalization
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      // An 8 x 32 register tile per k step.
+      // A ROWS x W register tile per k step.
       %full = transform.structured.match ops{["linalg.generic"]} in %main
           : (!transform.any_op) -> !transform.any_op
       %fk, %fkl = transform.structured.tile_using_for %full tile_sizes [0, 0, 0, 0, 1]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       transform.structured.vectorize %fk : !transform.any_op
-      // The last rows (fewer than 8; all of them for a decoding step's
+      // The last rows (fewer than ROWS; all of them for a decoding step's
       // single row): one row at a time, the k loop inside the row loop, so
-      // that the row's 32 accumulators stay in registers across k (with
+      // that the row's W accumulators stay in registers across k (with
       // the rows inside, each k step loaded and stored them).
       %tail = transform.structured.match ops{["linalg.generic"]} in %rest
           : (!transform.any_op) -> !transform.any_op
@@ -86,13 +96,13 @@ static constexpr const char *kRegisterTiles = R"mlir(
 // EPILOGUE_TILES defines %te (the epilogue tile) and %t1full (the fused GEMM
 // tile, all of K); EPILOGUE_OUTER names the outermost loop.
 static constexpr const char *kSerialEpilogueTiles = R"mlir(
-      %te, %le:3 = transform.structured.tile_using_for %epi tile_sizes [1, 128, 8, 0]
+      %te, %le:3 = transform.structured.tile_using_for %epi tile_sizes [1, 128, PANELS, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       %t1full, %loop = transform.structured.fuse_into_containing_op %gemm into %le#2
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir";
 static constexpr const char *kParallelEpilogueTiles = R"mlir(
-      %te0, %forall = transform.structured.tile_using_forall %epi tile_sizes [0, 0, 4, 0]
+      %te0, %forall = transform.structured.tile_using_forall %epi tile_sizes [0, 0, FORALL_PANELS, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       %g0, %fa = transform.structured.fuse_into_containing_op %gemm into %forall
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -102,12 +112,12 @@ static constexpr const char *kParallelEpilogueTiles = R"mlir(
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir";
 
-static constexpr const char *kSchedule = R"mlir(
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %epis = transform.structured.match ops{["linalg.generic"]} attributes{attune.epilogue} in %root
+// The GEMMs of one panel width: with an epilogue, then alone. Expanded once
+// per width (SUFFIX names the handles apart).
+static constexpr const char *kGemmSchedule = R"mlir(
+    %epis_SUFFIX = transform.structured.match ops{["linalg.generic"]} attributes{EPILOGUE_ATTR} in %root
         : (!transform.any_op) -> !transform.any_op
-    transform.foreach %epis : !transform.any_op {
+    transform.foreach %epis_SUFFIX : !transform.any_op {
     ^bb0(%epi: !transform.any_op):
       %gemm = transform.get_producer_of_operand %epi[0]
           : (!transform.any_op) -> !transform.any_op
@@ -115,18 +125,25 @@ module attributes {transform.with_named_sequence} {
       %t1, %lk = transform.structured.tile_using_for %t1full tile_sizes [0, 0, 0, 0, 256]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       REGISTER_TILES(EPILOGUE_OUTER)
-      // The epilogue: 32 columns of one row at a time.
+      // The epilogue: W columns of one row at a time.
       %er, %erl:3 = transform.structured.tile_using_for %te tile_sizes [1, 1, 1, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       transform.structured.vectorize %er : !transform.any_op
     }
-    %mm = transform.structured.match ops{["linalg.generic"]} attributes{attune.gemm} in %root
+    %mm_SUFFIX = transform.structured.match ops{["linalg.generic"]} attributes{GEMM_ATTR} in %root
         : (!transform.any_op) -> !transform.any_op
-    transform.foreach %mm : !transform.any_op {
+    transform.foreach %mm_SUFFIX : !transform.any_op {
     ^bb0(%gemm: !transform.any_op):
       CACHE_TILES
       REGISTER_TILES(%l1#0)
     }
+)mlir";
+
+static constexpr const char *kSchedule = R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+GEMMS_64
+GEMMS_32
     // Tile contractions of attention (static [M, K] x [K, N]): register
     // tiles directly, 4 x 64 where they divide M and N (8 loads per 16
     // FMAs), else 8 x 32 (10 per 16; ~15 % slower on an Ice Lake core).
@@ -205,13 +222,13 @@ module attributes {transform.with_named_sequence} {
 // Packed weights
 //===----------------------------------------------------------------------===//
 
-/// `v` [d0, ..., N] as [d0, ..., N/32, 32] (a reshape, no copy).
-static Value splitColumns(OpBuilder &b, Location loc, Value v) {
+/// `v` [d0, ..., N] as [d0, ..., N/W, W] (a reshape, no copy).
+static Value splitColumns(OpBuilder &b, Location loc, Value v, int64_t width) {
   auto type = cast<RankedTensorType>(v.getType());
   int64_t rank = type.getRank();
   SmallVector<int64_t> shape(type.getShape());
-  shape.back() /= 32;
-  shape.push_back(32);
+  shape.back() /= width;
+  shape.push_back(width);
   SmallVector<ReassociationIndices> groups;
   for (int64_t d = 0; d + 1 < rank; ++d)
     groups.push_back({d});
@@ -226,7 +243,7 @@ static Value splitColumns(OpBuilder &b, Location loc, Value v) {
       sizes);
 }
 
-/// [..., N/32, 32] back to [..., N].
+/// [..., N/W, W] back to [..., N].
 static Value joinColumns(OpBuilder &b, Location loc, Value v) {
   int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
   SmallVector<ReassociationIndices> groups;
@@ -236,40 +253,42 @@ static Value joinColumns(OpBuilder &b, Location loc, Value v) {
   return tensor::CollapseShapeOp::create(b, loc, v, groups);
 }
 
-/// B [K, N] as 32-column panels P [N/32, K, 32], P[nb, k, r] = B[k, 32 nb + r]:
+/// B [K, N] as W-column panels P [N/W, K, W], P[nb, k, r] = B[k, W nb + r]:
 /// a new constant for constant weights, else a transpose of the reshaped B.
-static Value packPanels(OpBuilder &b, Location loc, Value w) {
+static Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width) {
   auto type = cast<RankedTensorType>(w.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   auto packedType =
-      RankedTensorType::get({n / 32, k, 32}, type.getElementType());
+      RankedTensorType::get({n / width, k, width}, type.getElementType());
   if (std::optional<std::vector<char>> bytes = attune::constantBytes(w);
       bytes && type.getElementType().isF32()) {
     const float *src = reinterpret_cast<const float *>(bytes->data());
     std::vector<float> dst(k * n);
-    for (int64_t nb = 0; nb < n / 32; ++nb)
+    for (int64_t nb = 0; nb < n / width; ++nb)
       for (int64_t kk = 0; kk < k; ++kk)
-        for (int64_t r = 0; r < 32; ++r)
-          dst[(nb * k + kk) * 32 + r] = src[kk * n + nb * 32 + r];
+        for (int64_t r = 0; r < width; ++r)
+          dst[(nb * k + kk) * width + r] = src[kk * n + nb * width + r];
     auto attr = DenseResourceElementsAttr::get(
-        packedType, attune::constantKey(w, "weight") + "_p32",
+        packedType,
+        attune::constantKey(w, "weight") + "_p" + std::to_string(width),
         HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
     return arith::ConstantOp::create(b, loc, packedType, attr);
   }
   Value init = tensor::EmptyOp::create(b, loc, packedType.getShape(),
                                        packedType.getElementType());
-  // B = W^T computed at run time: one transpose of W [N, K] as [N/32, 32, K].
+  // B = W^T computed at run time: one transpose of W [N, K] as [N/W, W, K].
   if (auto t = w.getDefiningOp<linalg::TransposeOp>();
       t && t.getPermutation() == ArrayRef<int64_t>{1, 0}) {
     Value wn = t.getInput();
     Value split = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({n / 32, 32, k}, type.getElementType()),
+        b, loc,
+        RankedTensorType::get({n / width, width, k}, type.getElementType()),
         wn, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
     return linalg::TransposeOp::create(b, loc, split, init,
                                        ArrayRef<int64_t>{0, 2, 1})
         ->getResult(0);
   }
-  Value split = splitColumns(b, loc, w); // [K, N/32, 32]
+  Value split = splitColumns(b, loc, w, width); // [K, N/W, W]
   return linalg::TransposeOp::create(b, loc, split, init,
                                      ArrayRef<int64_t>{1, 0, 2})
       ->getResult(0);
@@ -277,8 +296,8 @@ static Value packPanels(OpBuilder &b, Location loc, Value w) {
 
 /// Rewrites each marked [B, M, K] x [K, N] GEMM (and its activation
 /// epilogue) to run on packed weights: C[b, m, nb, r] += A[b, m, k] *
-/// P[nb, k, r] over the output viewed as [B, M, N/32, 32]. Each register
-/// tile then reads one contiguous 32-float row of a panel per k step,
+/// P[nb, k, r] over the output viewed as [B, M, N/W, W]. Each register
+/// tile then reads one contiguous W-float row of a panel per k step,
 /// instead of one row of B 4N bytes from the previous one (a new page
 /// every step for N >= 1024).
 static void packGemms(ModuleOp module) {
@@ -296,8 +315,13 @@ static void packGemms(ModuleOp module) {
     Location loc = gemm.getLoc();
     Value a = gemm.getDpsInputs()[0], w = gemm.getDpsInputs()[1];
     Value init = gemm.getDpsInits()[0];
-    Value panels = packPanels(b, loc, w);
-    Value init4 = splitColumns(b, loc, init);
+    int64_t n = cast<RankedTensorType>(w.getType()).getDimSize(1);
+    int64_t width = n % 64 == 0 ? 64 : 32;
+    StringRef gemmMark = width == 64 ? kGemmWideAttr : attune::kGemmAttr;
+    StringRef epilogueMark =
+        width == 64 ? kEpilogueWideAttr : attune::kEpilogueAttr;
+    Value panels = packPanels(b, loc, w, width);
+    Value init4 = splitColumns(b, loc, init, width);
     AffineExpr d0, d1, d2, d3, d4;
     bindDims(ctx, d0, d1, d2, d3, d4);
     using Iter = utils::IteratorType;
@@ -311,22 +335,22 @@ static void packGemms(ModuleOp module) {
                        Iter::parallel, Iter::reduction});
     packed.getRegion().takeBody(gemm.getRegion());
     if (gemm->hasAttr(attune::kGemmAttr))
-      packed->setAttr(attune::kGemmAttr, UnitAttr::get(ctx));
-    // The epilogue follows the GEMM into the [B, M, N/32, 32] view.
+      packed->setAttr(gemmMark, UnitAttr::get(ctx));
+    // The epilogue follows the GEMM into the [B, M, N/W, W] view.
     linalg::GenericOp epi;
     for (Operation *user : gemm->getUsers())
       if (user->hasAttr(attune::kEpilogueAttr))
         epi = cast<linalg::GenericOp>(user);
     if (epi) {
       b.setInsertionPoint(epi);
-      Value out4 = splitColumns(b, loc, epi.getDpsInits()[0]);
+      Value out4 = splitColumns(b, loc, epi.getDpsInits()[0], width);
       AffineMap id = b.getMultiDimIdentityMap(4);
       auto e4 = linalg::GenericOp::create(
           b, epi.getLoc(), TypeRange{out4.getType()},
           ValueRange{packed.getResult(0)}, ValueRange{out4},
           ArrayRef<AffineMap>{id, id}, SmallVector<Iter>(4, Iter::parallel));
       e4.getRegion().takeBody(epi.getRegion());
-      e4->setAttr(attune::kEpilogueAttr, UnitAttr::get(ctx));
+      e4->setAttr(epilogueMark, UnitAttr::get(ctx));
       b.setInsertionPointAfter(epi);
       epi.getResult(0).replaceAllUsesWith(joinColumns(b, loc, e4.getResult(0)));
       epi->erase();
@@ -404,6 +428,7 @@ static LogicalResult fuseTileGemmInits(ModuleOp module) {
 /// pass's schedules; unmarked ops are the row kernels'.
 static constexpr StringLiteral kMarks[] = {
     attune::kGemmAttr,        attune::kEpilogueAttr,
+    kGemmWideAttr,            kEpilogueWideAttr,
     attune::kTileGemmAttr,    kTileGemmWideAttr,
     attune::kVectorizeAttr,   attune::kVectorize1DAttr,
     attune::kTransposeTilesAttr};
@@ -636,23 +661,38 @@ struct AttuneTileGemmPass
     markWideTileGemms(module);
     if (failed(fuseTileGemmInits(module)))
       return signalPassFailure();
-    std::string text = kSchedule;
-    auto expand = [&](StringRef name, StringRef body) {
+    auto replaceAll = [](std::string text, StringRef name, StringRef body) {
       for (size_t at; (at = text.find(name.str())) != std::string::npos;)
         text.replace(at, name.size(), body.str());
+      return text;
     };
-    auto registerTiles = [](StringRef outer) {
-      std::string body = kRegisterTiles;
-      size_t at = body.find("OUTER");
-      body.replace(at, strlen("OUTER"), outer.str());
-      return body;
+    // One GEMM schedule per panel width W: ROWS x W register tiles, cache
+    // tiles of 256 columns (PANELS panels), 128 columns per thread.
+    auto gemmSchedule = [&](int64_t width) {
+      bool wide = width == 64;
+      std::string text = kGemmSchedule;
+      text = replaceAll(text, "CACHE_TILES",
+                        parallel ? kParallelCacheTiles : kSerialCacheTiles);
+      text = replaceAll(text, "EPILOGUE_TILES",
+                        parallel ? kParallelEpilogueTiles
+                                 : kSerialEpilogueTiles);
+      text = replaceAll(text, "REGISTER_TILES(%l1#0)",
+                        replaceAll(kRegisterTiles, "OUTER", "%l1#0"));
+      text = replaceAll(text, "REGISTER_TILES(EPILOGUE_OUTER)",
+                        replaceAll(kRegisterTiles, "OUTER",
+                                   parallel ? "%forall" : "%le#0"));
+      text = replaceAll(text, "FORALL_PANELS", wide ? "2" : "4");
+      text = replaceAll(text, "PANELS", wide ? "4" : "8");
+      text = replaceAll(text, "ROWS", wide ? "4" : "8");
+      text = replaceAll(text, "EPILOGUE_ATTR",
+                        wide ? kEpilogueWideAttr : attune::kEpilogueAttr);
+      text = replaceAll(text, "GEMM_ATTR",
+                        wide ? kGemmWideAttr : attune::kGemmAttr);
+      return replaceAll(text, "SUFFIX", wide ? "64" : "32");
     };
-    expand("CACHE_TILES", parallel ? kParallelCacheTiles : kSerialCacheTiles);
-    expand("EPILOGUE_TILES",
-           parallel ? kParallelEpilogueTiles : kSerialEpilogueTiles);
-    expand("REGISTER_TILES(%l1#0)", registerTiles("%l1#0"));
-    expand("REGISTER_TILES(EPILOGUE_OUTER)",
-           registerTiles(parallel ? "%forall" : "%le#0"));
+    std::string text = kSchedule;
+    text = replaceAll(text, "GEMMS_64", gemmSchedule(64));
+    text = replaceAll(text, "GEMMS_32", gemmSchedule(32));
     OwningOpRef<ModuleOp> schedule =
         parseSourceString<ModuleOp>(text, &getContext());
     if (!schedule) {

@@ -1,44 +1,65 @@
 // RUN: attune-opt %s --attune-tile-attention --convert-attune-to-linalg --attune-tile-gemm | FileCheck %s
 // RUN: attune-opt %s --attune-tile-attention --convert-attune-to-linalg --attune-tile-gemm=parallel=true | FileCheck %s --check-prefix=PAR
 
-// With parallel=true the GEMM runs as an scf.forall over 128-column (4-panel) tiles
+// With parallel=true the GEMM runs as an scf.forall over 128-column (2-panel) tiles
 // (768 columns: 6 tiles, an even share for 2 threads, where 256-column tiles made 3) around the
 // same register tiles (a single tile, as in @linear, folds away).
 // PAR-LABEL: func @wide
 // PAR:       scf.forall (%{{.*}}) in (4)
 // PAR:         scf.for
-// PAR:           vector.fma {{.*}} : vector<32xf32>
+// PAR:           vector.fma {{.*}} : vector<64xf32>
 // PAR:         scf.forall.in_parallel
 
-// A linear over a dynamic number of rows. The weight is packed as 32-column
-// panels [N/32, K, 32] (here from the run-time W: one transpose of W viewed
-// as [N/32, 32, K]) and the output viewed as [1, M, N/32, 32]; cache tiles,
-// then full 8 x 32 register tiles as broadcast + FMA on vector<32xf32> (8 per
-// k step, reading one contiguous panel row; the accumulator carried through
-// the k loop; panels outside row tiles), and a remainder loop over the last
-// rows, one row of 32 columns per FMA, its accumulator carried through a k
-// loop inside the row loop.
+// A linear over a dynamic number of rows, N a multiple of 64. The weight is
+// packed as 64-column panels [N/64, K, 64] (here from the run-time W: one
+// transpose of W viewed as [N/64, 64, K]) and the output viewed as
+// [1, M, N/64, 64]; cache tiles, then full 4 x 64 register tiles as
+// broadcast + FMA on vector<64xf32> (4 per k step, reading one contiguous
+// panel row; the accumulator carried through the k loop; panels outside row
+// tiles), and a remainder loop over the last rows, one row of 64 columns per
+// FMA, its accumulator carried through a k loop inside the row loop.
 // CHECK-LABEL: func @linear
-// CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [2, 32, 128] : tensor<64x128xf32> into tensor<2x32x128xf32>
-// CHECK:       %[[P:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x32x128xf32>) outs(%{{.*}} : tensor<2x128x32xf32>) permutation = [0, 2, 1]
+// CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [1, 64, 128] : tensor<64x128xf32> into tensor<1x64x128xf32>
+// CHECK:       %[[P:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x64x128xf32>) outs(%{{.*}} : tensor<1x128x64xf32>) permutation = [0, 2, 1]
+// CHECK:       scf.for
+// CHECK:         vector.transfer_read {{.*}} : tensor<1x4x1x64xf32>, vector<1x4x1x64xf32>
+// CHECK:         scf.for {{.*}} iter_args({{.*}}) -> (vector<1x4x1x64xf32>)
+// CHECK:           vector.transfer_read %[[P]]{{.*}} : tensor<1x128x64xf32>, vector<1x1x64xf32>
+// CHECK-COUNT-4:   vector.fma {{.*}} : vector<64xf32>
+// CHECK:         vector.transfer_write
+// CHECK:       scf.for
+// CHECK:         scf.for
+// CHECK:           vector.transfer_read {{.*}} : tensor<1x?x1x64xf32>, vector<1x1x1x64xf32>
+// CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<1x1x1x64xf32>)
+// CHECK:             vector.broadcast {{.*}} : f32 to vector<64xf32>
+// CHECK:             vector.fma {{.*}} : vector<64xf32>
+// CHECK:           vector.transfer_write
+// CHECK-NOT:   attune.gemm
+// CHECK-LABEL: func @linear_narrow
+func.func @linear(%x: tensor<?x128xf32>, %w: tensor<64x128xf32>) -> tensor<?x64xf32> {
+  %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<64x128xf32>) -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// N a multiple of 32 but not of 64: 32-column panels and 8 x 32 register
+// tiles (8 FMAs on vector<32xf32> per k step), the same remainder rows.
+// CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [3, 32, 128] : tensor<96x128xf32> into tensor<3x32x128xf32>
+// CHECK:       %[[P:.*]] = linalg.transpose ins(%{{.*}} : tensor<3x32x128xf32>) outs(%{{.*}} : tensor<3x128x32xf32>) permutation = [0, 2, 1]
 // CHECK:       scf.for
 // CHECK:         vector.transfer_read {{.*}} : tensor<1x8x1x32xf32>, vector<1x8x1x32xf32>
 // CHECK:         scf.for {{.*}} iter_args({{.*}}) -> (vector<1x8x1x32xf32>)
-// CHECK:           vector.transfer_read %[[P]]{{.*}} : tensor<2x128x32xf32>, vector<1x1x32xf32>
+// CHECK:           vector.transfer_read %[[P]]{{.*}} : tensor<3x128x32xf32>, vector<1x1x32xf32>
 // CHECK-COUNT-8:   vector.fma {{.*}} : vector<32xf32>
 // CHECK:         vector.transfer_write
 // CHECK:       scf.for
 // CHECK:         scf.for
-// CHECK:           vector.transfer_read {{.*}} : tensor<1x?x1x32xf32>, vector<1x1x1x32xf32>
 // CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<1x1x1x32xf32>)
-// CHECK:             vector.broadcast {{.*}} : f32 to vector<32xf32>
 // CHECK:             vector.fma {{.*}} : vector<32xf32>
-// CHECK:           vector.transfer_write
 // CHECK-NOT:   attune.gemm
 // CHECK-LABEL: func @one_row
-func.func @linear(%x: tensor<?x128xf32>, %w: tensor<64x128xf32>) -> tensor<?x64xf32> {
-  %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<64x128xf32>) -> tensor<?x64xf32>
-  return %y : tensor<?x64xf32>
+func.func @linear_narrow(%x: tensor<?x128xf32>, %w: tensor<96x128xf32>) -> tensor<?x96xf32> {
+  %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<96x128xf32>) -> tensor<?x96xf32>
+  return %y : tensor<?x96xf32>
 }
 
 // Negative case: one decoding step (a single static row) keeps the plain
@@ -52,7 +73,7 @@ func.func @one_row(%x: tensor<1x128xf32>, %w: tensor<64x128xf32>) -> tensor<1x64
 }
 
 // CHECK-LABEL: func @wide
-// CHECK:         vector.fma {{.*}} : vector<32xf32>
+// CHECK:         vector.fma {{.*}} : vector<64xf32>
 func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512xf32> {
   %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<512x128xf32>) -> tensor<?x512xf32>
   return %y : tensor<?x512xf32>
@@ -60,27 +81,27 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 
 // An activation epilogue (attune-fuse-epilogues' linear {activation}): the
 // GEMM is fused into the epilogue's 128-row x 256-column tiles, so that each
-// output tile is activated right after its k loop, one 32-column panel row per
+// output tile is activated right after its k loop, one 64-column panel row per
 // vector op (erf as a polynomial, no libm call).
 // CHECK-LABEL: func @gelu_epilogue
 // CHECK:       scf.for %{{.*}} step %c128
-// CHECK:         scf.for %{{.*}} step %c8
+// CHECK:         scf.for %{{.*}} step %c4
 // CHECK:           scf.for
 // CHECK:             scf.for
-// CHECK-COUNT-8:       vector.fma {{.*}} : vector<32xf32>
+// CHECK-COUNT-4:       vector.fma {{.*}} : vector<64xf32>
 // CHECK:           scf.for
 // CHECK:             scf.for
-// CHECK:               vector.transfer_read {{.*}} vector<1x1x1x32xf32>
+// CHECK:               vector.transfer_read {{.*}} vector<1x1x1x64xf32>
 // CHECK-NOT:           math.erf
-// CHECK:               math.fma {{.*}} : vector<1x1x1x32xf32>
+// CHECK:               math.fma {{.*}} : vector<1x1x1x64xf32>
 // CHECK:               vector.transfer_write
 // CHECK-NOT:   attune.epilogue
 // CHECK-NOT:   math.erf
 // PAR-LABEL: func @gelu_epilogue
 // PAR:       scf.forall (%{{.*}}) in (4)
 // PAR:         scf.for %{{.*}} step %c128
-// PAR:           vector.fma {{.*}} : vector<32xf32>
-// PAR:           math.fma {{.*}} : vector<1x1x1x32xf32>
+// PAR:           vector.fma {{.*}} : vector<64xf32>
+// PAR:           math.fma {{.*}} : vector<1x1x1x64xf32>
 // PAR:         scf.forall.in_parallel
 func.func @gelu_epilogue(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
   %y = attune.linear %x, %w, %b {activation = #attune.activation<gelu>}
@@ -169,15 +190,15 @@ func.func @long_rows(%x: tensor<?x128xf32>) -> tensor<?x128xf32> {
   return %y : tensor<?x128xf32>
 }
 
-// Tiled attention's key transpose ([D, TK] tiles of the keys): 16 x 16
+// Tiled attention's query transpose ([D, TQ] tiles of the queries): 16 x 16
 // blocks, each read as one vector, transposed by shuffles and written as one
 // vector (not an element-wise copy, which LLVM turned into scatter stores).
-// CHECK-LABEL: func @key_transpose
+// CHECK-LABEL: func @query_transpose
 // CHECK:       vector.transfer_read {{.*}} : tensor<1x2x?x64x64xf32>, vector<1x1x1x16x16xf32>
 // CHECK:       vector.shuffle
 // CHECK:       vector.transfer_write {{.*}} : vector<1x1x1x16x16xf32>, tensor<1x1x1x64x64xf32>
 // CHECK-NOT:   attune.transpose_tiles
-func.func @key_transpose(%q: tensor<1x2x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>) -> tensor<1x2x?x64xf32> {
+func.func @query_transpose(%q: tensor<1x2x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>) -> tensor<1x2x?x64xf32> {
   %o = attune.attention %q, %k, %v : (tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x2x?x64xf32>
   return %o : tensor<1x2x?x64xf32>
 }
