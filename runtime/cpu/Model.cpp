@@ -179,6 +179,32 @@ void attune::runtime::failRun(const std::string &message) {
   checkFailed(message.c_str());
 }
 
+// The model code's allocator (its attune_cpu_malloc_hook): bufferAlloc, and
+// where that fails the run fails with a diagnostic instead of handing the
+// code a NULL to write through. Outside any OpenMP parallel region the
+// failure unwinds to attune_model_run like a failed check; inside one
+// (another thread, or this one with a team waiting at a barrier) unwinding
+// would strand the team, so the process reports and aborts.
+namespace {
+thread_local int (*activeInParallel)() = nullptr;
+
+void *modelAlloc(size_t size) {
+  if (void *p = attune::runtime::bufferAlloc(size))
+    return p;
+  char message[160];
+  std::snprintf(message, sizeof(message),
+                "out of memory: the model could not allocate %zu bytes for "
+                "an intermediate or result buffer",
+                size);
+  if (activeInParallel && activeInParallel()) {
+    std::fprintf(stderr, "attune: %s (inside a parallel region: aborting)\n",
+                 message);
+    std::abort();
+  }
+  checkFailed(message);
+}
+} // namespace
+
 /// Whether the memref descriptor `desc` (rank `rank`) is row-major: each
 /// dim of extent other than 1 strides by the product of the extents after
 /// it.
@@ -260,16 +286,21 @@ std::vector<int64_t> attune::runtime::rowMajorDescriptor(
 /// Calls a model's entry wrapper; a failed check inside returns its message
 /// as the status (see checkFailed).
 static attune_status *invokeGuarded(void (*fn)(void **), void **args,
-                                    const char *where) {
+                                    const char *where,
+                                    int (*inParallel)() = nullptr) {
   std::jmp_buf jump;
   std::jmp_buf *outer = activeRun;
+  int (*outerInParallel)() = activeInParallel;
   activeRun = &jump;
+  activeInParallel = inParallel;
   if (setjmp(jump) != 0) {
     activeRun = outer;
+    activeInParallel = outerInParallel;
     return error("%s: %s", where, checkMessage.c_str());
   }
   fn(args);
   activeRun = outer;
+  activeInParallel = outerInParallel;
   return nullptr;
 }
 
@@ -284,6 +315,7 @@ struct attune_model {
   std::vector<Entry> entries;
   // From the OpenMP runtime the model links; null if it links none.
   void (*setNumThreads)(int) = nullptr;
+  int (*inParallel)() = nullptr;
   int numThreads = 0; // 0: OpenMP's default
   // Whether the CPU code allocates through attune_cpu_malloc (its results
   // are then bufferAlloc blocks) or, compiled before that routing, malloc.
@@ -461,9 +493,11 @@ attune_status *attune_model_open_on(const char *path, const char *weights,
   }
   model->setNumThreads = reinterpret_cast<void (*)(int)>(
       dlsym(library, "omp_set_num_threads"));
+  model->inParallel =
+      reinterpret_cast<int (*)()>(dlsym(library, "omp_in_parallel"));
   // The model's allocation hooks (attune-runtime-allocator): ours from now on.
   if (void *slot = dlsym(library, "attune_cpu_malloc_hook")) {
-    void *(*alloc)(size_t) = bufferAlloc;
+    void *(*alloc)(size_t) = modelAlloc;
     std::memcpy(slot, &alloc, sizeof(alloc));
     if (void *freeSlot = dlsym(library, "attune_cpu_free_hook")) {
       void (*release)(void *) = bufferFree;
@@ -664,7 +698,8 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
   // OpenMP's thread count is per calling thread: set it for this one.
   if (m->numThreads > 0 && m->setNumThreads)
     m->setNumThreads(m->numThreads);
-  if (attune_status *s = invokeGuarded(entry.invoke, args.data(), where)) {
+  if (attune_status *s =
+          invokeGuarded(entry.invoke, args.data(), where, m->inParallel)) {
     for (size_t o = 0; o < numOutputs; ++o)
       outputs[o] = nullptr;
     return s;
