@@ -449,16 +449,44 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   return success();
 }
 
-/// `t` (rank 4) with dim `d` grown to `size` by zeros.
+/// `t` (rank 4) with dim `d` grown to `size` by zeros. A copy only where the
+/// extent is not already `size` (a length that is a multiple of the tile:
+/// `t` itself, no copy, decided at run time for a dynamic extent).
 Value padDim(OpBuilder &b, Location loc, Value t, int64_t d, Value size) {
   KernelBuilder kb(b, loc);
   SmallVector<OpFoldResult> sizes = kb.sizes(t);
-  SmallVector<OpFoldResult> padded = sizes;
-  padded[d] = size;
   auto type = cast<RankedTensorType>(t.getType());
-  Value zeros = kb.filled(padded, type.getElementType(), 0.0);
-  SmallVector<OpFoldResult> zero(4, b.getIndexAttr(0)), one(4, b.getIndexAttr(1));
-  return tensor::InsertSliceOp::create(b, loc, t, zeros, zero, sizes, one);
+  if (std::optional<int64_t> want = getConstantIntValue(size);
+      want && !type.isDynamicDim(d) && type.getDimSize(d) == *want)
+    return t;
+  // Cast back to `t`'s type in the dynamic case, where both branches must
+  // agree.
+  auto padded = [&](OpBuilder &pb, Location pl, bool cast) {
+    KernelBuilder pk(pb, pl);
+    SmallVector<OpFoldResult> paddedSizes = sizes;
+    paddedSizes[d] = size;
+    Value zeros = pk.filled(paddedSizes, type.getElementType(), 0.0);
+    SmallVector<OpFoldResult> zero(4, pb.getIndexAttr(0)),
+        one(4, pb.getIndexAttr(1));
+    Value r = tensor::InsertSliceOp::create(pb, pl, t, zeros, zero, sizes, one);
+    return cast && r.getType() != type
+               ? tensor::CastOp::create(pb, pl, type, r).getResult()
+               : r;
+  };
+  if (!type.isDynamicDim(d))
+    return padded(b, loc, false);
+  Value extent = getValueOrCreateConstantIndexOp(b, loc, sizes[d]);
+  Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      extent, size);
+  return scf::IfOp::create(
+             b, loc, whole,
+             [&](OpBuilder &tb, Location tl) {
+               scf::YieldOp::create(tb, tl, t);
+             },
+             [&](OpBuilder &eb, Location el) {
+               scf::YieldOp::create(eb, el, padded(eb, el, true));
+             })
+      .getResult(0);
 }
 
 /// A static tile `t[b, h, r0 : r0 + rows, c0 : c0 + cols]` (rank 2).

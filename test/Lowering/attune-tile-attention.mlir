@@ -9,8 +9,9 @@
 // PAR:         scf.forall.in_parallel
 // PAR-NEXT:      tensor.parallel_insert_slice %[[HEAD]] into %[[O]][%[[B]], %[[H]], 0, 0] [1, 1, %{{.*}}, 64]
 
-// Queries, keys and values are zero-padded to whole tiles once, and the
-// queries transposed and scaled once, tile by tile ([B, H, Lq/32, 64, 32]:
+// Queries, keys and values are zero-padded to whole tiles once (copied only
+// where the length is not a multiple of the tile: an scf.if on the extent),
+// and the queries transposed and scaled once, tile by tile ([B, H, Lq/32, 64, 32]:
 // each query tile one contiguous block); then batch, heads and query tiles,
 // and a key loop that starts on a tile boundary and whose upper bound is cut
 // by causality (the last query of the tile + 1) and the padding length. The
@@ -22,9 +23,16 @@
 // shapes, the two products marked for attune-tile-gemm's register tiles.
 // No [Lq, Lk] tensor.
 // CHECK-LABEL: func @causal
-// CHECK:       %[[QP:.*]] = tensor.insert_slice %arg0 into
-// CHECK:       %[[VP:.*]] = tensor.insert_slice %arg2 into
-// CHECK:       %[[KP:.*]] = tensor.insert_slice %arg1 into
+// CHECK:       %[[QP:.*]] = scf.if %{{.*}} -> (tensor<?x12x?x64xf32>) {
+// CHECK-NEXT:    scf.yield %arg0
+// CHECK-NEXT:  } else {
+// CHECK:         tensor.insert_slice %arg0 into
+// CHECK:       %[[VP:.*]] = scf.if
+// CHECK-NEXT:    scf.yield %arg2
+// CHECK:         tensor.insert_slice %arg2 into
+// CHECK:       %[[KP:.*]] = scf.if
+// CHECK-NEXT:    scf.yield %arg1
+// CHECK:         tensor.insert_slice %arg1 into
 // CHECK:       %[[SCALE:.*]] = arith.constant 1.250000e-01 : f32
 // CHECK:       %[[QS:.*]] = tensor.expand_shape %[[QP]] {{\[\[}}0], [1], [2, 3], [4]] output_shape [%{{.*}}, 12, %{{.*}}, 32, 64] : tensor<?x12x?x64xf32> into tensor<?x12x?x32x64xf32>
 // CHECK:       %[[QT:.*]] = linalg.generic {{.*}} ins(%[[QS]] : tensor<?x12x?x32x64xf32>) outs(%{{.*}} : tensor<?x12x?x64x32xf32>) attrs = {attune.transpose_tiles}
