@@ -38,12 +38,13 @@ static constexpr llvm::StringLiteral kEpilogueWideAttr =
 // Register tiles of ROWS x W: 4 x 64 (four zmm registers per row, 8 loads
 // per 16 FMAs) or 8 x 32 (two per row, 10 loads per 16 FMAs; ~15 % slower
 // on an Ice Lake core); with AVX2 each zmm is two ymm. Cache tiles of
-// 128 x 256 (PANELS panels) x 256.
+// 128 rows x 256 columns (PANELS panels) x KTILE: 128 for W = 64 and 256 for
+// W = 32, so that one panel's k tile (32 KiB) stays in L1.
 // The cache tiles: serial, or with the column tiles as an scf.forall. Both
 // define %t1 (the tile) and %l1#0 (the outermost scf.for of the tile
 // loops).
 static constexpr const char *kSerialCacheTiles = R"mlir(
-      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 128, PANELS, 0, 256]
+      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 128, PANELS, 0, KTILE]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 static constexpr const char *kParallelCacheTiles = R"mlir(
@@ -53,15 +54,15 @@ static constexpr const char *kParallelCacheTiles = R"mlir(
         transform.apply_patterns.scf.for_loop_canonicalization
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      %t1, %l1:3 = transform.structured.tile_using_for %t0 tile_sizes [1, 128, 0, 0, 256]
+      %t1, %l1:3 = transform.structured.tile_using_for %t0 tile_sizes [1, 128, 0, 0, KTILE]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 
 // Register tiles of the cache tile %t1 inside the loop nest OUTER, and its
 // vectorization (expanded as REGISTER_TILES(OUTER)).
 static constexpr const char *kRegisterTiles = R"mlir(
-      // Panels outside rows: one panel of B (256 x W, contiguous) stays in
-      // L1 (W = 32) or L2 while every ROWS-row tile of A streams past it.
+      // Panels outside rows: one panel of B (KTILE x W, contiguous, 32 KiB)
+      // stays in L1 while every ROWS-row tile of A streams past it.
       %t2, %l2:3 = transform.structured.tile_using_for %t1 tile_sizes [1, ROWS, 1, 0, 0] interchange = [0, 2, 1, 3, 4]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       // Full ROWS-row tiles, and a remainder loop for the last rows.
@@ -122,7 +123,7 @@ static constexpr const char *kGemmSchedule = R"mlir(
       %gemm = transform.get_producer_of_operand %epi[0]
           : (!transform.any_op) -> !transform.any_op
       EPILOGUE_TILES
-      %t1, %lk = transform.structured.tile_using_for %t1full tile_sizes [0, 0, 0, 0, 256]
+      %t1, %lk = transform.structured.tile_using_for %t1full tile_sizes [0, 0, 0, 0, KTILE]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       REGISTER_TILES(EPILOGUE_OUTER)
       // The epilogue: W columns of one row at a time.
@@ -684,6 +685,7 @@ struct AttuneTileGemmPass
       text = replaceAll(text, "FORALL_PANELS", wide ? "2" : "4");
       text = replaceAll(text, "PANELS", wide ? "4" : "8");
       text = replaceAll(text, "ROWS", wide ? "4" : "8");
+      text = replaceAll(text, "KTILE", wide ? "128" : "256");
       text = replaceAll(text, "EPILOGUE_ATTR",
                         wide ? kEpilogueWideAttr : attune::kEpilogueAttr);
       text = replaceAll(text, "GEMM_ATTR",
