@@ -158,20 +158,25 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
   let description = [{
     Applies a transform-dialect schedule to the contraction generics that
     `attune.linear` lowers to (marked `attune.gemm`: `[B, M, K] x [K, N]`
-    with the weight already transposed; N a multiple of 32): tiles of
-    128 x 256 x 256 for the caches (128 rows: a weight panel streams from
-    memory once per 128 rows; 64 measured ~10 % slower at 128 x 768 x 3072,
-    256 slower at 512 rows; K tiles of 256 a few % faster than 128), then register tiles of 8 rows x 32 columns x 1, whose row loop
-    is peeled so that full tiles vectorize without masks; each becomes 8
-    broadcasts and 8 FMAs on `vector<32xf32>` per k step, with the
-    accumulator hoisted out of the k loop; the column loop runs outside
-    the row loop so that a 256 x 32 panel of the weights stays in L1. The
+    with the weight already transposed; N a multiple of 32). The weights are
+    packed as W-column panels `[N/W, K, W]` (W = 64 where 64 divides N, else
+    32) and the output viewed as `[B, M, N/W, W]`; cache tiles of 128 rows x
+    256 columns x KTILE (128 rows: a weight panel streams from memory once
+    per 128 rows; 64 measured ~10 % slower at 128 x 768 x 3072, 256 slower
+    at 512 rows; KTILE = 128 for W = 64 and 256 for W = 32, so that a
+    panel's k tile, 32 KiB, stays in L1), then register tiles of 4 x 64
+    (W = 64: 4 broadcasts and 16 FMAs on four zmm registers per k step, 8
+    loads per 16 FMAs) or 8 x 32 (W = 32: 8 broadcasts, 16 FMAs, 10 loads;
+    measured ~15 % slower on an Ice Lake core), whose row loop is peeled so
+    that full tiles vectorize without masks, with the accumulator hoisted
+    out of the k loop; the column loop runs outside the row loop. The
     remainder rows are vectorized one row at a time, each row's
     accumulator carried through its own k loop. Static tile ops of
     tiled attention (`attune.tile_gemm`, `attune.vectorize`,
-    `attune.vectorize_1d`) get register tiles and row-wise vectorization;
+    `attune.vectorize_1d`) get register tiles (4 x 64 where 4 divides M and
+    64 divides N, else 8 x 32) and row-wise vectorization;
     a tile GEMM's accumulator producer (the score tile's zero fill, the
-    running output's rescaling by exp(m - m')) is fused into each 8 x 32
+    running output's rescaling by exp(m - m')) is fused into each register
     tile, so the accumulator starts in registers instead of a filled or
     rescaled copy of the tile. Vector `exp` becomes a polynomial and float
     min/max reductions trees of halvings. (Schedule measured in
@@ -189,7 +194,7 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     made LLVM's register allocation quadratic: minutes for a 12-layer
     encoder.) Scalar, a layer norm's row sums were a chain of dependent
     adds: residual + layer norm at 512 x 768 went from 1.13 to 0.37 ms (and
-    its error against PyTorch from 2.4e-6 to 9.5e-7). Tiled attention's key
+    its error against PyTorch from 2.4e-6 to 9.5e-7). Tiled attention's query
     transpose (`attune.transpose_tiles`) goes in 16 x 16 blocks, each one
     vector read, a shuffle transpose and one vector write; as an
     element-wise copy LLVM made it scatter stores. Rows shorter than 16 stay
@@ -199,7 +204,7 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     serial: a parallel region per step would cost more than its rows).
 
     With `parallel`, each GEMM's columns are an `scf.forall` over
-    128-column (4-panel) tiles (OpenMP threads in
+    128-column (2- or 4-panel) tiles (OpenMP threads in
     `attune-cpu-pipeline{parallel}`): 768 columns make 6 tiles, an even share
     for 2 or 3 threads, where 256-column tiles made 3.
   }];
@@ -228,11 +233,23 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
     The key loop of a query tile runs only over keys some query of the tile
     can see: `[lo, hi)` with `hi` bounded by the key padding length and, with
     `causal`, by the last query's position (about half the work), and `lo`
-    raised by a sliding `window`. Masks are applied from indices inside each
-    tile (only boundary tiles have masked entries). A query tile whose range
+    raised by a sliding `window`. Masks are applied from indices inside the
+    boundary tiles only: a key tile inside the range every query of the
+    query tile sees is used unmasked (an `scf.if` per key tile). A query
+    tile whose range
     is empty gives zeros, as `attune.attention` specifies. Dynamic extents
     the loops assume equal (the batch of queries, keys, values, lengths and
     bias; the keys' and values' length) are asserted at run time.
+
+    Without a bias (static tiles), queries, keys and values are padded to
+    whole tiles (copied only where a length is not a multiple of the tile)
+    and the queries transposed and scaled once, tile by tile; scores are
+    computed transposed, `sT = k_tile qT_tile` (`[TK, TQ]`), so that the
+    softmax's maximum and sum over keys are element-wise across rows rather
+    than horizontal reductions, and `acc += pT^T v_tile` reads pT's rows as
+    its broadcast operand. The softmax's `exp` is a Cody-Waite reduction
+    and a degree-6 polynomial for arguments <= 0 (1.5 ulp; exactly 0 for
+    masked scores).
 
     Cost rule: the tiled form is used when the key length is dynamic or at
     least `min-length`; shorter static sequences keep the plain form of
@@ -250,9 +267,9 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
     scf.for %b ... scf.for %h ... scf.for %i0 = 0 to %Lq step 64 {
       // %hi = min(Lk, i0 + tq) for causal
       scf.for %j0 = %lo to %hi step 64 iter_args(%m, %l, %acc) {
-        // s = q_tile k_tile^T * scale, masked; m' = max(m, rowmax s)
-        // p = exp(s - m'); l' = l exp(m - m') + rowsum p
-        // acc' = acc exp(m - m') + p v_tile
+        // sT = k_tile (q_tile * scale)^T, masked on boundary tiles only
+        // m' = max(m, colmax sT); pT = exp(sT - m')
+        // l' = l exp(m - m') + colsum pT; acc' = acc exp(m - m') + pT^T v_tile
       }
       // out[b, h, i0:i0+tq] = acc / l
     }
