@@ -30,6 +30,13 @@ using namespace mlir;
 static constexpr llvm::StringLiteral kGemmWideAttr = "attune.gemm_wide";
 static constexpr llvm::StringLiteral kEpilogueWideAttr =
     "attune.epilogue_wide";
+/// A GEMM's cache tile with its init (zero fill or bias) fused in front of
+/// it (fuseGemmInits), for 32- and 64-column panels; and that init's tile.
+static constexpr llvm::StringLiteral kGemmCacheTileAttr =
+    "attune.gemm_cache_tile";
+static constexpr llvm::StringLiteral kGemmCacheTileWideAttr =
+    "attune.gemm_cache_tile_wide";
+static constexpr llvm::StringLiteral kInitTileAttr = "attune.init_tile";
 
 // The GEMMs run on packed weights (see packGemms below): loops (b, m, nb, r,
 // k) over C[b, m, nb*W + r] += A[b, m, k] * P[nb, k, r], panels of W = 64
@@ -138,6 +145,16 @@ static constexpr const char *kGemmSchedule = R"mlir(
       CACHE_TILES
       REGISTER_TILES(%l1#0)
     }
+    // GEMMs already in cache tiles with their init fused (fuseGemmInits):
+    // k tiles and register tiles.
+    %cg_SUFFIX = transform.structured.match ops{["linalg.generic"]} attributes{CACHE_TILE_ATTR} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %cg_SUFFIX : !transform.any_op {
+    ^bb0(%t1full: !transform.any_op):
+      %t1, %lk = transform.structured.tile_using_for %t1full tile_sizes [0, 0, 0, 0, KTILE]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      REGISTER_TILES(%lk)
+    }
 )mlir";
 
 static constexpr const char *kSchedule = R"mlir(
@@ -172,6 +189,15 @@ GEMMS_32
       %row, %rowl = transform.structured.tile_using_for %g tile_sizes [1, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       transform.structured.vectorize %row : !transform.any_op
+    }
+    // The fused inits of GEMM cache tiles: one panel row at a time.
+    %inits = transform.structured.match attributes{attune.init_tile} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %inits : !transform.any_op {
+    ^bb0(%g: !transform.any_op):
+      %ir, %irl:3 = transform.structured.tile_using_for %g tile_sizes [1, 1, 1, 0]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.structured.vectorize %ir : !transform.any_op
     }
     %flat = transform.structured.match attributes{attune.vectorize_1d} in %root
         : (!transform.any_op) -> !transform.any_op
@@ -364,6 +390,155 @@ static void packGemms(ModuleOp module) {
   }
 }
 
+/// The init of each GEMM without an epilogue on [B, M, N/W, W] (packGemms:
+/// an expand_shape of a zero fill or of the bias broadcast), rebuilt on that
+/// view and fused into the GEMM's cache tiles (128 rows x 256 columns; with
+/// `parallel`, inside the scf.forall over 128-column tiles): each output
+/// tile is initialized right before its k loops, so their first reads of
+/// the accumulators hit L2 instead of a whole-output fill written long
+/// before (L3 or memory; ~5 % of a decoding step's K/V projection).
+static LogicalResult fuseGemmInits(ModuleOp module, bool parallel) {
+  SmallVector<linalg::GenericOp> gemms;
+  module.walk([&](linalg::GenericOp op) {
+    if (op->hasAttr(attune::kGemmAttr) || op->hasAttr(kGemmWideAttr))
+      gemms.push_back(op);
+  });
+  MLIRContext *ctx = module.getContext();
+  IRRewriter rewriter(ctx);
+  for (linalg::GenericOp gemm : gemms) {
+    bool wide = gemm->hasAttr(kGemmWideAttr);
+    auto expand = gemm.getDpsInits()[0].getDefiningOp<tensor::ExpandShapeOp>();
+    if (!expand || !expand->hasOneUse())
+      continue;
+    // The init's other users may only ask for its extents (packGemms'
+    // reshapes do).
+    Operation *old = expand.getSrc().getDefiningOp();
+    if (!old || !isa<DestinationStyleOpInterface>(old) ||
+        llvm::any_of(old->getUsers(), [&](Operation *u) {
+          return u != expand && !isa<tensor::DimOp>(u);
+        }))
+      continue;
+    auto type4 = cast<RankedTensorType>(expand.getResultType());
+    int64_t width = type4.getDimSize(3);
+    Location loc = gemm.getLoc();
+    rewriter.setInsertionPoint(gemm);
+    SmallVector<OpFoldResult> sizes4 = expand.getMixedOutputShape();
+    Value empty = tensor::EmptyOp::create(rewriter, loc, sizes4,
+                                          type4.getElementType());
+    Operation *init = nullptr;
+    if (auto fill = dyn_cast_or_null<linalg::FillOp>(old)) {
+      init = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty);
+    } else if (auto bcast = dyn_cast_or_null<linalg::GenericOp>(old)) {
+      // The bias broadcast: out[b, m, n] = bias[n].
+      if (bcast.getNumDpsInputs() != 1 || bcast.getNumDpsInits() != 1)
+        continue;
+      Value bias = bcast.getDpsInputs()[0];
+      auto biasType = dyn_cast<RankedTensorType>(bias.getType());
+      AffineMap inMap = bcast.getIndexingMapsArray()[0];
+      auto yield = cast<linalg::YieldOp>(bcast.getBody()->getTerminator());
+      if (!biasType || biasType.getRank() != 1 ||
+          inMap != AffineMap::get(3, 0, getAffineDimExpr(2, ctx)) ||
+          yield.getValues().size() != 1 ||
+          yield.getValues()[0] != bcast.getBody()->getArgument(0))
+        continue;
+      Value bias2 = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get({biasType.getDimSize(0) / width, width},
+                                biasType.getElementType()),
+          bias, ArrayRef<ReassociationIndices>{{0, 1}});
+      AffineExpr d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx);
+      init = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{empty.getType()}, ValueRange{bias2},
+          ValueRange{empty},
+          ArrayRef<AffineMap>{AffineMap::get(4, 0, {d2, d3}, ctx),
+                              rewriter.getMultiDimIdentityMap(4)},
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [](OpBuilder &b, Location l, ValueRange a) {
+            linalg::YieldOp::create(b, l, a[0]);
+          });
+    } else {
+      continue;
+    }
+    rewriter.modifyOpInPlace(gemm, [&] {
+      gemm.getDpsInitsMutable()[0].assign(init->getResult(0));
+    });
+    rewriter.eraseOp(expand);
+    // A DPS op's result has its init's extents.
+    Value oldInit = cast<DestinationStyleOpInterface>(old).getDpsInits()[0];
+    for (Operation *u : llvm::make_early_inc_range(old->getUsers()))
+      rewriter.modifyOpInPlace(u, [&] {
+        u->getOpOperand(0).set(oldInit);
+      });
+    rewriter.eraseOp(old);
+    // Cache tiles [1, 128, panels, -, -] with the init fused as the
+    // destination: scf.for loops, or an scf.forall over 128-column tiles
+    // around scf.for loops over [1, 128].
+    int64_t panels = 256 / width;
+    auto tileAndFuse = [&](linalg::GenericOp op, Operation *producer,
+                           ArrayRef<int64_t> sizes,
+                           bool forall) -> FailureOr<scf::SCFTileAndFuseResult> {
+      scf::SCFTileAndFuseOptions options;
+      options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
+      if (forall)
+        options.tilingOptions.setLoopType(
+            scf::SCFTilingOptions::LoopType::ForallOp);
+      options.setFusionControlFn(
+          [&](tensor::ExtractSliceOp, OpResult p, bool isDestination)
+              -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+            if (!isDestination || p.getOwner() != producer)
+              return std::nullopt;
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          });
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTileAndFuseResult> r =
+          scf::tileConsumerAndFuseProducersUsingSCF(
+              rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (succeeded(r))
+        rewriter.replaceOp(op, r->replacements.lookup(op.getResult(0)));
+      return r;
+    };
+    // The tiled GEMM and init are the ops the result lists first and second.
+    auto split = [&](scf::SCFTileAndFuseResult &r)
+        -> std::pair<linalg::GenericOp, Operation *> {
+      linalg::GenericOp tile;
+      Operation *fused = nullptr;
+      for (Operation *op : r.tiledAndFusedOps) {
+        if (auto g = dyn_cast<linalg::GenericOp>(op);
+            g && g.getNumReductionLoops() == 1)
+          tile = g;
+        else
+          fused = op;
+      }
+      return {tile, fused};
+    };
+    linalg::GenericOp tile = gemm;
+    Operation *producer = init;
+    if (parallel) {
+      FailureOr<scf::SCFTileAndFuseResult> r = tileAndFuse(
+          tile, producer, {0, 0, 128 / width, 0, 0}, /*forall=*/true);
+      if (failed(r))
+        return gemm.emitError("attune-tile-gemm: cannot fuse the GEMM's init");
+      std::tie(tile, producer) = split(*r);
+      if (!tile || !producer)
+        return gemm.emitError("attune-tile-gemm: cannot fuse the GEMM's init");
+    }
+    FailureOr<scf::SCFTileAndFuseResult> r =
+        tileAndFuse(tile, producer,
+                    {1, 128, parallel ? 0 : panels, 0, 0}, /*forall=*/false);
+    if (failed(r))
+      return gemm.emitError("attune-tile-gemm: cannot fuse the GEMM's init");
+    std::tie(tile, producer) = split(*r);
+    if (!tile || !producer)
+      return gemm.emitError("attune-tile-gemm: cannot fuse the GEMM's init");
+    tile->removeAttr(attune::kGemmAttr);
+    tile->removeAttr(kGemmWideAttr);
+    tile->setAttr(wide ? kGemmCacheTileWideAttr : kGemmCacheTileAttr,
+                  UnitAttr::get(ctx));
+    producer->setAttr(kInitTileAttr, UnitAttr::get(ctx));
+  }
+  return success();
+}
+
 /// attune.tile_gemm ops that take 4 x 64 register tiles (see
 /// markWideTileGemms).
 static constexpr StringLiteral kTileGemmWideAttr = "attune.tile_gemm_wide";
@@ -430,6 +605,8 @@ static LogicalResult fuseTileGemmInits(ModuleOp module) {
 static constexpr StringLiteral kMarks[] = {
     attune::kGemmAttr,        attune::kEpilogueAttr,
     kGemmWideAttr,            kEpilogueWideAttr,
+    kGemmCacheTileAttr,       kGemmCacheTileWideAttr,
+    kInitTileAttr,
     attune::kTileGemmAttr,    kTileGemmWideAttr,
     attune::kVectorizeAttr,   attune::kVectorize1DAttr,
     attune::kTransposeTilesAttr};
@@ -536,6 +713,25 @@ static int64_t rowChunk(int64_t n) {
   return n;
 }
 
+/// The init of a linear layer's GEMM (its bias broadcast, the GEMM's only
+/// user): fuseGemmInits fuses it into the GEMM's cache tiles, so the row
+/// kernels leave it alone.
+static bool isGemmInit(linalg::LinalgOp op) {
+  if (op->getNumResults() != 1)
+    return false;
+  bool init = false;
+  for (OpOperand &use : op->getResult(0).getUses()) {
+    if (isa<tensor::DimOp>(use.getOwner()))
+      continue;
+    auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (init || !user || !user->hasAttr(attune::kGemmAttr) ||
+        !user.isDpsInit(&use))
+      return false;
+    init = true;
+  }
+  return init;
+}
+
 /// The element-wise and row-reduction kernels outside the GEMMs and tiled
 /// attention (layer norm, residual adds, softmax of short attention, ...):
 /// every loop but the last tiled by 1, and the row vectorized (768 floats
@@ -544,7 +740,7 @@ static int64_t rowChunk(int64_t n) {
 static bool vectorizeRows(ModuleOp module, bool parallel) {
   SmallVector<linalg::LinalgOp> ops;
   module.walk([&](linalg::LinalgOp op) {
-    if (!hasMark(op) && isRowKernel(op))
+    if (!hasMark(op) && isRowKernel(op) && !isGemmInit(op))
       ops.push_back(op);
   });
   IRRewriter rewriter(module.getContext());
@@ -659,6 +855,8 @@ struct AttuneTileGemmPass
       return;
     transposeTiles(module, parallel);
     packGemms(module);
+    if (failed(fuseGemmInits(module, parallel)))
+      return signalPassFailure();
     markWideTileGemms(module);
     if (failed(fuseTileGemmInits(module)))
       return signalPassFailure();
@@ -679,6 +877,10 @@ struct AttuneTileGemmPass
                                  : kSerialEpilogueTiles);
       text = replaceAll(text, "REGISTER_TILES(%l1#0)",
                         replaceAll(kRegisterTiles, "OUTER", "%l1#0"));
+      text = replaceAll(text, "REGISTER_TILES(%lk)",
+                        replaceAll(kRegisterTiles, "OUTER", "%lk"));
+      text = replaceAll(text, "CACHE_TILE_ATTR",
+                        wide ? kGemmCacheTileWideAttr : kGemmCacheTileAttr);
       text = replaceAll(text, "REGISTER_TILES(EPILOGUE_OUTER)",
                         replaceAll(kRegisterTiles, "OUTER",
                                    parallel ? "%forall" : "%le#0"));

@@ -5,8 +5,9 @@
 // (768 columns: 6 tiles, an even share for 2 threads, where 256-column tiles made 3) around the
 // same register tiles (a single tile, as in @linear, folds away).
 // PAR-LABEL: func @wide
-// PAR:       scf.forall (%{{.*}}) in (4)
+// PAR:       scf.forall (%{{.*}}) = (0) to (8) step (2)
 // PAR:         scf.for
+// PAR:           vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x2x64xf32>
 // PAR:           vector.fma {{.*}} : vector<64xf32>
 // PAR:         scf.forall.in_parallel
 
@@ -17,24 +18,31 @@
 // broadcast + FMA on vector<64xf32> (4 per k step, reading one contiguous
 // panel row; the accumulator carried through the k loop; panels outside row
 // tiles), and a remainder loop over the last rows, one row of 64 columns per
-// FMA, its accumulator carried through a k loop inside the row loop.
+// FMA, its accumulator carried through a k loop inside the row loop. The
+// output's zero fill is fused into each cache tile, right before its k loop
+// (not one fill of the whole output ahead of the GEMM).
 // CHECK-LABEL: func @linear
+// CHECK-NOT:   linalg.fill
 // CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [1, 64, 128] : tensor<64x128xf32> into tensor<1x64x128xf32>
 // CHECK:       %[[P:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x64x128xf32>) outs(%{{.*}} : tensor<1x128x64xf32>) permutation = [0, 2, 1]
-// CHECK:       scf.for
-// CHECK:         vector.transfer_read {{.*}} : tensor<1x4x1x64xf32>, vector<1x4x1x64xf32>
+// CHECK:       scf.for %{{.*}} step %c128
+// CHECK:         scf.for
+// CHECK:           vector.transfer_write %[[ZERO:.*]], %{{.*}} : vector<1x1x1x64xf32>
+// CHECK:         scf.for
+// CHECK:           vector.transfer_read {{.*}} : tensor<1x4x1x64xf32>, vector<1x4x1x64xf32>
 // CHECK:         scf.for {{.*}} iter_args({{.*}}) -> (vector<1x4x1x64xf32>)
 // CHECK:           vector.transfer_read %[[P]]{{.*}} : tensor<1x128x64xf32>, vector<1x1x64xf32>
 // CHECK-COUNT-4:   vector.fma {{.*}} : vector<64xf32>
-// CHECK:         vector.transfer_write
-// CHECK:       scf.for
-// CHECK:         scf.for
-// CHECK:           vector.transfer_read {{.*}} : tensor<1x?x1x64xf32>, vector<1x1x1x64xf32>
-// CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<1x1x1x64xf32>)
-// CHECK:             vector.broadcast {{.*}} : f32 to vector<64xf32>
-// CHECK:             vector.fma {{.*}} : vector<64xf32>
 // CHECK:           vector.transfer_write
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             vector.transfer_read {{.*}} : tensor<1x?x1x64xf32>, vector<1x1x1x64xf32>
+// CHECK:             scf.for {{.*}} iter_args({{.*}}) -> (vector<1x1x1x64xf32>)
+// CHECK:               vector.broadcast {{.*}} : f32 to vector<64xf32>
+// CHECK:               vector.fma {{.*}} : vector<64xf32>
+// CHECK:             vector.transfer_write
 // CHECK-NOT:   attune.gemm
+// CHECK-NOT:   attune.init_tile
 // CHECK-LABEL: func @linear_narrow
 func.func @linear(%x: tensor<?x128xf32>, %w: tensor<64x128xf32>) -> tensor<?x64xf32> {
   %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<64x128xf32>) -> tensor<?x64xf32>
@@ -56,14 +64,34 @@ func.func @linear(%x: tensor<?x128xf32>, %w: tensor<64x128xf32>) -> tensor<?x64x
 // CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<1x1x1x32xf32>)
 // CHECK:             vector.fma {{.*}} : vector<32xf32>
 // CHECK-NOT:   attune.gemm
-// CHECK-LABEL: func @one_row
 func.func @linear_narrow(%x: tensor<?x128xf32>, %w: tensor<96x128xf32>) -> tensor<?x96xf32> {
   %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<96x128xf32>) -> tensor<?x96xf32>
   return %y : tensor<?x96xf32>
 }
 
+// A bias: the broadcast that initializes the output is fused into each
+// cache tile as well, one 64-column panel row of the bias per vector write.
+// CHECK-LABEL: func @linear_bias
+// CHECK-NOT:   linalg.generic
+// CHECK:       %[[B2:.*]] = tensor.expand_shape %arg2 {{\[\[}}0, 1]] output_shape [8, 64] : tensor<512xf32> into tensor<8x64xf32>
+// CHECK:       scf.for %{{.*}} step %c128
+// CHECK:         scf.for %{{.*}} step %c4
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               vector.transfer_read %[[B2]]{{.*}} : tensor<8x64xf32>, vector<1x64xf32>
+// CHECK:               vector.transfer_write
+// CHECK:           scf.for
+// CHECK:             vector.fma {{.*}} : vector<64xf32>
+// CHECK-NOT:   linalg.generic
+// CHECK:       return
+func.func @linear_bias(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
+  %y = attune.linear %x, %w, %b : (tensor<?x128xf32>, tensor<512x128xf32>, tensor<512xf32>) -> tensor<?x512xf32>
+  return %y : tensor<?x512xf32>
+}
+
 // Negative case: one decoding step (a single static row) keeps the plain
 // contraction.
+// CHECK-LABEL: func @one_row
 // CHECK-NOT: vector.
 // CHECK: linalg.generic
 // CHECK-NOT: vector.
