@@ -103,10 +103,21 @@ static constexpr const char *kRegisterTiles = R"mlir(
 // 128 x 256 output tile gets its epilogue while it is still in cache.
 // EPILOGUE_TILES defines %te (the epilogue tile) and %t1full (the fused GEMM
 // tile, all of K); EPILOGUE_OUTER names the outermost loop.
+// The GEMM's init (%init, marked attune.init_tile by fuseGemmInits) follows
+// it into the same loops: each output tile is initialized right before its
+// k loops. Resolving result dims first folds the extents the GEMM's tiling
+// asked of the init (tensor.dim) to its init's, so that the only use left
+// in the loop is the slice to fuse (fuse_into_containing_op would clone the
+// whole init into the loop for a tensor.dim).
 static constexpr const char *kSerialEpilogueTiles = R"mlir(
       %te, %le:3 = transform.structured.tile_using_for %epi tile_sizes [1, 128, PANELS, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       %t1full, %loop = transform.structured.fuse_into_containing_op %gemm into %le#2
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.apply_patterns to %le#0 {
+        transform.apply_patterns.memref.resolve_ranked_shaped_type_result_dims
+      } : !transform.any_op
+      %i1, %iloop = transform.structured.fuse_into_containing_op %init into %le#2
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir";
 static constexpr const char *kParallelEpilogueTiles = R"mlir(
@@ -114,9 +125,19 @@ static constexpr const char *kParallelEpilogueTiles = R"mlir(
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       %g0, %fa = transform.structured.fuse_into_containing_op %gemm into %forall
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.apply_patterns to %forall {
+        transform.apply_patterns.memref.resolve_ranked_shaped_type_result_dims
+      } : !transform.any_op
+      %i0, %fi = transform.structured.fuse_into_containing_op %init into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
       %te, %le:2 = transform.structured.tile_using_for %te0 tile_sizes [1, 128, 0, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
       %t1full, %loop = transform.structured.fuse_into_containing_op %g0 into %le#1
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.apply_patterns to %le#0 {
+        transform.apply_patterns.memref.resolve_ranked_shaped_type_result_dims
+      } : !transform.any_op
+      %i1, %iloop = transform.structured.fuse_into_containing_op %i0 into %le#1
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir";
 
@@ -128,6 +149,8 @@ static constexpr const char *kGemmSchedule = R"mlir(
     transform.foreach %epis_SUFFIX : !transform.any_op {
     ^bb0(%epi: !transform.any_op):
       %gemm = transform.get_producer_of_operand %epi[0]
+          : (!transform.any_op) -> !transform.any_op
+      %init = transform.get_producer_of_operand %gemm[2]
           : (!transform.any_op) -> !transform.any_op
       EPILOGUE_TILES
       %t1, %lk = transform.structured.tile_using_for %t1full tile_sizes [0, 0, 0, 0, KTILE]
@@ -397,79 +420,130 @@ static void packGemms(ModuleOp module) {
 /// tile is initialized right before its k loops, so their first reads of
 /// the accumulators hit L2 instead of a whole-output fill written long
 /// before (L3 or memory; ~5 % of a decoding step's K/V projection).
+/// The init of `gemm` on [B, M, N/W, W] (an expand_shape of a zero fill or
+/// of the bias broadcast, from packGemms) rebuilt as one tileable op on that
+/// view, now the GEMM's init; null where it is neither (unless `copy`: then
+/// a copy of the reshaped init, tileable too).
+static Operation *rebuildInit(RewriterBase &rewriter, linalg::GenericOp gemm,
+                              bool copy) {
+  MLIRContext *ctx = rewriter.getContext();
+  auto expand = gemm.getDpsInits()[0].getDefiningOp<tensor::ExpandShapeOp>();
+  auto type4 = cast<RankedTensorType>(gemm.getDpsInits()[0].getType());
+  Location loc = gemm.getLoc();
+  rewriter.setInsertionPoint(gemm);
+  auto identityCopy = [&]() -> Operation * {
+    if (!copy)
+      return nullptr;
+    Value src = gemm.getDpsInits()[0];
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, src);
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, sizes, type4.getElementType());
+    AffineMap id = rewriter.getMultiDimIdentityMap(4);
+    auto op = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type4}, ValueRange{src}, ValueRange{empty},
+        ArrayRef<AffineMap>{id, id},
+        SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+        [](OpBuilder &b, Location l, ValueRange a) {
+          linalg::YieldOp::create(b, l, a[0]);
+        });
+    rewriter.modifyOpInPlace(gemm, [&] {
+      gemm.getDpsInitsMutable()[0].assign(op.getResult(0));
+    });
+    return op;
+  };
+  if (!expand || !expand->hasOneUse())
+    return identityCopy();
+  // The init's other users may only ask for its extents (packGemms'
+  // reshapes do).
+  Operation *old = expand.getSrc().getDefiningOp();
+  if (!old || !isa<DestinationStyleOpInterface>(old) ||
+      llvm::any_of(old->getUsers(), [&](Operation *u) {
+        return u != expand && !isa<tensor::DimOp>(u);
+      }))
+    return identityCopy();
+  int64_t width = type4.getDimSize(3);
+  SmallVector<OpFoldResult> sizes4 = expand.getMixedOutputShape();
+  Operation *init = nullptr;
+  if (auto fill = dyn_cast<linalg::FillOp>(old)) {
+    Value empty = tensor::EmptyOp::create(rewriter, loc, sizes4,
+                                          type4.getElementType());
+    init = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty);
+  } else if (auto bcast = dyn_cast<linalg::GenericOp>(old)) {
+    // The bias broadcast: out[b, m, n] = bias[n].
+    if (bcast.getNumDpsInputs() != 1 || bcast.getNumDpsInits() != 1)
+      return identityCopy();
+    Value bias = bcast.getDpsInputs()[0];
+    auto biasType = dyn_cast<RankedTensorType>(bias.getType());
+    AffineMap inMap = bcast.getIndexingMapsArray()[0];
+    auto yield = cast<linalg::YieldOp>(bcast.getBody()->getTerminator());
+    if (!biasType || biasType.getRank() != 1 ||
+        inMap != AffineMap::get(3, 0, getAffineDimExpr(2, ctx)) ||
+        yield.getValues().size() != 1 ||
+        yield.getValues()[0] != bcast.getBody()->getArgument(0))
+      return identityCopy();
+    Value empty = tensor::EmptyOp::create(rewriter, loc, sizes4,
+                                          type4.getElementType());
+    Value bias2 = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({biasType.getDimSize(0) / width, width},
+                              biasType.getElementType()),
+        bias, ArrayRef<ReassociationIndices>{{0, 1}});
+    AffineExpr d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx);
+    init = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{empty.getType()}, ValueRange{bias2},
+        ValueRange{empty},
+        ArrayRef<AffineMap>{AffineMap::get(4, 0, {d2, d3}, ctx),
+                            rewriter.getMultiDimIdentityMap(4)},
+        SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+        [](OpBuilder &b, Location l, ValueRange a) {
+          linalg::YieldOp::create(b, l, a[0]);
+        });
+  } else {
+    return identityCopy();
+  }
+  rewriter.modifyOpInPlace(gemm, [&] {
+    gemm.getDpsInitsMutable()[0].assign(init->getResult(0));
+  });
+  rewriter.eraseOp(expand);
+  // A DPS op's result has its init's extents.
+  Value oldInit = cast<DestinationStyleOpInterface>(old).getDpsInits()[0];
+  for (Operation *u : llvm::make_early_inc_range(old->getUsers()))
+    rewriter.modifyOpInPlace(u, [&] { u->getOpOperand(0).set(oldInit); });
+  rewriter.eraseOp(old);
+  return init;
+}
+
+/// The init of each GEMM on [B, M, N/W, W] rebuilt on that view
+/// (rebuildInit) and fused into the GEMM's cache tiles (128 rows x 256
+/// columns; with `parallel`, inside the scf.forall over 128-column tiles):
+/// each output tile is initialized right before its k loops, so their first
+/// reads of the accumulators hit L2 instead of a whole-output fill written
+/// long before (L3 or memory; ~5 % of a decoding step's K/V projection).
+/// GEMMs without an epilogue are tiled and fused here; a GEMM with an
+/// epilogue gets its init marked (`attune.init_tile`) for the schedule to
+/// fuse into the epilogue's tiles after the GEMM.
 static LogicalResult fuseGemmInits(ModuleOp module, bool parallel) {
-  SmallVector<linalg::GenericOp> gemms;
+  SmallVector<linalg::GenericOp> gemms, epilogueGemms;
   module.walk([&](linalg::GenericOp op) {
     if (op->hasAttr(attune::kGemmAttr) || op->hasAttr(kGemmWideAttr))
       gemms.push_back(op);
+    else if (op->hasAttr(attune::kEpilogueAttr) ||
+             op->hasAttr(kEpilogueWideAttr))
+      if (auto g = op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>())
+        epilogueGemms.push_back(g);
   });
   MLIRContext *ctx = module.getContext();
   IRRewriter rewriter(ctx);
+  for (linalg::GenericOp gemm : epilogueGemms)
+    rebuildInit(rewriter, gemm, /*copy=*/true)
+        ->setAttr(kInitTileAttr, UnitAttr::get(ctx));
   for (linalg::GenericOp gemm : gemms) {
     bool wide = gemm->hasAttr(kGemmWideAttr);
-    auto expand = gemm.getDpsInits()[0].getDefiningOp<tensor::ExpandShapeOp>();
-    if (!expand || !expand->hasOneUse())
+    int64_t width =
+        cast<RankedTensorType>(gemm.getDpsInits()[0].getType()).getDimSize(3);
+    Operation *init = rebuildInit(rewriter, gemm, /*copy=*/false);
+    if (!init)
       continue;
-    // The init's other users may only ask for its extents (packGemms'
-    // reshapes do).
-    Operation *old = expand.getSrc().getDefiningOp();
-    if (!old || !isa<DestinationStyleOpInterface>(old) ||
-        llvm::any_of(old->getUsers(), [&](Operation *u) {
-          return u != expand && !isa<tensor::DimOp>(u);
-        }))
-      continue;
-    auto type4 = cast<RankedTensorType>(expand.getResultType());
-    int64_t width = type4.getDimSize(3);
-    Location loc = gemm.getLoc();
-    rewriter.setInsertionPoint(gemm);
-    SmallVector<OpFoldResult> sizes4 = expand.getMixedOutputShape();
-    Value empty = tensor::EmptyOp::create(rewriter, loc, sizes4,
-                                          type4.getElementType());
-    Operation *init = nullptr;
-    if (auto fill = dyn_cast_or_null<linalg::FillOp>(old)) {
-      init = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty);
-    } else if (auto bcast = dyn_cast_or_null<linalg::GenericOp>(old)) {
-      // The bias broadcast: out[b, m, n] = bias[n].
-      if (bcast.getNumDpsInputs() != 1 || bcast.getNumDpsInits() != 1)
-        continue;
-      Value bias = bcast.getDpsInputs()[0];
-      auto biasType = dyn_cast<RankedTensorType>(bias.getType());
-      AffineMap inMap = bcast.getIndexingMapsArray()[0];
-      auto yield = cast<linalg::YieldOp>(bcast.getBody()->getTerminator());
-      if (!biasType || biasType.getRank() != 1 ||
-          inMap != AffineMap::get(3, 0, getAffineDimExpr(2, ctx)) ||
-          yield.getValues().size() != 1 ||
-          yield.getValues()[0] != bcast.getBody()->getArgument(0))
-        continue;
-      Value bias2 = tensor::ExpandShapeOp::create(
-          rewriter, loc,
-          RankedTensorType::get({biasType.getDimSize(0) / width, width},
-                                biasType.getElementType()),
-          bias, ArrayRef<ReassociationIndices>{{0, 1}});
-      AffineExpr d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx);
-      init = linalg::GenericOp::create(
-          rewriter, loc, TypeRange{empty.getType()}, ValueRange{bias2},
-          ValueRange{empty},
-          ArrayRef<AffineMap>{AffineMap::get(4, 0, {d2, d3}, ctx),
-                              rewriter.getMultiDimIdentityMap(4)},
-          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-          [](OpBuilder &b, Location l, ValueRange a) {
-            linalg::YieldOp::create(b, l, a[0]);
-          });
-    } else {
-      continue;
-    }
-    rewriter.modifyOpInPlace(gemm, [&] {
-      gemm.getDpsInitsMutable()[0].assign(init->getResult(0));
-    });
-    rewriter.eraseOp(expand);
-    // A DPS op's result has its init's extents.
-    Value oldInit = cast<DestinationStyleOpInterface>(old).getDpsInits()[0];
-    for (Operation *u : llvm::make_early_inc_range(old->getUsers()))
-      rewriter.modifyOpInPlace(u, [&] {
-        u->getOpOperand(0).set(oldInit);
-      });
-    rewriter.eraseOp(old);
     // Cache tiles [1, 128, panels, -, -] with the init fused as the
     // destination: scf.for loops, or an scf.forall over 128-column tiles
     // around scf.for loops over [1, 128].
@@ -724,7 +798,13 @@ static bool isGemmInit(linalg::LinalgOp op) {
     if (isa<tensor::DimOp>(use.getOwner()))
       continue;
     auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
-    if (init || !user || !user->hasAttr(attune::kGemmAttr) ||
+    auto feedsEpilogue = [](linalg::GenericOp g) {
+      return llvm::any_of(g->getUsers(), [](Operation *u) {
+        return u->hasAttr(attune::kEpilogueAttr);
+      });
+    };
+    if (init || !user ||
+        !(user->hasAttr(attune::kGemmAttr) || feedsEpilogue(user)) ||
         !user.isDpsInit(&use))
       return false;
     init = true;

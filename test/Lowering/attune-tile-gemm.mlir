@@ -111,9 +111,15 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 // GEMM is fused into the epilogue's 128-row x 256-column tiles, so that each
 // output tile is activated right after its k loop, one 64-column panel row per
 // vector op (erf as a polynomial, no libm call).
+// The bias that initializes the GEMM is written per tile too, right before
+// the tile's k loop (one 64-wide panel row of the bias per vector write).
 // CHECK-LABEL: func @gelu_epilogue
 // CHECK:       scf.for %{{.*}} step %c128
 // CHECK:         scf.for %{{.*}} step %c4
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               vector.transfer_read %{{.*}} : tensor<8x64xf32>, vector<1x64xf32>
+// CHECK:               vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x4x64xf32>
 // CHECK:           scf.for
 // CHECK:             scf.for
 // CHECK-COUNT-4:       vector.fma {{.*}} : vector<64xf32>
@@ -128,6 +134,7 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 // PAR-LABEL: func @gelu_epilogue
 // PAR:       scf.forall (%{{.*}}) in (4)
 // PAR:         scf.for %{{.*}} step %c128
+// PAR:           vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x2x64xf32>
 // PAR:           vector.fma {{.*}} : vector<64xf32>
 // PAR:           math.fma {{.*}} : vector<1x1x1x64xf32>
 // PAR:         scf.forall.in_parallel
