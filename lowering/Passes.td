@@ -171,7 +171,11 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     that full tiles vectorize without masks, with the accumulator hoisted
     out of the k loop; the column loop runs outside the row loop. The
     remainder rows are vectorized one row at a time, each row's
-    accumulator carried through its own k loop. Static tile ops of
+    accumulator carried through its own k loop. The GEMM's init (its zero
+    fill or bias broadcast) is rebuilt on the panel view and fused into each
+    cache tile (or epilogue tile), right before the tile's k loops, so the
+    accumulators' first loads hit L2 rather than a whole-output fill written
+    long before. Static tile ops of
     tiled attention (`attune.tile_gemm`, `attune.vectorize`,
     `attune.vectorize_1d`) get register tiles (4 x 64 where 4 divides M and
     64 divides N, else 8 x 32) and row-wise vectorization;
