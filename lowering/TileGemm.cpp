@@ -420,6 +420,35 @@ static void packGemms(ModuleOp module) {
 /// tile is initialized right before its k loops, so their first reads of
 /// the accumulators hit L2 instead of a whole-output fill written long
 /// before (L3 or memory; ~5 % of a decoding step's K/V projection).
+/// `op` tiled by `sizes` (scf.for loops, or one scf.forall) with `producer`,
+/// the op that makes its init, fused into the loops as the destination;
+/// `op` replaced.
+static FailureOr<scf::SCFTileAndFuseResult>
+tileAndFuseDestination(RewriterBase &rewriter, linalg::GenericOp op,
+                       Operation *producer, ArrayRef<int64_t> sizes,
+                       bool forall) {
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  if (forall)
+    options.tilingOptions.setLoopType(
+        scf::SCFTilingOptions::LoopType::ForallOp);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult p, bool isDestination)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (!isDestination || p.getOwner() != producer)
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> r =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (succeeded(r))
+    rewriter.replaceOp(op, r->replacements.lookup(op.getResult(0)));
+  return r;
+}
+
 /// The init of `gemm` on [B, M, N/W, W] (an expand_shape of a zero fill or
 /// of the bias broadcast, from packGemms) rebuilt as one tileable op on that
 /// view, now the GEMM's init; null where it is neither (unless `copy`: then
@@ -548,62 +577,32 @@ static LogicalResult fuseGemmInits(ModuleOp module, bool parallel) {
     // destination: scf.for loops, or an scf.forall over 128-column tiles
     // around scf.for loops over [1, 128].
     int64_t panels = 256 / width;
-    auto tileAndFuse = [&](linalg::GenericOp op, Operation *producer,
-                           ArrayRef<int64_t> sizes,
-                           bool forall) -> FailureOr<scf::SCFTileAndFuseResult> {
-      scf::SCFTileAndFuseOptions options;
-      options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
-      if (forall)
-        options.tilingOptions.setLoopType(
-            scf::SCFTilingOptions::LoopType::ForallOp);
-      options.setFusionControlFn(
-          [&](tensor::ExtractSliceOp, OpResult p, bool isDestination)
-              -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-            if (!isDestination || p.getOwner() != producer)
-              return std::nullopt;
-            return scf::SCFTileAndFuseOptions::ControlFnResult{};
-          });
-      rewriter.setInsertionPoint(op);
+    SmallVector<std::pair<SmallVector<int64_t>, bool>> levels;
+    if (parallel)
+      levels.push_back({{0, 0, 128 / width, 0, 0}, /*forall=*/true});
+    levels.push_back({{1, 128, parallel ? 0 : panels, 0, 0}, /*forall=*/false});
+    // The first level replaces `gemm`: report at its location.
+    Location loc = gemm.getLoc();
+    linalg::GenericOp tile = gemm;
+    Operation *producer = init;
+    for (auto &[sizes, forall] : levels) {
       FailureOr<scf::SCFTileAndFuseResult> r =
-          scf::tileConsumerAndFuseProducersUsingSCF(
-              rewriter, cast<TilingInterface>(op.getOperation()), options);
-      if (succeeded(r))
-        rewriter.replaceOp(op, r->replacements.lookup(op.getResult(0)));
-      return r;
-    };
-    // The tiled GEMM and init are the ops the result lists first and second.
-    auto split = [&](scf::SCFTileAndFuseResult &r)
-        -> std::pair<linalg::GenericOp, Operation *> {
-      linalg::GenericOp tile;
-      Operation *fused = nullptr;
-      for (Operation *op : r.tiledAndFusedOps) {
+          tileAndFuseDestination(rewriter, tile, producer, sizes, forall);
+      if (failed(r))
+        return emitError(loc, "attune-tile-gemm: cannot fuse the GEMM's init");
+      // The tiled GEMM (the op with a reduction) and the init's tile.
+      tile = nullptr;
+      producer = nullptr;
+      for (Operation *op : r->tiledAndFusedOps) {
         if (auto g = dyn_cast<linalg::GenericOp>(op);
             g && g.getNumReductionLoops() == 1)
           tile = g;
         else
-          fused = op;
+          producer = op;
       }
-      return {tile, fused};
-    };
-    linalg::GenericOp tile = gemm;
-    Operation *producer = init;
-    if (parallel) {
-      FailureOr<scf::SCFTileAndFuseResult> r = tileAndFuse(
-          tile, producer, {0, 0, 128 / width, 0, 0}, /*forall=*/true);
-      if (failed(r))
-        return gemm.emitError("attune-tile-gemm: cannot fuse the GEMM's init");
-      std::tie(tile, producer) = split(*r);
       if (!tile || !producer)
-        return gemm.emitError("attune-tile-gemm: cannot fuse the GEMM's init");
+        return emitError(loc, "attune-tile-gemm: cannot fuse the GEMM's init");
     }
-    FailureOr<scf::SCFTileAndFuseResult> r =
-        tileAndFuse(tile, producer,
-                    {1, 128, parallel ? 0 : panels, 0, 0}, /*forall=*/false);
-    if (failed(r))
-      return gemm.emitError("attune-tile-gemm: cannot fuse the GEMM's init");
-    std::tie(tile, producer) = split(*r);
-    if (!tile || !producer)
-      return gemm.emitError("attune-tile-gemm: cannot fuse the GEMM's init");
     tile->removeAttr(attune::kGemmAttr);
     tile->removeAttr(kGemmWideAttr);
     tile->setAttr(wide ? kGemmCacheTileWideAttr : kGemmCacheTileAttr,
@@ -643,21 +642,10 @@ static LogicalResult fuseTileGemmInits(ModuleOp module) {
     };
     if (!isa_and_nonnull<linalg::FillOp>(init) && !elementwise(init))
       continue;
-    scf::SCFTileAndFuseOptions options;
-    options.tilingOptions.setTileSizes(
-        getAsIndexOpFoldResult(ctx, wide ? ArrayRef<int64_t>{4, 64, 0}
-                                         : ArrayRef<int64_t>{8, 32, 0}));
-    options.setFusionControlFn(
-        [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
-            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-          if (!isDestination || producer.getOwner() != init)
-            return std::nullopt;
-          return scf::SCFTileAndFuseOptions::ControlFnResult{};
-        });
-    rewriter.setInsertionPoint(gemm);
-    FailureOr<scf::SCFTileAndFuseResult> tiled =
-        scf::tileConsumerAndFuseProducersUsingSCF(
-            rewriter, cast<TilingInterface>(gemm.getOperation()), options);
+    FailureOr<scf::SCFTileAndFuseResult> tiled = tileAndFuseDestination(
+        rewriter, gemm, init,
+        wide ? ArrayRef<int64_t>{4, 64, 0} : ArrayRef<int64_t>{8, 32, 0},
+        /*forall=*/false);
     if (failed(tiled))
       return gemm.emitError("attune-tile-gemm: cannot tile the tile GEMM");
     // The fused tile is vectorized whole (not row by row), so that the
@@ -667,7 +655,6 @@ static LogicalResult fuseTileGemmInits(ModuleOp module) {
       op->setAttr(i == 0 ? mark : StringRef(attune::kVectorize1DAttr),
                   UnitAttr::get(ctx));
     }
-    rewriter.replaceOp(gemm, tiled->replacements.lookup(gemm.getResult(0)));
     if (init->use_empty())
       rewriter.eraseOp(init);
   }

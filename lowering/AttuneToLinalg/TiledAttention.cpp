@@ -122,17 +122,25 @@ Value markOp(Value v, StringRef attr) {
 /// The online-softmax update for one key tile of `scores`:
 ///   m' = max(m, rowmax s);  p = exp(s - m');  c = exp(m - m')
 ///   l' = l c + rowsum p;    acc' = acc c + p v
+/// `scores` is [TQ, TK], or with `transposed` [TK, TQ] (key j, query i): every
+/// reduction over keys is then an element-wise max or sum of TQ-wide rows
+/// (no horizontal reductions), and the value product reads pT's rows as its
+/// broadcast operand.
 SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
                                Value vTile, ArrayRef<OpFoldResult> rowSizes,
-                               ArrayRef<OpFoldResult> scoreSizes,
-                               ArrayRef<OpFoldResult> accSizes, Type elem,
-                               TileMarks marks) {
+                               ArrayRef<OpFoldResult> scoreSizes, Type elem,
+                               TileMarks marks, bool transposed) {
   MLIRContext *ctx = elem.getContext();
-  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx),
-             e = getAffineDimExpr(2, ctx);
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+             d2 = getAffineDimExpr(2, ctx);
   auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
     return AffineMap::get(dims, 0, exprs, ctx);
   };
+  // Score ops have the scores' dims: (i, j), or (j, i) when transposed.
+  AffineMap score = map(2, {d0, d1}), row = map(2, {transposed ? d1 : d0});
+  SmallVector<Iter> overKeys =
+      transposed ? SmallVector<Iter>{Iter::reduction, Iter::parallel}
+                 : SmallVector<Iter>{Iter::parallel, Iter::reduction};
   auto rows = [&](Value v) {
     return marks.vectorize ? markOp(v, kVectorizeAttr) : v;
   };
@@ -142,118 +150,46 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
   // maxnumf, whose vector reduction LLVM keeps in vector registers (a NaN
   // score still makes its row NaN through exp and the sum).
   Value mNew = rows(k.generic(
-      scores, st.m, {map(2, {i, j}), map(2, {i})},
-      {Iter::parallel, Iter::reduction},
+      scores, st.m, {score, row}, overKeys,
       [](OpBuilder &b, Location l, ValueRange a) {
         linalg::YieldOp::create(
             b, l, ValueRange{arith::MaxNumFOp::create(b, l, a[0], a[1])});
       }));
   Value p = rows(k.generic(ValueRange{scores, mNew}, k.empty(scoreSizes, elem),
-                           {map(2, {i, j}), map(2, {i}), map(2, {i, j})},
+                           {score, row, score},
                            {Iter::parallel, Iter::parallel}, expShiftedBody));
   // c = exp(m - m'): 0 while nothing was accumulated.
   Value corr = flat(k.generic(ValueRange{st.m, mNew}, k.empty(rowSizes, elem),
-                              {map(1, {i}), map(1, {i}), map(1, {i})},
+                              {map(1, {d0}), map(1, {d0}), map(1, {d0})},
                               {Iter::parallel}, expShiftedBody));
   Value lScaled = flat(k.generic(ValueRange{st.l, corr}, k.empty(rowSizes, elem),
-                                 {map(1, {i}), map(1, {i}), map(1, {i})},
+                                 {map(1, {d0}), map(1, {d0}), map(1, {d0})},
                                  {Iter::parallel}, multiplyBody));
   Value lNew = rows(k.generic(
-      p, lScaled, {map(2, {i, j}), map(2, {i})},
-      {Iter::parallel, Iter::reduction},
+      p, lScaled, {score, row}, overKeys,
       [](OpBuilder &b, Location l, ValueRange a) {
         auto flags = arith::FastMathFlags::reassoc;
         linalg::YieldOp::create(
             b, l, ValueRange{arith::AddFOp::create(b, l, a[1], a[0], flags)});
       }));
-  // In place on the loop-carried accumulator: no copy of it per key tile.
+  // In place on the loop-carried accumulator [TQ, Dv]: no copy of it per key
+  // tile.
   Value accScaled = rows(k.generic(
-      ValueRange{corr}, st.acc, {map(2, {i}), map(2, {i, j})},
+      ValueRange{corr}, st.acc, {map(2, {d0}), map(2, {d0, d1})},
       {Iter::parallel, Iter::parallel},
       [](OpBuilder &b, Location l, ValueRange a) {
         linalg::YieldOp::create(
             b, l, ValueRange{arith::MulFOp::create(b, l, a[1], a[0])});
       }));
-  // acc' = acc c + p v: dims (i, e, j).
+  // acc'[i, e] = acc[i, e] c + sum_j p[i, j] v[j, e]: dims (i, e, j).
   Value accNew = k.generic(
       ValueRange{p, vTile}, accScaled,
-      {map(3, {i, e}), map(3, {e, j}), map(3, {i, j})},
+      {map(3, transposed ? ArrayRef<AffineExpr>{d2, d0}
+                         : ArrayRef<AffineExpr>{d0, d2}),
+       map(3, {d2, d1}), map(3, {d0, d1})},
       {Iter::parallel, Iter::parallel, Iter::reduction},
       KernelBuilder::multiplyAccumulate);
   if (marks.valueGemm)
-    markOp(accNew, kTileGemmAttr);
-  return {mNew, lNew, accNew};
-}
-
-/// The online-softmax update for one key tile of transposed scores
-/// `scoresT` [TK, TQ] (key j, query i), marked for row-wise vectorization:
-/// every reduction over keys is then an element-wise max or sum of TQ-wide
-/// rows (no horizontal reductions), and the value product reads pT's rows as
-/// its broadcast operand.
-///   m' = max(m, colmax sT);  pT = exp(sT - m');  c = exp(m - m')
-///   l' = l c + colsum pT;    acc' = acc c + pT^T v
-SoftmaxState transposedSoftmaxStep(KernelBuilder &k, Value scoresT,
-                                   SoftmaxState st, Value vTile,
-                                   ArrayRef<OpFoldResult> rowSizes,
-                                   ArrayRef<OpFoldResult> scoreSizes,
-                                   Type elem, bool valueGemm) {
-  MLIRContext *ctx = elem.getContext();
-  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
-             d2 = getAffineDimExpr(2, ctx);
-  auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
-    return AffineMap::get(dims, 0, exprs, ctx);
-  };
-  // Dims (j, i): keys outer, queries inner.
-  Value mNew = markOp(
-      k.generic(scoresT, st.m, {map(2, {d0, d1}), map(2, {d1})},
-                {Iter::reduction, Iter::parallel},
-                [](OpBuilder &b, Location l, ValueRange a) {
-                  linalg::YieldOp::create(
-                      b, l,
-                      ValueRange{arith::MaxNumFOp::create(b, l, a[0], a[1])});
-                }),
-      kVectorizeAttr);
-  Value p = markOp(
-      k.generic(ValueRange{scoresT, mNew}, k.empty(scoreSizes, elem),
-                {map(2, {d0, d1}), map(2, {d1}), map(2, {d0, d1})},
-                {Iter::parallel, Iter::parallel}, expShiftedBody),
-      kVectorizeAttr);
-  Value corr = markOp(
-      k.generic(ValueRange{st.m, mNew}, k.empty(rowSizes, elem),
-                {map(1, {d0}), map(1, {d0}), map(1, {d0})}, {Iter::parallel},
-                expShiftedBody),
-      kVectorize1DAttr);
-  Value lScaled = markOp(
-      k.generic(ValueRange{st.l, corr}, k.empty(rowSizes, elem),
-                {map(1, {d0}), map(1, {d0}), map(1, {d0})}, {Iter::parallel},
-                multiplyBody),
-      kVectorize1DAttr);
-  Value lNew = markOp(
-      k.generic(p, lScaled, {map(2, {d0, d1}), map(2, {d1})},
-                {Iter::reduction, Iter::parallel},
-                [](OpBuilder &b, Location l, ValueRange a) {
-                  auto flags = arith::FastMathFlags::reassoc;
-                  linalg::YieldOp::create(
-                      b, l,
-                      ValueRange{arith::AddFOp::create(b, l, a[1], a[0], flags)});
-                }),
-      kVectorizeAttr);
-  // In place on the loop-carried accumulator [TQ, Dv]: no copy per key tile.
-  Value accScaled = markOp(
-      k.generic(ValueRange{corr}, st.acc, {map(2, {d0}), map(2, {d0, d1})},
-                {Iter::parallel, Iter::parallel},
-                [](OpBuilder &b, Location l, ValueRange a) {
-                  linalg::YieldOp::create(
-                      b, l, ValueRange{arith::MulFOp::create(b, l, a[1], a[0])});
-                }),
-      kVectorizeAttr);
-  // acc'[i, e] += sum_j pT[j, i] v[j, e]: dims (i, e, j).
-  Value accNew = k.generic(
-      ValueRange{p, vTile}, accScaled,
-      {map(3, {d2, d0}), map(3, {d2, d1}), map(3, {d0, d1})},
-      {Iter::parallel, Iter::parallel, Iter::reduction},
-      KernelBuilder::multiplyAccumulate);
-  if (valueGemm)
     markOp(accNew, kTileGemmAttr);
   return {mNew, lNew, accNew};
 }
@@ -427,7 +363,7 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                         });
                     SoftmaxState next = onlineSoftmaxStep(
                         k4, scores, {mOld, lOld, accOld}, vTile, rowSizes,
-                        scoreSizes, accSizes, elem, TileMarks{});
+                        scoreSizes, elem, TileMarks{}, /*transposed=*/false);
                     scf::YieldOp::create(b4, l4,
                                          ValueRange{next.m, next.l, next.acc});
                   });
@@ -717,9 +653,11 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                     kVectorizeAttr);
                                 scf::YieldOp::create(b5, l5, s);
                               });
-                          SoftmaxState next = transposedSoftmaxStep(
+                          SoftmaxState next = onlineSoftmaxStep(
                               k4, masked.getResult(0), {mOld, lOld, accOld},
-                              vTile, rowSizes, scoreSizes, elem, valueGemm);
+                              vTile, rowSizes, scoreSizes, elem,
+                              TileMarks{/*vectorize=*/true, valueGemm},
+                              /*transposed=*/true);
                           scf::YieldOp::create(
                               b4, l4, ValueRange{next.m, next.l, next.acc});
                         });
