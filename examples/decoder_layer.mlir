@@ -1,11 +1,15 @@
 // torch.module: nn.TransformerDecoderLayer(d_model=64, nhead=4, dim_feedforward=128, dropout=0.0, batch_first=True)
 // torch.inputs: tgt=f32[2,7,64], memory=f32[2,11,64]
 // torch.inputs: tgt=f32[1,1,64], memory=f32[1,4,64]
+// torch.inputs: tgt=f32[1,1,64], memory=f32[1,40,64]
+// torch.inputs: tgt=f32[3,2,64], memory=f32[3,50,64]
 // torch.call: module(tgt, memory, tgt_mask=nn.Transformer.generate_square_subsequent_mask(tgt.shape[1]))
 //
 // torch.nn.TransformerDecoderLayer (post-norm, relu) with a causal target mask:
 // d_model 64, 4 heads, feed-forward 128. tgt [B, Lt, 64], memory [B, Ls, 64] ->
-// [B, Lt, 64]; B, Lt, Ls dynamic (the second case is one decoding step).
+// [B, Lt, 64]; B, Lt, Ls dynamic. The second and third cases are decoding
+// steps; in the last two, the cross-attention's K and V projections are
+// absorbed into the queries on CPU (attune-absorb-kv-projections).
 
 module {
   func.func @forward(%tgt: tensor<?x?x64xf32> {attune.name = "tgt"}, %memory: tensor<?x?x64xf32> {attune.name = "memory"}) -> tensor<?x?x64xf32> {

@@ -82,6 +82,10 @@ static void addLinalgCleanup(OpPassManager &pm) {
 void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
                                     const CpuOptions &options) {
   buildAttuneFusions(pm, options.explainFusion);
+  // A decoding step's cross-attention: the memory's K and V projections
+  // move to the query side when that is at most a quarter of the work.
+  pm.addPass(createAttuneAbsorbKvProjections({options.explainFusion}));
+  pm.addPass(createCanonicalizerPass());
   if (last == CpuStage::Attune)
     return;
   // Long (or dynamic) attention as tiled online softmax; the rest plain.

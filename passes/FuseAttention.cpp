@@ -1,20 +1,27 @@
-//===- FuseAttention.cpp - matmul-softmax-matmul -> attune.attention ------===//
+//===- FuseAttention.cpp - attention-level attune -> attune rewrites ------===//
 //
-// Anchored on each attune.softmax: walk up through the optional mask, bias
-// and scale to the score matmul, and down to the matmul with the values.
-// Every step requires a single use, so no intermediate is lost; every
-// rejection of a candidate has a reason, reported with `explain`.
+// attune-fuse-attention is anchored on each attune.softmax: walk up through
+// the optional mask, bias and scale to the score matmul, and down to the
+// matmul with the values. Every step requires a single use, so no
+// intermediate is lost; every rejection of a candidate has a reason,
+// reported with `explain`.
+//
+// attune-absorb-kv-projections moves the K and V projections of a
+// cross-attention to the query side when there are few queries (see its
+// description in Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNEFUSEATTENTION
+#define GEN_PASS_DEF_ATTUNEABSORBKVPROJECTIONS
 #include "passes/Passes.h.inc"
 } // namespace mlir::attune
 
@@ -287,6 +294,243 @@ struct AttuneFuseAttentionPass
       fuse(*chain);
       if (explain)
         emitRemark(loc) << "fused " << what << " into attune.attention";
+    }
+  }
+};
+
+
+//===----------------------------------------------------------------------===//
+// K and V projections absorbed into the queries
+//===----------------------------------------------------------------------===//
+
+/// `heads = split_heads(linear(x, W, b))`, possibly with an `attune.slice` of
+/// the last dim between (one packed GEMM for K and V): the rows of `W` and
+/// `b` that produce the heads are [offset, offset + size).
+struct HeadProjection {
+  LinearOp linear;
+  SliceOp slice; // null when the heads read the whole linear
+  int64_t offset = 0, size = 0;
+  // The ops from the split_heads up to the linear, for moving.
+  SmallVector<Operation *> ops;
+};
+
+FailureOr<HeadProjection> matchHeadProjection(Value heads,
+                                              std::string &reason) {
+  auto split = heads.getDefiningOp<SplitHeadsOp>();
+  if (!split || !singleUse(heads))
+    return (reason = "the keys or values are not the heads of one projection "
+                     "used only here",
+            failure());
+  HeadProjection p;
+  p.ops.push_back(split);
+  Value in = split.getInput();
+  if (auto slice = in.getDefiningOp<SliceOp>()) {
+    int64_t rank = slice.getType().getRank();
+    int64_t axis = static_cast<int64_t>(slice.getAxis());
+    if (axis < 0)
+      axis += rank;
+    if (axis != rank - 1 || !singleUse(in))
+      return (reason = "the keys or values are a slice of a projection that "
+                       "is used elsewhere",
+              failure());
+    p.slice = slice;
+    p.offset = static_cast<int64_t>(slice.getOffset());
+    p.ops.push_back(slice);
+    in = slice.getInput();
+  }
+  p.linear = in.getDefiningOp<LinearOp>();
+  if (!p.linear)
+    return (reason = "the keys or values are not computed by attune.linear",
+            failure());
+  if (p.linear.getActivation())
+    return (reason = "the projection has an activation", failure());
+  if (p.linear.getType().getRank() != 3)
+    return (reason = "the memory is not [B, Lk, E]", failure());
+  p.size = cast<RankedTensorType>(split.getInput().getType()).getShape().back();
+  return p;
+}
+
+/// The rows [offset, offset + size) of a projection weight or bias.
+Value projectionRows(OpBuilder &b, Location loc, Value v, int64_t offset,
+                     int64_t size) {
+  if (!v || (offset == 0 &&
+             cast<RankedTensorType>(v.getType()).getDimSize(0) == size))
+    return v;
+  return SliceOp::create(b, loc, v, /*axis=*/0, offset, size);
+}
+
+/// The attention's rejection reason, or "" when it can be rewritten.
+std::string absorbable(AttentionOp att) {
+  if (att.getSelection() != Selection::soft || att.getReturnWeights())
+    return "hard attention or returned weights";
+  if (att.getKeyLengths() || att.getBias() || att.getCausal() ||
+      att.getWindow())
+    return "a mask or bias can hide every key of a row, where the weights no "
+           "longer sum to 1";
+  if (att.getQuery().getType().getDimSize(1) !=
+      att.getKey().getType().getDimSize(1))
+    return "grouped-query attention";
+  return "";
+}
+
+LogicalResult absorb(AttentionOp att, std::string &reason) {
+  reason = absorbable(att);
+  if (!reason.empty())
+    return failure();
+  FailureOr<HeadProjection> k = matchHeadProjection(att.getKey(), reason);
+  if (failed(k))
+    return failure();
+  FailureOr<HeadProjection> v = matchHeadProjection(att.getValue(), reason);
+  if (failed(v))
+    return failure();
+  Value memory = k->linear.getInput();
+  if (v->linear.getInput() != memory)
+    return (reason = "the keys and values are projections of different inputs",
+            failure());
+  // Self-attention never profits (Lq = Lk): leave it alone.
+  Value q = att.getQuery();
+  for (int i = 0; i < 3 && q.getDefiningOp(); ++i) {
+    Operation *def = q.getDefiningOp();
+    if (auto l = dyn_cast<LinearOp>(def))
+      if (l.getInput() == memory)
+        return (reason = "self-attention", failure());
+    if (!isa<SplitHeadsOp, SliceOp>(def))
+      break;
+    q = def->getOperand(0);
+  }
+
+  // Every use of the projection GEMM(s) must be in these chains.
+  for (LinearOp l : {k->linear, v->linear})
+    for (Operation *user : l->getUsers())
+      if (user != k->ops.back() && user != v->ops.back() &&
+          !(k->ops.size() == 1 && user == k->ops.front()) &&
+          !(v->ops.size() == 1 && user == v->ops.front()))
+        return (reason = "the projection's result has another use", failure());
+  RankedTensorType qType = att.getQuery().getType();
+  RankedTensorType resultType = att.getResult().getType();
+  auto memType = cast<RankedTensorType>(memory.getType());
+  int64_t heads = qType.getDimSize(1), headDim = qType.getDimSize(3);
+  int64_t valueDim = att.getValue().getType().getDimSize(3);
+  int64_t embed = memType.getDimSize(2);
+  if (headDim != valueDim || ShapedType::isDynamic(embed))
+    return (reason = "keys and values of different head dims", failure());
+
+  Location loc = att.getLoc();
+  OpBuilder b(att);
+  // Multiply-adds per head: absorbed Lq Ek (D + Lk), projected
+  // Lk D (Ek + Lq); absorb at a quarter of the work or less.
+  auto idx = [&](int64_t c) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, c);
+  };
+  Value lq = tensor::DimOp::create(b, loc, att.getQuery(), 2);
+  Value lk = tensor::DimOp::create(b, loc, memory, 1);
+  Value absorbed = arith::MulIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, lq, idx(4 * embed)),
+      arith::AddIOp::create(b, loc, lk, idx(headDim)));
+  Value projected = arith::MulIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, lk, idx(headDim)),
+      arith::AddIOp::create(b, loc, lq, idx(embed)));
+  Value cond = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     absorbed, projected);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{resultType}, cond,
+                                /*withElseRegion=*/true);
+  att.getResult().replaceAllUsesWith(ifOp.getResult(0));
+
+  // Projected: the original ops, moved in program order.
+  SmallVector<Operation *> moved = {k->linear};
+  if (v->linear != k->linear)
+    moved.push_back(v->linear);
+  llvm::append_range(moved, llvm::reverse(k->ops));
+  llvm::append_range(moved, llvm::reverse(v->ops));
+  llvm::sort(moved, [](Operation *l, Operation *r) {
+    return l->isBeforeInBlock(r);
+  });
+  Block *elseBlock = ifOp.elseBlock();
+  b.setInsertionPointToEnd(elseBlock);
+  auto yield = scf::YieldOp::create(b, loc, att.getResult());
+  for (Operation *op : moved)
+    op->moveBefore(yield);
+  att->moveBefore(yield);
+
+  // Absorbed.
+  b.setInsertionPointToEnd(ifOp.thenBlock());
+  auto weightRows = [&](const HeadProjection &p, Value w) {
+    return projectionRows(b, loc, w, p.offset, p.size);
+  };
+  Type f32 = qType.getElementType();
+  // [H*D, Ek] -> [H, D, Ek]: row h*D + d is head h's row d.
+  auto perHead = [&](Value w) -> Value {
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({heads, headDim, embed}, f32), w,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  };
+  Value wk = perHead(weightRows(*k, k->linear.getWeight()));
+  Value wv = perHead(weightRows(*v, v->linear.getWeight()));
+  // q_h Wk_h: [B, H, Lq, Ek], then the H * Lq rows as one head.
+  Value qk = MatmulOp::create(b, loc, att.getQuery(), wk, false, false);
+  auto qkType = cast<RankedTensorType>(qk.getType());
+  int64_t rows = ShapedType::isDynamic(qkType.getDimSize(2))
+                     ? ShapedType::kDynamic
+                     : heads * qkType.getDimSize(2);
+  Value qRows = tensor::CollapseShapeOp::create(
+      b, loc,
+      RankedTensorType::get({qkType.getDimSize(0), rows, embed}, f32), qk,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
+  Value q1 = ExpandDimsOp::create(b, loc, qRows, 1);
+  Value m1 = ExpandDimsOp::create(b, loc, memory, 1);
+  FloatAttr scale = b.getF64FloatAttr(att.getEffectiveScale());
+  Value ctx = AttentionOp::create(b, loc, q1, m1, m1, Value(), Value(),
+                                  ScoreKind::scaled_dot, scale, Selection::soft,
+                                  /*return_weights=*/false, /*causal=*/false,
+                                  MaskAlign::top_left, IntegerAttr())
+                  .getResult();
+  Value ctxRows = SqueezeOp::create(b, loc, ctx, 1);
+  SmallVector<OpFoldResult> shape = {
+      tensor::getMixedSize(b, loc, att.getQuery(), 0), b.getIndexAttr(heads),
+      tensor::getMixedSize(b, loc, att.getQuery(), 2), b.getIndexAttr(embed)};
+  Value ctxHeads = tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get({qkType.getDimSize(0), heads,
+                             qkType.getDimSize(2), embed},
+                            f32),
+      ctxRows, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}}, shape);
+  Value out = MatmulOp::create(b, loc, ctxHeads, wv, false, true);
+  if (Value bias = v->linear.getBias()) {
+    Value rowsBias = weightRows(*v, bias);
+    // [H*D] -> [H, 1, D], broadcast over B and Lq.
+    Value bh = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({heads, 1, headDim}, f32), rowsBias,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}});
+    out = AddOp::create(b, loc, out, bh);
+  }
+  if (out.getType() != resultType)
+    out = tensor::CastOp::create(b, loc, resultType, out);
+  scf::YieldOp::create(b, loc, out);
+  return success();
+}
+
+struct AttuneAbsorbKvProjectionsPass
+    : mlir::attune::impl::AttuneAbsorbKvProjectionsBase<
+          AttuneAbsorbKvProjectionsPass> {
+  using AttuneAbsorbKvProjectionsBase::AttuneAbsorbKvProjectionsBase;
+  void runOnOperation() override {
+    SmallVector<AttentionOp> ops;
+    getOperation()->walk([&](AttentionOp op) { ops.push_back(op); });
+    for (AttentionOp att : ops) {
+      std::string reason;
+      Location loc = att.getLoc();
+      // Only cross-attention over projected keys is worth a remark.
+      bool candidate = att.getKey().getDefiningOp<SplitHeadsOp>() &&
+                       att.getKey() != att.getQuery();
+      if (failed(absorb(att, reason))) {
+        if (explain && candidate && reason != "self-attention")
+          emitRemark(loc) << "K and V projections not absorbed: " << reason;
+        continue;
+      }
+      if (explain)
+        emitRemark(loc) << "absorbed the K and V projections into the queries "
+                           "(taken at run time where 4 Lq Ek (D + Lk) < "
+                           "Lk D (Ek + Lq))";
     }
   }
 };
