@@ -363,10 +363,11 @@ Value projectionRows(OpBuilder &b, Location loc, Value v, int64_t offset,
 std::string absorbable(AttentionOp att) {
   if (att.getSelection() != Selection::soft || att.getReturnWeights())
     return "hard attention or returned weights";
-  if (att.getKeyLengths() || att.getBias() || att.getCausal() ||
-      att.getWindow())
-    return "a mask or bias can hide every key of a row, where the weights no "
-           "longer sum to 1";
+  // key_lengths is allowed: the run-time test also requires every length
+  // to be positive, so that no row is empty.
+  if (att.getBias() || att.getCausal() || att.getWindow())
+    return "a causal or window mask or a bias can hide every key of a row, "
+           "where the weights no longer sum to 1";
   if (att.getQuery().getType().getDimSize(1) !=
       att.getKey().getType().getDimSize(1))
     return "grouped-query attention";
@@ -432,6 +433,24 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
       arith::AddIOp::create(b, loc, lq, idx(embed)));
   Value cond = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                      absorbed, projected);
+  // With key_lengths, only where no batch has an empty memory (its rows
+  // would be zero in the projected form, bv here).
+  if (Value lengths = att.getKeyLengths()) {
+    Type elem = cast<RankedTensorType>(lengths.getType()).getElementType();
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elem));
+    auto loop = scf::ForOp::create(
+        b, loc, idx(0), tensor::DimOp::create(b, loc, lengths, 0), idx(1),
+        ValueRange{cond},
+        [&](OpBuilder &lb, Location l, Value i, ValueRange acc) {
+          Value len = tensor::ExtractOp::create(lb, l, lengths, ValueRange{i});
+          Value positive = arith::CmpIOp::create(
+              lb, l, arith::CmpIPredicate::sgt, len, zero);
+          scf::YieldOp::create(
+              lb, l, ValueRange{arith::AndIOp::create(lb, l, acc[0], positive)
+                                    .getResult()});
+        });
+    cond = loop.getResult(0);
+  }
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{resultType}, cond,
                                 /*withElseRegion=*/true);
   att.getResult().replaceAllUsesWith(ifOp.getResult(0));
@@ -479,7 +498,8 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
   Value q1 = ExpandDimsOp::create(b, loc, qRows, 1);
   Value m1 = ExpandDimsOp::create(b, loc, memory, 1);
   FloatAttr scale = b.getF64FloatAttr(att.getEffectiveScale());
-  Value ctx = AttentionOp::create(b, loc, q1, m1, m1, Value(), Value(),
+  Value ctx = AttentionOp::create(b, loc, q1, m1, m1, att.getKeyLengths(),
+                                  Value(),
                                   ScoreKind::scaled_dot, scale, Selection::soft,
                                   /*return_weights=*/false, /*causal=*/false,
                                   MaskAlign::top_left, IntegerAttr())

@@ -106,12 +106,14 @@ def AttuneAbsorbKvProjections : Pass<"attune-absorb-kv-projections"> {
     throughput. For a BERT-sized decoding step (`Ek = 768`, `H = 12`,
     `Lk = 512`, `Lq = 1`) that is 57x less work.
 
-    Applies to soft `scaled_dot` or `dot` attention with `H == Hk`, no
-    `key_lengths`, `bias`, `causal` or `window` (a mask that can hide every key
-    of a row would break `sum_j w = 1`: such a row is zero in the projected
-    form but `bv` here), and projections that are `attune.linear` ops without
-    an activation over the same memory (separate, or one packed GEMM sliced
-    into K and V) whose results feed nothing else. Self-attention (the queries
+    Applies to soft `scaled_dot` or `dot` attention with `H == Hk` and no
+    `bias`, `causal` or `window` (a mask that can hide every key of a row
+    would break `sum_j w = 1`: such a row is zero in the projected form but
+    `bv` here). With `key_lengths`, the run-time test also requires every
+    length to be positive (a loop over the `B` lengths) and the absorbed
+    attention keeps them. The projections must be `attune.linear` ops
+    without an activation over the same memory (separate, or one packed GEMM
+    sliced into K and V) whose results feed nothing else. Self-attention (the queries
     projected from the same input) is left alone. With `explain`, each rewrite
     and each rejected cross-attention is a remark.
 
