@@ -79,9 +79,14 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank(), batch = rank - 2;
     ArrayRef<int64_t> out = type.getShape();
+    // Loop order (batch, m, k, n) when B is [k, n]: the innermost loop then
+    // runs along rows of B and C (contiguous, vectorizable without
+    // reordering the sum). With B transposed, (batch, m, n, k): the
+    // innermost loop runs along rows of A and B^T.
+    bool kInner = op.getTransposeRhs();
     AffineExpr m = getAffineDimExpr(batch, ctx),
-               n = getAffineDimExpr(batch + 1, ctx),
-               k = getAffineDimExpr(batch + 2, ctx);
+               n = getAffineDimExpr(kInner ? batch + 1 : batch + 2, ctx),
+               k = getAffineDimExpr(kInner ? batch + 2 : batch + 1, ctx);
 
     // Operand map: broadcast-aligned batch dims, then the matrix dims.
     auto operandMap = [&](Value v, AffineExpr row, AffineExpr col,
@@ -126,10 +131,12 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       sizes.push_back(found);
     }
     SmallVector<AffineExpr> outExprs;
-    for (int64_t i = 0; i < rank; ++i)
+    for (int64_t i = 0; i < batch; ++i)
       outExprs.push_back(getAffineDimExpr(i, ctx));
-    SmallVector<Iter> iters = parallelIters(rank);
-    iters.push_back(Iter::reduction);
+    outExprs.push_back(m);
+    outExprs.push_back(n);
+    SmallVector<Iter> iters = parallelIters(rank + 1);
+    iters[kInner ? batch + 2 : batch + 1] = Iter::reduction;
     Value result = kb.generic(
         ValueRange{lhs, rhs}, kb.filled(sizes, type.getElementType(), 0.0),
         {operandMap(lhs, m, k, op.getTransposeLhs()),

@@ -131,3 +131,24 @@ func.func @layer_norm_residual(%x: tensor<?x8xf32>, %r: tensor<?x8xf32>) -> tens
   %y = attune.layer_norm %x residual(%r) : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
   return %y : tensor<?x8xf32>
 }
+
+// -----
+
+// Batched matmul with NumPy batch broadcasting ([2, 3] against [3]). With B
+// as [k, n] the loops are (batch, m, k, n), so the innermost runs along rows
+// of B and C; with {transpose_rhs} (batch, m, n, k), along rows of A and B^T.
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d3, d4)>
+// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-LABEL: func @matmul_orders
+// CHECK:      linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+// CHECK-SAME:   ins(%{{.*}}, %{{.*}} : tensor<2x3x?x16xf32>, tensor<3x16x8xf32>) outs(%{{.*}} : tensor<2x3x?x8xf32>)
+// The same maps, read the other way: A [b, h, m, k] = (d0, d1, d2, d4),
+// B^T [h, n, k] = (d1, d3, d4), C [b, h, m, n] = (d0, d1, d2, d3).
+// CHECK:      linalg.generic {indexing_maps = [#[[C]], #[[B]], #[[A]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME:   ins(%{{.*}}, %{{.*}} : tensor<2x3x?x8xf32>, tensor<3x16x8xf32>) outs(%{{.*}} : tensor<2x3x?x16xf32>)
+func.func @matmul_orders(%a: tensor<2x3x?x16xf32>, %b: tensor<3x16x8xf32>) -> tensor<2x3x?x16xf32> {
+  %c = attune.matmul %a, %b : (tensor<2x3x?x16xf32>, tensor<3x16x8xf32>) -> tensor<2x3x?x8xf32>
+  %d = attune.matmul %c, %b {transpose_rhs} : (tensor<2x3x?x8xf32>, tensor<3x16x8xf32>) -> tensor<2x3x?x16xf32>
+  return %d : tensor<2x3x?x16xf32>
+}
