@@ -258,7 +258,9 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
     Cost rule: the tiled form is used when the key length is dynamic or at
     least `min-length`; shorter static sequences keep the plain form of
     `--convert-attune-to-linalg`, which is cheaper when the scores fit in
-    cache. Tile sizes are options; the defaults suit CPU caches.
+    cache. Tile sizes are options; the defaults suit CPU caches. An
+    `attune.tile_q_cap = N` attribute on an op caps its query tile at `N`
+    (attune-absorb-kv-projections sets 32 on its attention of few rows).
 
     Before:
     ```mlir

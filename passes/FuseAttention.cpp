@@ -498,12 +498,14 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
   Value q1 = ExpandDimsOp::create(b, loc, qRows, 1);
   Value m1 = ExpandDimsOp::create(b, loc, memory, 1);
   FloatAttr scale = b.getF64FloatAttr(att.getEffectiveScale());
-  Value ctx = AttentionOp::create(b, loc, q1, m1, m1, att.getKeyLengths(),
-                                  Value(),
-                                  ScoreKind::scaled_dot, scale, Selection::soft,
-                                  /*return_weights=*/false, /*causal=*/false,
-                                  MaskAlign::top_left, IntegerAttr())
-                  .getResult();
+  auto absorbedAtt = AttentionOp::create(
+      b, loc, q1, m1, m1, att.getKeyLengths(), Value(), ScoreKind::scaled_dot,
+      scale, Selection::soft, /*return_weights=*/false, /*causal=*/false,
+      MaskAlign::top_left, IntegerAttr());
+  // At most ~D/4 queries per head take this form (the cost rule): 32-query
+  // tiles pad the H Lq rows less than the default 64 (decode step: 10 %).
+  absorbedAtt->setAttr(kTileQCapAttr, b.getI64IntegerAttr(32));
+  Value ctx = absorbedAtt.getResult();
   Value ctxRows = SqueezeOp::create(b, loc, ctx, 1);
   SmallVector<OpFoldResult> shape = {
       tensor::getMixedSize(b, loc, att.getQuery(), 0), b.getIndexAttr(heads),

@@ -95,7 +95,9 @@ def AttuneAbsorbKvProjections : Pass<"attune-absorb-kv-projections"> {
     where `Wk_h = Wk[hD : hD+D, :]`. The rewrite computes `q_h Wk_h`
     (`[B, H, Lq, Ek]`), runs one single-head attention of the `H Lq` rows
     over the raw memory with head dim `Ek` and the original scale, and
-    projects the result with `Wv_h`, adding `bv`. It is exact in real
+    projects the result with `Wv_h`, adding `bv`. That attention carries
+    `attune.tile_q_cap = 32`: its rows are few, and 32-query tiles pad them
+    less. It is exact in real
     arithmetic; in floating point only the order of the sums changes.
 
     Cost rule (multiply-adds per head, decided at run time with an `scf.if`

@@ -743,12 +743,18 @@ struct AttuneTileAttentionPass
       ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (AttentionOp op : ops)
+    for (AttentionOp op : ops) {
+      // A producer that knows the queries are few (the absorbed form of
+      // attune-absorb-kv-projections) caps the query tile: less padding.
+      TileSizes tiles{tileQ, tileK};
+      if (auto cap = op->getAttrOfType<IntegerAttr>(attune::kTileQCapAttr))
+        if (cap.getInt() >= 1)
+          tiles.q = std::min<int64_t>(tiles.q, cap.getInt());
       if (failed(op.getBias()
-                     ? tileAttention(op, rewriter, {tileQ, tileK})
-                     : tileAttentionStatic(op, rewriter, {tileQ, tileK},
-                                           parallel)))
+                     ? tileAttention(op, rewriter, tiles)
+                     : tileAttentionStatic(op, rewriter, tiles, parallel)))
         return signalPassFailure();
+    }
   }
 };
 

@@ -97,6 +97,22 @@ func.func @window(%q: tensor<1x2x128x16xf32>) -> tensor<1x2x128x16xf32> {
 
 // -----
 
+// attune.tile_q_cap (set by attune-absorb-kv-projections on its few-row
+// attention) caps the query tile: 16 here instead of the option's 32; a cap
+// above the option leaves it.
+// CHECK-LABEL: func @tile_q_cap
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16
+// CHECK:         arith.minsi %c16
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
+// CHECK:         arith.minsi %c32
+func.func @tile_q_cap(%q: tensor<1x1x?x64xf32>, %k: tensor<1x1x?x64xf32>) -> (tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32>) {
+  %0 = attune.attention %q, %k, %k {attune.tile_q_cap = 16 : i64} : (tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32>) -> tensor<1x1x?x64xf32>
+  %1 = attune.attention %q, %k, %k {attune.tile_q_cap = 128 : i64} : (tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32>) -> tensor<1x1x?x64xf32>
+  return %0, %1 : tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32>
+}
+
+// -----
+
 // Negative cases: short static sequences keep the plain form (the cost rule),
 // and hard selection or the weights result need the full scores.
 // CHECK-LABEL: func @untouched

@@ -27,12 +27,12 @@
 // CHECK:        %[[WV2:.*]] = attune.slice %[[WKV]] {axis = 0 : i64, offset = 64 : i64, size = 64 : i64}
 // CHECK:        %[[WV:.*]] = tensor.expand_shape %[[WV2]] {{\[}}[0, 1], [2]] output_shape [4, 16, 64]
 // q_h Wk_h, then the 4 Lq rows as one head over the raw memory, scaled by
-// the original 1/sqrt(16).
+// the original 1/sqrt(16), with query tiles of at most 32 for the few rows.
 // CHECK:        %[[QK:.*]] = attune.matmul %[[QH]], %[[WK]] : (tensor<?x4x?x16xf32>, tensor<4x16x64xf32>) -> tensor<?x4x?x64xf32>
 // CHECK:        %[[ROWS:.*]] = tensor.collapse_shape %[[QK]] {{\[}}[0], [1, 2], [3]]
 // CHECK:        %[[Q1:.*]] = attune.expand_dims %[[ROWS]] {axis = 1 : i64}
 // CHECK:        %[[M1:.*]] = attune.expand_dims %[[MEM]] {axis = 1 : i64}
-// CHECK:        %[[A:.*]] = attune.attention %[[Q1]], %[[M1]], %[[M1]] {scale = 2.500000e-01 : f64} : (tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32>) -> tensor<?x1x?x64xf32>
+// CHECK:        %[[A:.*]] = attune.attention %[[Q1]], %[[M1]], %[[M1]] {attune.tile_q_cap = 32 : i64, scale = 2.500000e-01 : f64} : (tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32>) -> tensor<?x1x?x64xf32>
 // CHECK:        %[[A3:.*]] = attune.squeeze %[[A]] {axis = 1 : i64}
 // CHECK:        %[[AH:.*]] = tensor.expand_shape %[[A3]] {{\[}}[0], [1, 2], [3]] output_shape [%{{.*}}, 4, %{{.*}}, 64] : tensor<?x?x64xf32> into tensor<?x4x?x64xf32>
 // CHECK:        %[[O:.*]] = attune.matmul %[[AH]], %[[WV]] {transpose_rhs} : (tensor<?x4x?x64xf32>, tensor<4x16x64xf32>) -> tensor<?x4x?x16xf32>
@@ -75,7 +75,7 @@ func.func @packed(%x: !x, %mem: !x, %wq: tensor<64x64xf32>, %wkv: tensor<128x64x
 // FOLD-LABEL:  func @separate
 // FOLD-NOT:    scf.if
 // FOLD-NOT:    attune.linear %{{.*}}, %{{.*}} : (tensor<1x64x32xf32>
-// FOLD:        attune.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.000000e+00 : f64} : (tensor<1x1x4x32xf32>, tensor<1x1x64x32xf32>, tensor<1x1x64x32xf32>) -> tensor<1x1x4x32xf32>
+// FOLD:        attune.attention %{{.*}}, %{{.*}}, %{{.*}} {attune.tile_q_cap = 32 : i64, scale = 1.000000e+00 : f64} : (tensor<1x1x4x32xf32>, tensor<1x1x64x32xf32>, tensor<1x1x64x32xf32>) -> tensor<1x1x4x32xf32>
 // FOLD-NOT:    attune.add
 // FOLD:        return
 func.func @separate(%qh: tensor<1x4x1x8xf32>, %mem: tensor<1x64x32xf32>, %wk: tensor<32x32xf32>, %bk: tensor<32xf32>, %wv: tensor<32x32xf32>) -> tensor<1x4x1x8xf32> {
@@ -126,7 +126,7 @@ func.func @projected_wins(%qh: tensor<1x4x16x8xf32>, %mem: tensor<1x16x32xf32>, 
 // CHECK:         %[[AND:.*]] = arith.andi %[[OK]], %[[POS]]
 // CHECK:         scf.yield %[[AND]]
 // CHECK:       scf.if %[[ALL]]
-// CHECK:         attune.attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%[[LEN]]) {scale = 2.500000e-01 : f64}
+// CHECK:         attune.attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%[[LEN]]) {attune.tile_q_cap = 32 : i64, scale = 2.500000e-01 : f64}
 // CHECK:       } else {
 // CHECK:         attune.attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%[[LEN]]) :
 func.func @key_lengths(%qh: tensor<?x4x?x16xf32>, %mem: tensor<?x?x64xf32>, %w: tensor<64x64xf32>, %len: tensor<?xi32>) -> tensor<?x4x?x16xf32> {
