@@ -413,8 +413,16 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
   int64_t heads = qType.getDimSize(1), headDim = qType.getDimSize(3);
   int64_t valueDim = att.getValue().getType().getDimSize(3);
   int64_t embed = memType.getDimSize(2);
-  if (headDim != valueDim || ShapedType::isDynamic(embed))
+  if (headDim != valueDim)
     return (reason = "keys and values of different head dims", failure());
+  auto staticWeight = [](LinearOp l) {
+    return cast<RankedTensorType>(l.getWeight().getType()).hasStaticShape();
+  };
+  if (ShapedType::isDynamic(embed) || !staticWeight(k->linear) ||
+      !staticWeight(v->linear))
+    return (reason = "the memory's feature dim or a projection weight is "
+                     "dynamic",
+            failure());
 
   Location loc = att.getLoc();
   OpBuilder b(att);
