@@ -308,9 +308,8 @@ struct AttuneFuseAttentionPass
 /// `b` that produce the heads are [offset, offset + size).
 struct HeadProjection {
   LinearOp linear;
-  SliceOp slice; // null when the heads read the whole linear
   int64_t offset = 0, size = 0;
-  // The ops from the split_heads up to the linear, for moving.
+  // The ops from the split_heads up to the linear's user, for moving.
   SmallVector<Operation *> ops;
 };
 
@@ -333,7 +332,6 @@ FailureOr<HeadProjection> matchHeadProjection(Value heads,
       return (reason = "the keys or values are a slice of a projection that "
                        "is used elsewhere",
               failure());
-    p.slice = slice;
     p.offset = static_cast<int64_t>(slice.getOffset());
     p.ops.push_back(slice);
     in = slice.getInput();
@@ -403,9 +401,7 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
   // Every use of the projection GEMM(s) must be in these chains.
   for (LinearOp l : {k->linear, v->linear})
     for (Operation *user : l->getUsers())
-      if (user != k->ops.back() && user != v->ops.back() &&
-          !(k->ops.size() == 1 && user == k->ops.front()) &&
-          !(v->ops.size() == 1 && user == v->ops.front()))
+      if (user != k->ops.back() && user != v->ops.back())
         return (reason = "the projection's result has another use", failure());
   RankedTensorType qType = att.getQuery().getType();
   RankedTensorType resultType = att.getResult().getType();
@@ -484,11 +480,11 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
   auto weightRows = [&](const HeadProjection &p, Value w) {
     return projectionRows(b, loc, w, p.offset, p.size);
   };
-  Type f32 = qType.getElementType();
+  Type elemType = qType.getElementType();
   // [H*D, Ek] -> [H, D, Ek]: row h*D + d is head h's row d.
   auto perHead = [&](Value w) -> Value {
     return tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({heads, headDim, embed}, f32), w,
+        b, loc, RankedTensorType::get({heads, headDim, embed}, elemType), w,
         ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   };
   Value wk = perHead(weightRows(*k, k->linear.getWeight()));
@@ -501,7 +497,7 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
                      : heads * qkType.getDimSize(2);
   Value qRows = tensor::CollapseShapeOp::create(
       b, loc,
-      RankedTensorType::get({qkType.getDimSize(0), rows, embed}, f32), qk,
+      RankedTensorType::get({qkType.getDimSize(0), rows, embed}, elemType), qk,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
   Value q1 = ExpandDimsOp::create(b, loc, qRows, 1);
   Value m1 = ExpandDimsOp::create(b, loc, memory, 1);
@@ -522,14 +518,14 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
       b, loc,
       RankedTensorType::get({qkType.getDimSize(0), heads,
                              qkType.getDimSize(2), embed},
-                            f32),
+                            elemType),
       ctxRows, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}}, shape);
   Value out = MatmulOp::create(b, loc, ctxHeads, wv, false, true);
   if (Value bias = v->linear.getBias()) {
     Value rowsBias = weightRows(*v, bias);
     // [H*D] -> [H, 1, D], broadcast over B and Lq.
     Value bh = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({heads, 1, headDim}, f32), rowsBias,
+        b, loc, RankedTensorType::get({heads, 1, headDim}, elemType), rowsBias,
         ArrayRef<ReassociationIndices>{{0, 1, 2}});
     out = AddOp::create(b, loc, out, bh);
   }
