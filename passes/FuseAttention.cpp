@@ -398,11 +398,20 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
     q = def->getOperand(0);
   }
 
-  // Every use of the projection GEMM(s) must be in these chains.
+  // Every use of the projection GEMM(s) must be in these chains, and the
+  // chains in the attention's block: they move into its scf.if (a GEMM
+  // outside a loop the attention is in would otherwise run every iteration).
   for (LinearOp l : {k->linear, v->linear})
     for (Operation *user : l->getUsers())
       if (user != k->ops.back() && user != v->ops.back())
         return (reason = "the projection's result has another use", failure());
+  for (const HeadProjection *p : {&*k, &*v})
+    if (p->linear->getBlock() != att->getBlock() ||
+        llvm::any_of(p->ops, [&](Operation *op) {
+          return op->getBlock() != att->getBlock();
+        }))
+      return (reason = "the projection is computed in another block",
+              failure());
   RankedTensorType qType = att.getQuery().getType();
   RankedTensorType resultType = att.getResult().getType();
   auto memType = cast<RankedTensorType>(memory.getType());
@@ -463,8 +472,8 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
   SmallVector<Operation *> moved = {k->linear};
   if (v->linear != k->linear)
     moved.push_back(v->linear);
-  llvm::append_range(moved, llvm::reverse(k->ops));
-  llvm::append_range(moved, llvm::reverse(v->ops));
+  llvm::append_range(moved, k->ops);
+  llvm::append_range(moved, v->ops);
   llvm::sort(moved, [](Operation *l, Operation *r) {
     return l->isBeforeInBlock(r);
   });

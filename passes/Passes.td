@@ -115,7 +115,8 @@ def AttuneAbsorbKvProjections : Pass<"attune-absorb-kv-projections"> {
     length to be positive (a loop over the `B` lengths) and the absorbed
     attention keeps them. The projections must be `attune.linear` ops
     without an activation over the same memory (separate, or one packed GEMM
-    sliced into K and V) whose results feed nothing else. Self-attention (the queries
+    sliced into K and V) in the attention's block whose results feed
+    nothing else. Self-attention (the queries
     projected from the same input) is left alone. With `explain`, each rewrite
     and each rejected cross-attention is a remark.
 

@@ -228,3 +228,28 @@ func.func @self(%x: tensor<?x?x64xf32>, %w: tensor<192x64xf32>) -> tensor<?x4x?x
   %o = attune.attention %qh, %kh, %vh : (tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>) -> tensor<?x4x?x16xf32>
   return %o : tensor<?x4x?x16xf32>
 }
+
+// -----
+
+// The projections are computed outside the region the attention is in:
+// moving them into its scf.if would change where (and how often) they run.
+// CHECK-LABEL: func @other_block
+// CHECK:       attune.linear
+// CHECK:       attune.linear
+// CHECK:       scf.if %{{.*}} -> (tensor<?x4x?x16xf32>) {
+// CHECK-NOT:     scf.if
+// CHECK:         attune.attention
+func.func @other_block(%qh: tensor<?x4x?x16xf32>, %mem: tensor<?x?x64xf32>, %w: tensor<64x64xf32>, %c: i1) -> tensor<?x4x?x16xf32> {
+  %k = attune.linear %mem, %w : (tensor<?x?x64xf32>, tensor<64x64xf32>) -> tensor<?x?x64xf32>
+  %v = attune.linear %mem, %w : (tensor<?x?x64xf32>, tensor<64x64xf32>) -> tensor<?x?x64xf32>
+  %r = scf.if %c -> tensor<?x4x?x16xf32> {
+    %kh = attune.split_heads %k {num_heads = 4 : i64} : (tensor<?x?x64xf32>) -> tensor<?x4x?x16xf32>
+    %vh = attune.split_heads %v {num_heads = 4 : i64} : (tensor<?x?x64xf32>) -> tensor<?x4x?x16xf32>
+    // expected-remark @+1 {{K and V projections not absorbed: the projection is computed in another block}}
+    %o = attune.attention %qh, %kh, %vh : (tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>) -> tensor<?x4x?x16xf32>
+    scf.yield %o : tensor<?x4x?x16xf32>
+  } else {
+    scf.yield %qh : tensor<?x4x?x16xf32>
+  }
+  return %r : tensor<?x4x?x16xf32>
+}
