@@ -113,6 +113,13 @@ void buildVulkanPipeline(OpPassManager &pm,
 /// `attune-vulkan-pipeline`).
 void registerAttunePipelines();
 
+/// Subset models of the tensor slice ops and vector transfers that take
+/// identical offsets, sizes and strides as equivalent before asking
+/// ValueBoundsConstraintSet (see Pipelines.cpp). The first model attached to
+/// an op wins: call this before registerAllDialects, which attaches
+/// upstream's.
+void registerFastSubsetModels(DialectRegistry &registry);
+
 } // namespace mlir::attune
 
 #endif // ATTUNE_LOWERING_PASSES_H

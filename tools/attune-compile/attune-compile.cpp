@@ -819,6 +819,7 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   registry.insert<attune::AttuneDialect>();
+  attune::registerFastSubsetModels(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);
