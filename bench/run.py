@@ -8,13 +8,16 @@ Steps: PyTorch makes weights and inputs from each model's header
 (bench/models/*.mlir); attune-compile builds each model twice (serial for 1
 thread, --parallel for more); attune-bench times Attune and OpenBLAS sgemm
 interleaved; compare_torch.py times PyTorch. Ratios are anchor / Attune
-(> 1: Attune is faster). Not a test: numbers depend on the machine's load.
+(> 1: Attune is faster); a last table gives each compile's wall time and peak
+memory. Not a test: numbers depend on the machine's load.
 """
 import argparse
 import json
 import os
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,6 +25,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def sh(cmd, env=None):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+
+
+def timed_compile(cmd):
+    """Runs attune-compile: its wall time (s) and peak resident memory (MiB)."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.perf_counter() - start
+        if proc.returncode != 0:
+            err.seek(0)
+            raise subprocess.CalledProcessError(proc.returncode, cmd,
+                                                stderr=err.read().decode(errors="replace"))
+    return seconds, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
 
 
 def main():
@@ -69,12 +87,15 @@ def main():
               file=sys.stderr)
         ort_node = None
     export_specs, ort_specs = [], []
+    compiled = []  # (model (variant), wall seconds, peak RSS MiB)
     for model in models:
         stem = model.stem
         data = work / "data" / stem
         for variant, flags in (("serial", []), ("parallel", ["--parallel"])):
-            sh([str(bin_dir / "attune-compile"), str(model), "--weights",
-                str(data / "weights.safetensors"), "-o", str(work / f"{stem}.{variant}.so"), *flags])
+            compiled.append((f"{stem} ({variant})", *timed_compile(
+                [str(bin_dir / "attune-compile"), str(model), "--weights",
+                 str(data / "weights.safetensors"), "-o", str(work / f"{stem}.{variant}.so"),
+                 *flags])))
         manifest = (data / "manifest.txt").read_text().split("case ")[1:]
         for k, block in enumerate(manifest):
             if args.quick and k > 0:
@@ -125,9 +146,13 @@ def main():
             cmd += ["--sgemm", s]
         print(f"timing Attune and OpenBLAS, {threads} thread(s) ...", file=sys.stderr)
         report = json.loads(sh(cmd, env))
-        best = {b["run_name"].removesuffix("/real_time"): b["real_time"]
-                for b in report["benchmarks"]
-                if b.get("aggregate_name") == "min"}
+        # The "min" aggregate; with one repetition Google Benchmark reports
+        # no aggregates, only the run itself.
+        best = {}
+        for b in report["benchmarks"]:
+            if b.get("aggregate_name") == "min" or b.get("run_type") == "iteration":
+                key = b["run_name"].removesuffix("/real_time")
+                best[key] = min(best.get(key, float("inf")), b["real_time"])
         print(f"timing PyTorch, {threads} thread(s) ...", file=sys.stderr)
         torch_times = json.loads(sh(["/usr/bin/python3", str(ROOT / "bench" / "compare_torch.py"),
                                      "--threads", str(threads), "--repetitions",
@@ -159,6 +184,11 @@ def main():
             ort_text = f"{ort:8.3f}" if ort is not None else f"{'-':>8}"
             print(f"| {name:34} | {mine:10.3f} | {anchor:8} | {other:10.3f} | {ratio:6.2f} "
                   f"| {pt:10.3f} | {ort_text} |")
+    print("\nattune-compile (wall time and peak resident memory of each compile)")
+    print(f"| {'model':34} | {'seconds':>8} | {'peak MiB':>8} |")
+    print(f"|{'-' * 36}|{'-' * 10}|{'-' * 10}|")
+    for name, seconds, mib in compiled:
+        print(f"| {name:34} | {seconds:8.1f} | {mib:8.0f} |")
 
 
 def vulkan_table(args, bin_dir, work, models):
