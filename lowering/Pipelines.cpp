@@ -354,12 +354,21 @@ HyperrectangularSlice accessedSlice(Operation *op) {
   return HyperrectangularSlice(cast<OffsetSizeAndStrideOpInterface>(op));
 }
 
-/// Whether `a` and `b` have the same offsets, sizes and strides, operand for
-/// operand (the same SSA values or constants).
-bool sameSlice(const HyperrectangularSlice &a, const HyperrectangularSlice &b) {
-  return a.getMixedOffsets() == b.getMixedOffsets() &&
-         a.getMixedSizes() == b.getMixedSizes() &&
-         a.getMixedStrides() == b.getMixedStrides();
+/// The slice `op` accesses, if `candidate` accesses the same one: the same
+/// offsets, sizes and strides, operand for operand (the same SSA values or
+/// constants).
+std::optional<HyperrectangularSlice> sharedSlice(Operation *op,
+                                                 SubsetOpInterface candidate) {
+  FailureOr<HyperrectangularSlice> other =
+      candidate.getAccessedHyperrectangularSlice();
+  if (failed(other))
+    return std::nullopt;
+  HyperrectangularSlice mine = accessedSlice(op);
+  if (mine.getMixedOffsets() != other->getMixedOffsets() ||
+      mine.getMixedSizes() != other->getMixedSizes() ||
+      mine.getMixedStrides() != other->getMixedStrides())
+    return std::nullopt;
+  return mine;
 }
 
 /// The subset models of the tensor slice ops and the vector transfers
@@ -381,18 +390,14 @@ struct FastSubsetModel
   getAccessedHyperrectangularSlice(Operation *op) const {
     return accessedSlice(op);
   }
+  /// The same slice of equivalent tensors is the same subset; upstream's
+  /// check of the tensors comes first too, so a `false` is its answer.
   bool operatesOnEquivalentSubset(
       Operation *op, SubsetOpInterface candidate,
       function_ref<bool(Value, Value)> equivalenceFn) const {
-    FailureOr<HyperrectangularSlice> other =
-        candidate.getAccessedHyperrectangularSlice();
-    if (succeeded(other)) {
-      HyperrectangularSlice mine = accessedSlice(op);
-      if (sameSlice(mine, *other) &&
-          equivalenceFn(cast<SubsetOpInterface>(op).getTensorContainer(),
-                        candidate.getTensorContainer()))
-        return true;
-    }
+    if (sharedSlice(op, candidate))
+      return equivalenceFn(cast<SubsetOpInterface>(op).getTensorContainer(),
+                           candidate.getTensorContainer());
     return detail::defaultOperatesOnEquivalentSubset(op, candidate,
                                                      equivalenceFn);
   }
@@ -401,18 +406,13 @@ struct FastSubsetModel
   bool operatesOnDisjointSubset(
       Operation *op, SubsetOpInterface candidate,
       function_ref<bool(Value, Value)> equivalenceFn) const {
-    FailureOr<HyperrectangularSlice> other =
-        candidate.getAccessedHyperrectangularSlice();
-    if (succeeded(other)) {
-      HyperrectangularSlice mine = accessedSlice(op);
-      auto positive = [](OpFoldResult size) {
-        std::optional<int64_t> c = getConstantIntValue(size);
-        return c && *c > 0;
-      };
-      if (sameSlice(mine, *other) &&
-          llvm::all_of(mine.getMixedSizes(), positive))
-        return false;
-    }
+    auto positive = [](OpFoldResult size) {
+      std::optional<int64_t> c = getConstantIntValue(size);
+      return c && *c > 0;
+    };
+    if (std::optional<HyperrectangularSlice> slice = sharedSlice(op, candidate);
+        slice && llvm::all_of(slice->getMixedSizes(), positive))
+      return false;
     return detail::defaultOperatesOnDisjointSubset(op, candidate,
                                                    equivalenceFn);
   }
