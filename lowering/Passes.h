@@ -45,6 +45,10 @@ enum class CpuStage {
 /// projections); with `explain`, each fusion decision is a remark.
 void buildAttuneFusions(OpPassManager &pm, bool explain = false);
 
+/// The k loop of a GEMM's full register tiles (attune-tile-gemm marks it,
+/// attune-prefetch-panels adds its prefetches and drops the mark).
+inline constexpr llvm::StringLiteral kPanelKLoopAttr = "attune.panel_k_loop";
+
 /// The stand-in for gpu.barrier in kernels built before bufferization
 /// (attune-gpu-attention); attune-map-to-gpu replaces its calls.
 inline constexpr llvm::StringLiteral kBarrierCallee = "__attune_gpu_barrier";

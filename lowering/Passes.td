@@ -122,6 +122,56 @@ def AttuneLowerStridedCopies : Pass<"attune-lower-strided-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
+  let summary = "Prefetch each GEMM's next weight slice while the current one runs";
+  let description = [{
+    Runs on bufferized IR after `attune-tile-gemm`. A GEMM's cache tile
+    reads one k slice of a packed weight panel (`[N/W, K, W]`: KTILE x W
+    floats, 32 KiB) in every register tile; the first register tile of the
+    slice pulls all of it from L3 or memory, 4 lines per k step, far faster
+    than memory delivers, and stalls. The schedule runs the cache tiles'
+    loops as rows of 128, panels, k tiles, register tiles, so the next slice
+    any cache tile reads is the 32 KiB right after the current one (the next
+    k tile of the panel, or the next panel's first).
+
+    In each k loop that `attune-tile-gemm` marked (`attune.panel_k_loop`: the
+    full ROWS x W register tiles), the pass adds one `memref.prefetch`
+    (read, locality 3: into L1) per k step: register tile `t` of the cache
+    tile, at step `k` of a k tile of `kc` steps, fetches float `2 t kc +
+    16 (k floordiv 8)` of the next slice, so the 32 (W = 64) or 16 (W = 32)
+    register tiles of a 128-row cache tile fetch the whole next slice, one
+    line every 8 k steps, spread over the whole of the current one. The
+    index is clamped to the panel buffer; the panel is prefetched through a
+    flat view (`memref.collapse_shape`) of it.
+
+    Measured on linear 128 x 768 x 3072 with a C replica of the loop nest:
+    4.25 against 6.09 ms (best of 10 interleaved rounds).
+
+    Before (in a marked k loop):
+    ```mlir
+    %7 = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %6) -> (vector<1x4x1x64xf32>) {
+      %r = affine.apply affine_map<()[s0, s1] -> (s0 + s1)>()[%k0, %k]
+      %b = vector.transfer_read %panels[%nb, %r, %c0], %pad : memref<48x768x64xf32>, vector<1x1x64xf32>
+      ...
+    } {attune.panel_k_loop}
+    ```
+    After:
+    ```mlir
+    %flat = memref.collapse_shape %panels [[0, 1, 2]] : memref<48x768x64xf32> into memref<2359296xf32>
+    ...
+    %7 = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %6) -> (vector<1x4x1x64xf32>) {
+      ...
+      memref.prefetch %flat[%at], read, locality<3>, data : memref<2359296xf32>
+      %b = vector.transfer_read %panels[%nb, %r, %c0], %pad : memref<48x768x64xf32>, vector<1x1x64xf32>
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def AttuneFuseElementwise : Pass<"attune-fuse-elementwise"> {
   let summary = "Fuse chains of element-wise linalg.generic ops";
   let description = [{
@@ -161,10 +211,14 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     with the weight already transposed; N a multiple of 32). The weights are
     packed as W-column panels `[N/W, K, W]` (W = 64 where 64 divides N, else
     32) and the output viewed as `[B, M, N/W, W]`; cache tiles of 128 rows x
-    256 columns x KTILE (128 rows: a weight panel streams from memory once
+    one panel x KTILE (128 rows: a weight panel streams from memory once
     per 128 rows; 64 measured ~10 % slower at 128 x 768 x 3072, 256 slower
     at 512 rows; KTILE = 128 for W = 64 and 256 for W = 32, so that a
-    panel's k tile, 32 KiB, stays in L1), then register tiles of 4 x 64
+    panel's k tile, a slice of 32 KiB, stays in L1), their loops running
+    rows of 128, panels, k tiles, so that the slice after the current one
+    is the next in memory (`attune-prefetch-panels` fetches it ahead; the
+    full register tiles' k loops are marked `attune.panel_k_loop` for it),
+    then register tiles of 4 x 64
     (W = 64: 4 broadcasts and 16 FMAs on four zmm registers per k step, 8
     loads per 16 FMAs) or 8 x 32 (W = 32: 8 broadcasts, 16 FMAs, 10 loads;
     measured ~15 % slower on an Ice Lake core), whose row loop is peeled so

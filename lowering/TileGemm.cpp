@@ -45,13 +45,16 @@ static constexpr llvm::StringLiteral kInitTileAttr = "attune.init_tile";
 // Register tiles of ROWS x W: 4 x 64 (four zmm registers per row, 8 loads
 // per 16 FMAs) or 8 x 32 (two per row, 10 loads per 16 FMAs; ~15 % slower
 // on an Ice Lake core); with AVX2 each zmm is two ymm. Cache tiles of
-// 128 rows x 256 columns (PANELS panels) x KTILE: 128 for W = 64 and 256 for
-// W = 32, so that one panel's k tile (32 KiB) stays in L1.
+// 128 rows x one panel (W columns) x KTILE: 128 for W = 64 and 256 for
+// W = 32, so that one panel's k tile (a slice, 32 KiB) stays in L1. The
+// loops run rows of 128, panels, k tiles: the slice after the current one
+// is the next in memory, which attune-prefetch-panels fetches while the
+// current one runs.
 // The cache tiles: serial, or with the column tiles as an scf.forall. Both
 // define %t1 (the tile) and %l1#0 (the outermost scf.for of the tile
 // loops).
 static constexpr const char *kSerialCacheTiles = R"mlir(
-      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 128, PANELS, 0, KTILE]
+      %t1, %l1:4 = transform.structured.tile_using_for %gemm tile_sizes [1, 128, 1, 0, KTILE]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 static constexpr const char *kParallelCacheTiles = R"mlir(
@@ -61,8 +64,8 @@ static constexpr const char *kParallelCacheTiles = R"mlir(
         transform.apply_patterns.scf.for_loop_canonicalization
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      %t1, %l1:3 = transform.structured.tile_using_for %t0 tile_sizes [1, 128, 0, 0, KTILE]
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      %t1, %l1:4 = transform.structured.tile_using_for %t0 tile_sizes [1, 128, 1, 0, KTILE]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 
 // Register tiles of the cache tile %t1 inside the loop nest OUTER, and its
@@ -86,6 +89,8 @@ static constexpr const char *kRegisterTiles = R"mlir(
           : (!transform.any_op) -> !transform.any_op
       %fk, %fkl = transform.structured.tile_using_for %full tile_sizes [0, 0, 0, 0, 1]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      // For attune-prefetch-panels.
+      transform.annotate %fkl "attune.panel_k_loop" : !transform.any_op
       transform.structured.vectorize %fk : !transform.any_op
       // The last rows (fewer than ROWS; all of them for a decoding step's
       // single row): one row at a time, the k loop inside the row loop, so
@@ -100,7 +105,7 @@ static constexpr const char *kRegisterTiles = R"mlir(
 
 // A GEMM with an element-wise epilogue: the epilogue is tiled by the cache
 // tiles' rows and columns and the GEMM fused into that loop nest, so each
-// 128 x 256 output tile gets its epilogue while it is still in cache.
+// 128 x W output tile gets its epilogue while it is still in cache.
 // EPILOGUE_TILES defines %te (the epilogue tile) and %t1full (the fused GEMM
 // tile, all of K); EPILOGUE_OUTER names the outermost loop.
 // The GEMM's init (%init, marked attune.init_tile by fuseGemmInits) follows
@@ -110,7 +115,7 @@ static constexpr const char *kRegisterTiles = R"mlir(
 // in the loop is the slice to fuse (fuse_into_containing_op would clone the
 // whole init into the loop for a tensor.dim).
 static constexpr const char *kSerialEpilogueTiles = R"mlir(
-      %te, %le:3 = transform.structured.tile_using_for %epi tile_sizes [1, 128, PANELS, 0]
+      %te, %le:3 = transform.structured.tile_using_for %epi tile_sizes [1, 128, 1, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       %t1full, %loop = transform.structured.fuse_into_containing_op %gemm into %le#2
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -130,14 +135,14 @@ static constexpr const char *kParallelEpilogueTiles = R"mlir(
       } : !transform.any_op
       %i0, %fi = transform.structured.fuse_into_containing_op %init into %forall
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-      %te, %le:2 = transform.structured.tile_using_for %te0 tile_sizes [1, 128, 0, 0]
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
-      %t1full, %loop = transform.structured.fuse_into_containing_op %g0 into %le#1
+      %te, %le:3 = transform.structured.tile_using_for %te0 tile_sizes [1, 128, 1, 0]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      %t1full, %loop = transform.structured.fuse_into_containing_op %g0 into %le#2
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
       transform.apply_patterns to %le#0 {
         transform.apply_patterns.memref.resolve_ranked_shaped_type_result_dims
       } : !transform.any_op
-      %i1, %iloop = transform.structured.fuse_into_containing_op %i0 into %le#1
+      %i1, %iloop = transform.structured.fuse_into_containing_op %i0 into %le#2
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir";
 
@@ -415,7 +420,7 @@ static void packGemms(ModuleOp module) {
 
 /// The init of each GEMM without an epilogue on [B, M, N/W, W] (packGemms:
 /// an expand_shape of a zero fill or of the bias broadcast), rebuilt on that
-/// view and fused into the GEMM's cache tiles (128 rows x 256 columns; with
+/// view and fused into the GEMM's cache tiles (128 rows x one panel; with
 /// `parallel`, inside the scf.forall over 128-column tiles): each output
 /// tile is initialized right before its k loops, so their first reads of
 /// the accumulators hit L2 instead of a whole-output fill written long
@@ -543,8 +548,8 @@ static Operation *rebuildInit(RewriterBase &rewriter, linalg::GenericOp gemm,
 }
 
 /// The init of each GEMM on [B, M, N/W, W] rebuilt on that view
-/// (rebuildInit) and fused into the GEMM's cache tiles (128 rows x 256
-/// columns; with `parallel`, inside the scf.forall over 128-column tiles):
+/// (rebuildInit) and fused into the GEMM's cache tiles (128 rows x one
+/// panel; with `parallel`, inside the scf.forall over 128-column tiles):
 /// each output tile is initialized right before its k loops, so their first
 /// reads of the accumulators hit L2 instead of a whole-output fill written
 /// long before (L3 or memory; ~5 % of a decoding step's K/V projection).
@@ -573,14 +578,13 @@ static LogicalResult fuseGemmInits(ModuleOp module, bool parallel) {
     Operation *init = rebuildInit(rewriter, gemm, /*copy=*/false);
     if (!init)
       continue;
-    // Cache tiles [1, 128, panels, -, -] with the init fused as the
+    // Cache tiles [1, 128, 1, -, -] (one panel) with the init fused as the
     // destination: scf.for loops, or an scf.forall over 128-column tiles
     // around scf.for loops over [1, 128].
-    int64_t panels = 256 / width;
     SmallVector<std::pair<SmallVector<int64_t>, bool>> levels;
     if (parallel)
       levels.push_back({{0, 0, 128 / width, 0, 0}, /*forall=*/true});
-    levels.push_back({{1, 128, parallel ? 0 : panels, 0, 0}, /*forall=*/false});
+    levels.push_back({{1, 128, 1, 0, 0}, /*forall=*/false});
     // The first level replaces `gemm`: report at its location.
     Location loc = gemm.getLoc();
     linalg::GenericOp tile = gemm;
@@ -933,7 +937,7 @@ struct AttuneTileGemmPass
       return text;
     };
     // One GEMM schedule per panel width W: ROWS x W register tiles, cache
-    // tiles of 256 columns (PANELS panels), 128 columns per thread.
+    // tiles of one panel, 128 columns per thread.
     auto gemmSchedule = [&](int64_t width) {
       bool wide = width == 64;
       std::string text = kGemmSchedule;
@@ -952,7 +956,6 @@ struct AttuneTileGemmPass
                         replaceAll(kRegisterTiles, "OUTER",
                                    parallel ? "%forall" : "%le#0"));
       text = replaceAll(text, "FORALL_PANELS", wide ? "2" : "4");
-      text = replaceAll(text, "PANELS", wide ? "4" : "8");
       text = replaceAll(text, "ROWS", wide ? "4" : "8");
       text = replaceAll(text, "KTILE", wide ? "128" : "256");
       text = replaceAll(text, "EPILOGUE_ATTR",

@@ -3,12 +3,13 @@
 
 // With parallel=true the GEMM runs as an scf.forall over 128-column (2-panel) tiles
 // (768 columns: 6 tiles, an even share for 2 threads, where 256-column tiles made 3) around the
-// same register tiles (a single tile, as in @linear, folds away).
+// same cache tiles (128 rows of one panel) and register tiles.
 // PAR-LABEL: func @wide
 // PAR:       scf.forall (%{{.*}}) = (0) to (8) step (2)
-// PAR:         scf.for
-// PAR:           vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x2x64xf32>
-// PAR:           vector.fma {{.*}} : vector<64xf32>
+// PAR:         scf.for %{{.*}} step %c128
+// PAR:           scf.for %{{.*}} = %c0 to %c2 step %c1
+// PAR:             vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x1x64xf32>
+// PAR:             vector.fma {{.*}} : vector<64xf32>
 // PAR:         scf.forall.in_parallel
 
 // A linear over a dynamic number of rows, N a multiple of 64. The weight is
@@ -71,17 +72,22 @@ func.func @linear_narrow(%x: tensor<?x128xf32>, %w: tensor<96x128xf32>) -> tenso
 
 // A bias: the broadcast that initializes the output is fused into each
 // cache tile as well, one 64-column panel row of the bias per vector write.
+// A cache tile is 128 rows of one 64-column panel (the panel loop outside
+// the k tiles, so that the next weight slice follows the current one in
+// memory: attune-prefetch-panels); the panel's bias row is read once per
+// tile.
 // CHECK-LABEL: func @linear_bias
 // CHECK-NOT:   linalg.generic
 // CHECK:       %[[B2:.*]] = tensor.expand_shape %arg2 {{\[\[}}0, 1]] output_shape [8, 64] : tensor<512xf32> into tensor<8x64xf32>
 // CHECK:       scf.for %{{.*}} step %c128
-// CHECK:         scf.for %{{.*}} step %c4
+// CHECK:         scf.for %{{.*}} = %c0 to %c8 step %c1
+// CHECK:           vector.transfer_read %[[B2]]{{.*}} : tensor<8x64xf32>, vector<1x64xf32>
 // CHECK:           scf.for
+// CHECK:             vector.transfer_write
+// CHECK:           scf.for %{{.*}} step %c4
 // CHECK:             scf.for
-// CHECK:               vector.transfer_read %[[B2]]{{.*}} : tensor<8x64xf32>, vector<1x64xf32>
-// CHECK:               vector.transfer_write
-// CHECK:           scf.for
-// CHECK:             vector.fma {{.*}} : vector<64xf32>
+// CHECK-COUNT-4:       vector.fma {{.*}} : vector<64xf32>
+// CHECK:             } {attune.panel_k_loop}
 // CHECK-NOT:   linalg.generic
 // CHECK:       return
 func.func @linear_bias(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
@@ -108,19 +114,18 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 }
 
 // An activation epilogue (attune-fuse-epilogues' linear {activation}): the
-// GEMM is fused into the epilogue's 128-row x 256-column tiles, so that each
+// GEMM is fused into the epilogue's 128-row x 64-column tiles, so that each
 // output tile is activated right after its k loop, one 64-column panel row per
 // vector op (erf as a polynomial, no libm call).
 // The bias that initializes the GEMM is written per tile too, right before
 // the tile's k loop (one 64-wide panel row of the bias per vector write).
 // CHECK-LABEL: func @gelu_epilogue
 // CHECK:       scf.for %{{.*}} step %c128
-// CHECK:         scf.for %{{.*}} step %c4
+// CHECK:         scf.for %{{.*}} = %c0 to %c8 step %c1
+// CHECK:           vector.transfer_read %{{.*}} : tensor<8x64xf32>, vector<1x64xf32>
 // CHECK:           scf.for
-// CHECK:             scf.for
-// CHECK:               vector.transfer_read %{{.*}} : tensor<8x64xf32>, vector<1x64xf32>
-// CHECK:               vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x4x64xf32>
-// CHECK:           scf.for
+// CHECK:             vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x1x64xf32>
+// CHECK:           scf.for %{{.*}} step %c4
 // CHECK:             scf.for
 // CHECK-COUNT-4:       vector.fma {{.*}} : vector<64xf32>
 // CHECK:           scf.for
@@ -134,9 +139,10 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 // PAR-LABEL: func @gelu_epilogue
 // PAR:       scf.forall (%{{.*}}) in (4)
 // PAR:         scf.for %{{.*}} step %c128
-// PAR:           vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x2x64xf32>
-// PAR:           vector.fma {{.*}} : vector<64xf32>
-// PAR:           math.fma {{.*}} : vector<1x1x1x64xf32>
+// PAR:           scf.for %{{.*}} = %c0 to %c2 step %c1
+// PAR:             vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x1x64xf32>
+// PAR:             vector.fma {{.*}} : vector<64xf32>
+// PAR:             math.fma {{.*}} : vector<1x1x1x64xf32>
 // PAR:         scf.forall.in_parallel
 func.func @gelu_epilogue(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
   %y = attune.linear %x, %w, %b {activation = #attune.activation<gelu>}

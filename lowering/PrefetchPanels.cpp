@@ -1,0 +1,123 @@
+//===- PrefetchPanels.cpp - prefetch the GEMMs' next weight slice ---------===//
+
+#include "lowering/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::attune {
+#define GEN_PASS_DEF_ATTUNEPREFETCHPANELS
+#include "lowering/Passes.h.inc"
+} // namespace mlir::attune
+
+using namespace mlir;
+
+/// The read of one W-float row of a packed panel `[N/W, K, W]` (contiguous,
+/// f32) in `kLoop`'s body whose k index moves with the loop; null if there
+/// is none.
+static vector::TransferReadOp panelRead(scf::ForOp kLoop) {
+  for (auto read : kLoop.getBody()->getOps<vector::TransferReadOp>()) {
+    auto type = dyn_cast<MemRefType>(read.getBase().getType());
+    if (!type || type.getRank() != 3 || !type.hasStaticShape() ||
+        !type.getLayout().isIdentity() || !type.getElementType().isF32() ||
+        read.getVectorType().getShape().back() != type.getDimSize(2))
+      continue;
+    Value k = read.getIndices()[1];
+    if (k == kLoop.getInductionVar())
+      return read;
+    if (auto apply = k.getDefiningOp<affine::AffineApplyOp>();
+        apply && llvm::is_contained(apply.getOperands(),
+                                    kLoop.getInductionVar()))
+      return read;
+  }
+  return nullptr;
+}
+
+/// Adds the prefetches to one register tile's k loop (see the pass
+/// description); false where the loop nest is not the schedule's.
+static bool prefetchNextSlice(scf::ForOp kLoop) {
+  auto rowLoop = dyn_cast<scf::ForOp>(kLoop->getParentOp());
+  std::optional<int64_t> kLower = getConstantIntValue(kLoop.getLowerBound());
+  std::optional<int64_t> kStep = getConstantIntValue(kLoop.getStep());
+  if (!rowLoop || kLower != 0 || kStep != 1)
+    return false;
+  std::optional<int64_t> rows = getConstantIntValue(rowLoop.getStep());
+  vector::TransferReadOp read = panelRead(kLoop);
+  if (!rows || *rows <= 0 || !read)
+    return false;
+  auto type = cast<MemRefType>(read.getBase().getType());
+  int64_t depth = type.getDimSize(1), width = type.getDimSize(2);
+  int64_t size = type.getNumElements();
+  // Prefetch whole 64-byte lines.
+  if (width % 16 != 0)
+    return false;
+
+  // One prefetch per 8 k steps: unrolled by 8 where the steps divide (the
+  // loop's own increment and compare then go once per 8 steps, too).
+  if (std::optional<int64_t> kUpper = getConstantIntValue(kLoop.getUpperBound());
+      kUpper && *kUpper % 8 == 0 && *kUpper > 8)
+    if (failed(loopUnrollByFactor(kLoop, 8)))
+      return false;
+
+  // The panel as one flat buffer, next to its definition.
+  OpBuilder b(kLoop.getContext());
+  Value panel = read.getBase();
+  b.setInsertionPointAfterValue(panel);
+  Location loc = read.getLoc();
+  Value flat = memref::CollapseShapeOp::create(
+      b, loc, panel, ArrayRef<ReassociationIndices>{{0, 1, 2}});
+
+  b.setInsertionPoint(read);
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  };
+  auto mul = [&](Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y).getResult();
+  };
+  Value k = kLoop.getInductionVar(), kCount = kLoop.getUpperBound();
+  Value nb = read.getIndices()[0], row = read.getIndices()[1];
+  // This k tile's first panel row, and the next tile's: the row after its
+  // last (the next k tile of the panel, or the next panel's first).
+  Value next = add(arith::SubIOp::create(b, loc, row, k), kCount);
+  Value start = mul(add(mul(nb, cst(depth)), next), cst(width));
+  // Register tile t of the cache tile fetches lines [2 t kCount / 16, ...),
+  // one line every 8 k steps.
+  Value tile = arith::DivUIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, rowLoop.getInductionVar(),
+                            rowLoop.getLowerBound()),
+      cst(*rows));
+  Value offset = add(mul(mul(tile, kCount), cst(2)),
+                     mul(arith::DivUIOp::create(b, loc, k, cst(8)), cst(16)));
+  // The last tile of the last panel has no next slice: stay in bounds.
+  Value at = arith::MinUIOp::create(b, loc, add(start, offset),
+                                    cst(size - 16));
+  memref::PrefetchOp::create(b, loc, flat, ValueRange{at}, /*isWrite=*/false,
+                             /*localityHint=*/2, /*isDataCache=*/true);
+  return true;
+}
+
+namespace {
+struct AttunePrefetchPanelsPass
+    : mlir::attune::impl::AttunePrefetchPanelsBase<AttunePrefetchPanelsPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation()->walk([&](scf::ForOp loop) {
+      if (loop->removeAttr(attune::kPanelKLoopAttr))
+        loops.push_back(loop);
+    });
+    bool changed = false;
+    for (scf::ForOp loop : loops)
+      changed |= prefetchNextSlice(loop);
+    // Fold the index arithmetic and gather its constants (the greedy
+    // driver's folding, no patterns).
+    if (changed)
+      (void)applyPatternsGreedily(getOperation(),
+                                  RewritePatternSet(&getContext()));
+  }
+};
+} // namespace
