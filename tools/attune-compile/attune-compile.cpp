@@ -431,7 +431,14 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(&tm);
+  // No LLVM loop unrolling: the kernels arrive unrolled where it pays (the
+  // vector ops' unrolling, attune-prefetch-panels' k loops). Measured on
+  // this VM: compile time -27 % for the 12-layer encoder (57 -> 42 s), -40 %
+  // for one layer and the decode step; run times the same within the noise
+  // (encoder layers, decode step, attention at L = 2048 and 4096, linears).
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = false;
+  llvm::PassBuilder pb(&tm, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
