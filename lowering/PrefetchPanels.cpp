@@ -49,8 +49,8 @@ static bool prefetchNextSlice(scf::ForOp kLoop) {
   auto type = cast<MemRefType>(read.getBase().getType());
   int64_t depth = type.getDimSize(1), width = type.getDimSize(2);
   int64_t size = type.getNumElements();
-  // Prefetch whole 64-byte lines.
-  if (width % 16 != 0)
+  // Prefetch whole 64-byte lines, within the buffer.
+  if (width % 16 != 0 || size < 16)
     return false;
 
   // One prefetch per 8 k steps: unrolled by 8 where the steps divide (the
