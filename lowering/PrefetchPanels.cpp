@@ -69,32 +69,26 @@ static bool prefetchNextSlice(scf::ForOp kLoop) {
       b, loc, panel, ArrayRef<ReassociationIndices>{{0, 1, 2}});
 
   b.setInsertionPoint(read);
+  ArithBuilder ab(b, loc);
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
-  auto add = [&](Value x, Value y) {
-    return arith::AddIOp::create(b, loc, x, y).getResult();
-  };
-  auto mul = [&](Value x, Value y) {
-    return arith::MulIOp::create(b, loc, x, y).getResult();
   };
   Value k = kLoop.getInductionVar(), kCount = kLoop.getUpperBound();
   Value nb = read.getIndices()[0], row = read.getIndices()[1];
   // This k tile's first panel row, and the next tile's: the row after its
   // last (the next k tile of the panel, or the next panel's first).
-  Value next = add(arith::SubIOp::create(b, loc, row, k), kCount);
-  Value start = mul(add(mul(nb, cst(depth)), next), cst(width));
+  Value next = ab.add(ab.sub(row, k), kCount);
+  Value start = ab.mul(ab.add(ab.mul(nb, cst(depth)), next), cst(width));
   // Register tile t of the cache tile fetches lines [2 t kCount / 16, ...),
   // one line every 8 k steps.
   Value tile = arith::DivUIOp::create(
-      b, loc,
-      arith::SubIOp::create(b, loc, rowLoop.getInductionVar(),
-                            rowLoop.getLowerBound()),
+      b, loc, ab.sub(rowLoop.getInductionVar(), rowLoop.getLowerBound()),
       cst(*rows));
-  Value offset = add(mul(mul(tile, kCount), cst(2)),
-                     mul(arith::DivUIOp::create(b, loc, k, cst(8)), cst(16)));
+  Value offset =
+      ab.add(ab.mul(ab.mul(tile, kCount), cst(2)),
+             ab.mul(arith::DivUIOp::create(b, loc, k, cst(8)), cst(16)));
   // The last tile of the last panel has no next slice: stay in bounds.
-  Value at = arith::MinUIOp::create(b, loc, add(start, offset),
+  Value at = arith::MinUIOp::create(b, loc, ab.add(start, offset),
                                     cst(size - 16));
   memref::PrefetchOp::create(b, loc, flat, ValueRange{at}, /*isWrite=*/false,
                              /*localityHint=*/2, /*isDataCache=*/true);
