@@ -1,11 +1,13 @@
 // RUN: attune-opt %s --attune-tile-attention --convert-attune-to-linalg --attune-tile-gemm | FileCheck %s
 // RUN: attune-opt %s --attune-tile-attention --convert-attune-to-linalg --attune-tile-gemm=parallel=true | FileCheck %s --check-prefix=PAR
 
-// With parallel=true the GEMM runs as an scf.forall over 128-column (2-panel) tiles
-// (768 columns: 6 tiles, an even share for 2 threads, where 256-column tiles made 3) around the
-// same cache tiles (128 rows of one panel) and register tiles.
+// With parallel=true the GEMM runs as an scf.forall over 128-row x 128-column (2-panel)
+// tiles (768 columns: 6 per row block, an even share for 2 threads, where 256-column tiles
+// made 3) around the same cache tiles (128 rows of one panel) and register tiles. Row
+// blocks are the outer dimension: a thread's share of a tall GEMM is whole row blocks,
+// each reused over all of N while it is in L2, as in the serial nest.
 // PAR-LABEL: func @wide
-// PAR:       scf.forall (%{{.*}}) = (0) to (8) step (2)
+// PAR:       scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 8) step (128, 2)
 // PAR:         scf.for %{{.*}} step %c128
 // PAR:           scf.for %{{.*}} = %c0 to %c2 step %c1
 // PAR:             vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x1x64xf32>
@@ -137,7 +139,7 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 // CHECK-NOT:   attune.epilogue
 // CHECK-NOT:   math.erf
 // PAR-LABEL: func @gelu_epilogue
-// PAR:       scf.forall (%{{.*}}) in (4)
+// PAR:       scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, 4)
 // PAR:         scf.for %{{.*}} step %c128
 // PAR:           scf.for %{{.*}} = %c0 to %c2 step %c1
 // PAR:             vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x1x64xf32>
