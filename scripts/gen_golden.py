@@ -113,14 +113,26 @@ def header_scope():
             "sinusoidal_positions": ref.sinusoidal_positions}
 
 
+def build_module(module_expr, scope):
+    """The header's module with the weights `generate` saves (in eval mode):
+    PyTorch's initialization, seeded, then every parameter moved by seeded
+    noise, so that layers PyTorch creates as copies of one (the layers of
+    nn.TransformerEncoder) differ, as a trained model's do."""
+    torch.manual_seed(0)
+    module = eval(module_expr, scope)
+    with torch.no_grad():
+        for p in module.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+    return module.eval()
+
+
 def load_case(model_path, case_dir):
-    """For timing a model on one generated case: the header's module (in
-    eval mode, seeded like `generate`), its call expression, the scope to
+    """For timing a model on one generated case: the header's module with
+    the weights `generate` saved (build_module), its call expression, the scope to
     evaluate it in, and the case's inputs by name, in header order."""
     module_expr, cases, call_expr = parse_header(model_path)
     scope = header_scope()
-    torch.manual_seed(0)
-    module = eval(module_expr, scope).eval()
+    module = build_module(module_expr, scope)
     inputs = {s[0]: torch.from_numpy(np.load(Path(case_dir) / f"{s[0]}.npy"))
               for s in cases[0]}
     return module, call_expr, scope, inputs
@@ -131,13 +143,8 @@ def generate(model_path, out_root):
     name = Path(model_path).stem
     out = Path(out_root) / name
     out.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(0)
     scope = header_scope()
-    module = eval(module_expr, scope)
-    with torch.no_grad():
-        for p in module.parameters():
-            p.add_(0.1 * torch.randn_like(p))
-    module.eval()
+    module = build_module(module_expr, scope)
     save_safetensors(module.state_dict(), out / "weights.safetensors")
     manifest = []
     generator = torch.Generator().manual_seed(1234)
