@@ -54,9 +54,11 @@ static constexpr llvm::StringLiteral kInitTileAttr = "attune.init_tile";
 // 128 columns (rows outer: OpenMP's static schedule gives each thread whole
 // row blocks where there are enough of them, so that a block of A stays in
 // L2 over all of N as in the serial nest; with one row block, a share of
-// the columns). Measured at 2 threads, encoder layer 8 x 128: 56.3 against
-// 59.4 ms best, 60.8 against 63.6 median (a tall K = 3072 GEMM re-read its
-// A from memory for every 128 columns). Both
+// the columns). Measured at 2 threads, best of 3-6 interleaved rounds,
+// against the forall over 128-column tiles alone: linear 768 -> 3072 at
+// L = 200 4.0 vs 5.1 ms, L = 300 6.1 vs 7.8 (5.0 in one round), L = 2048
+// 33.9 vs 38.0, L = 128 and 512 equal; encoder layer 8 x 128 56.3 vs 59.4
+// (the column tiles re-read all of A for every 128 columns). Both
 // define %t1 (the tile) and %l1#0 (the outermost scf.for of the tile
 // loops).
 static constexpr const char *kSerialCacheTiles = R"mlir(
