@@ -4,7 +4,11 @@
 // PyTorch headers by bench/export_onnx.py, on the same .npy inputs Attune
 // gets. Prints JSON: {"NAME": {"min_ms": .., "median_ms": ..}}.
 //
-//   compare_ort.js --threads N --repetitions R NAME=MODEL.onnx:case_dir ...
+//   compare_ort.js --threads N --repetitions R [--seconds S] NAME=MODEL.onnx:case_dir ...
+//
+// Each case: 2 warm-up runs, then at least R timed runs and, with
+// --seconds, more until the timed runs add up to S seconds (as long as
+// attune-bench times Attune; the minimum is over single runs on both sides).
 //
 // ORT_NODE names the package directory (default: resolved from bench/ort).
 'use strict';
@@ -34,11 +38,12 @@ function loadNpy(file) {
 
 async function main() {
   const args = process.argv.slice(2);
-  let threads = 1, repetitions = 10;
+  let threads = 1, repetitions = 10, seconds = 0;
   const cases = [];
   for (let i = 0; i < args.length; ++i) {
     if (args[i] === '--threads') threads = Number(args[++i]);
     else if (args[i] === '--repetitions') repetitions = Number(args[++i]);
+    else if (args[i] === '--seconds') seconds = Number(args[++i]);
     else cases.push(args[i]);
   }
   const ort = require(process.env.ORT_NODE ||
@@ -57,11 +62,15 @@ async function main() {
       feeds[input] = new ort.Tensor(t.type, t.data, t.shape);
     }
     const times = [];
-    for (let r = 0; r < repetitions + 2; ++r) {
+    let total = 0;
+    for (let r = 0; r < repetitions + 2 || total < seconds * 1e3; ++r) {
       const start = process.hrtime.bigint();
       await session.run(feeds);
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      if (r >= 2) times.push(ms);
+      if (r >= 2) {
+        times.push(ms);
+        total += ms;
+      }
     }
     times.sort((a, b) => a - b);
     results[name] = {min_ms: times[0], median_ms: times[times.length >> 1]};

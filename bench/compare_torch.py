@@ -17,6 +17,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--repetitions", type=int, default=10)
+    p.add_argument("--seconds", type=float, default=0.0,
+                   help="after the repetitions, more timed runs until they add up to this "
+                        "many seconds (as long as attune-bench times Attune)")
     p.add_argument("cases", nargs="+")
     args = p.parse_args()
     # PyTorch 1.13's GEMMs are OpenBLAS's (Debian's pthread build), whose
@@ -38,11 +41,13 @@ def main():
         env = dict(scope, module=module, **inputs)
         times = []
         with torch.no_grad():
-            for r in range(args.repetitions + 2):
+            r = 0
+            while r < args.repetitions + 2 or sum(times) < args.seconds * 1e3:
                 start = time.perf_counter()
                 eval(call, env)
                 if r >= 2:
                     times.append((time.perf_counter() - start) * 1e3)
+                r += 1
         times.sort()
         results[name] = {"min_ms": times[0], "median_ms": times[len(times) // 2]}
     json.dump(results, sys.stdout, indent=1)

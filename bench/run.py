@@ -146,25 +146,31 @@ def main():
             cmd += ["--sgemm", s]
         print(f"timing Attune and OpenBLAS, {threads} thread(s) ...", file=sys.stderr)
         report = json.loads(sh(cmd, env))
-        # The "min" aggregate; with one repetition Google Benchmark reports
-        # no aggregates, only the run itself.
+        # The fastest single run (counter best_ms; its "min" aggregate over
+        # the repetitions), the statistic the PyTorch and ONNX Runtime timers
+        # report. With one repetition Google Benchmark reports no
+        # aggregates, only the run itself.
         best = {}
         for b in report["benchmarks"]:
             if b.get("aggregate_name") == "min" or b.get("run_type") == "iteration":
                 key = b["run_name"].removesuffix("/real_time")
-                best[key] = min(best.get(key, float("inf")), b["real_time"])
+                best[key] = min(best.get(key, float("inf")), b["best_ms"])
         print(f"timing PyTorch, {threads} thread(s) ...", file=sys.stderr)
         torch_times = json.loads(sh(["/usr/bin/python3", str(ROOT / "bench" / "compare_torch.py"),
                                      "--threads", str(threads), "--repetitions",
-                                     str(2 * args.repetitions), *torch_specs], env))
+                                     str(2 * args.repetitions), "--seconds",
+                                     str(0.5 * args.repetitions), *torch_specs], env))
         ort_times = {}
         if ort_specs:
             print(f"timing ONNX Runtime, {threads} thread(s) ...", file=sys.stderr)
             ort_times = json.loads(sh(["node", str(ROOT / "bench" / "compare_ort.js"),
                                        "--threads", str(threads), "--repetitions",
-                                       str(2 * args.repetitions), *ort_specs],
+                                       str(2 * args.repetitions), "--seconds",
+                                       str(0.5 * args.repetitions), *ort_specs],
                                       dict(env, ORT_NODE=str(ort_node))))
-        print(f"\n{threads} thread(s), min over {args.repetitions} interleaved repetitions "
+        print(f"\n{threads} thread(s), fastest single run (Attune and OpenBLAS: "
+              f"{args.repetitions} interleaved repetitions of >= 0.5 s; PyTorch and ONNX "
+              f"Runtime: >= {2 * args.repetitions} runs and >= {0.5 * args.repetitions:g} s) "
               f"(ratio = anchor / Attune; > 1 means Attune is faster; the layers' anchor is "
               f"the faster of PyTorch and ONNX Runtime)")
         print(f"| {'case':34} | {'Attune ms':>10} | {'anchor':8} | {'anchor ms':>10} | {'ratio':>6} "
