@@ -6,7 +6,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
-#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/xxhash.h"
 
@@ -64,20 +64,33 @@ struct AttuneMergeConstantsPass
       else
         merges.push_back({global, same->first});
     }
+    if (merges.empty())
+      return;
+    // Every reference to a merged global names the kept one: one walk over
+    // the module for all of them.
+    llvm::DenseMap<StringAttr, FlatSymbolRefAttr> renamed;
     for (auto [dup, into] : merges) {
       // The kept global satisfies both alignments.
       uint64_t align = std::max<uint64_t>(dup.getAlignment().value_or(0),
                                           into.getAlignment().value_or(0));
       if (align)
         into.setAlignment(align);
-      if (failed(SymbolTable::replaceAllSymbolUses(
-              dup.getSymNameAttr(), into.getSymNameAttr(), module))) {
-        dup.emitError("attune-merge-constants: cannot redirect the uses of ")
-            << dup.getSymName() << " to " << into.getSymName();
-        return signalPassFailure();
-      }
-      dup.erase();
+      renamed[dup.getSymNameAttr()] =
+          FlatSymbolRefAttr::get(into.getSymNameAttr());
     }
+    AttrTypeReplacer replacer;
+    replacer.addReplacement(
+        [&](SymbolRefAttr ref) -> std::optional<Attribute> {
+          auto it = renamed.find(ref.getRootReference());
+          if (it == renamed.end() || !ref.getNestedReferences().empty())
+            return std::nullopt;
+          return it->second;
+        });
+    for (Operation &op : module.getBody()->getOperations())
+      if (!isa<memref::GlobalOp>(op))
+        replacer.recursivelyReplaceElementsIn(&op);
+    for (auto [dup, into] : merges)
+      dup.erase();
   }
 };
 } // namespace
