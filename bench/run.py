@@ -6,8 +6,10 @@ same run, 1 and 2 threads, best against best.
 
 Steps: PyTorch makes weights and inputs from each model's header
 (bench/models/*.mlir); attune-compile builds each model twice (serial for 1
-thread, --parallel for more); attune-bench times Attune and OpenBLAS sgemm
-interleaved; compare_torch.py times PyTorch. Ratios are anchor / Attune
+thread, --parallel for more); then, in rounds, attune-bench times Attune and
+OpenBLAS sgemm (interleaved), compare_torch.py PyTorch and compare_ort.js
+ONNX Runtime, the three in a rotating order, and each side's number is its
+fastest single run over the rounds. Ratios are anchor / Attune
 (> 1: Attune is faster); a last table gives each compile's wall time and peak
 memory. Not a test: numbers depend on the machine's load.
 """
@@ -45,7 +47,8 @@ def timed_compile(cmd):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", default=str(ROOT / "build"))
-    p.add_argument("--repetitions", type=int, default=5)
+    p.add_argument("--repetitions", type=int, default=5,
+                   help="rounds: each tool times each case once per round")
     p.add_argument("--quick", action="store_true", help="only the smallest case of each model")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--vulkan", action="store_true",
@@ -136,41 +139,54 @@ def main():
                       f"{e.stderr.strip().splitlines()[-1]}", file=sys.stderr)
                 ort_specs.remove(spec)
     for threads in map(int, args.threads.split(",")):
+        # Rounds: each tool times every case once per round (Attune and
+        # OpenBLAS one Google Benchmark repetition of >= 0.5 s, randomly
+        # interleaved; PyTorch and ONNX Runtime >= 2 runs and >= 0.5 s), the
+        # tools in a rotating order, so that every side samples the same
+        # stretches of the VM's drifting throughput; each side's number is
+        # its fastest single run over all rounds.
         cmd = [str(bin_dir / "attune-bench"), "--threads", str(threads),
-               "--benchmark_format=json", f"--benchmark_repetitions={args.repetitions}",
-               "--benchmark_enable_random_interleaving=true",
-               "--benchmark_report_aggregates_only=true"]
+               "--benchmark_format=json", "--benchmark_repetitions=1",
+               "--benchmark_enable_random_interleaving=true"]
         for s in attune_specs[1 if threads == 1 else 2]:
             cmd += ["--model", s]
         for s in sgemm_specs:
             cmd += ["--sgemm", s]
-        print(f"timing Attune and OpenBLAS, {threads} thread(s) ...", file=sys.stderr)
-        report = json.loads(sh(cmd, env))
-        # The fastest single run (counter best_ms; its "min" aggregate over
-        # the repetitions), the statistic the PyTorch and ONNX Runtime timers
-        # report. With one repetition Google Benchmark reports no
-        # aggregates, only the run itself.
-        best = {}
-        for b in report["benchmarks"]:
-            if b.get("aggregate_name") == "min" or b.get("run_type") == "iteration":
-                key = b["run_name"].removesuffix("/real_time")
-                best[key] = min(best.get(key, float("inf")), b["best_ms"])
-        print(f"timing PyTorch, {threads} thread(s) ...", file=sys.stderr)
-        torch_times = json.loads(sh(["/usr/bin/python3", str(ROOT / "bench" / "compare_torch.py"),
-                                     "--threads", str(threads), "--repetitions",
-                                     str(2 * args.repetitions), "--seconds",
-                                     str(0.5 * args.repetitions), *torch_specs], env))
-        ort_times = {}
-        if ort_specs:
-            print(f"timing ONNX Runtime, {threads} thread(s) ...", file=sys.stderr)
-            ort_times = json.loads(sh(["node", str(ROOT / "bench" / "compare_ort.js"),
-                                       "--threads", str(threads), "--repetitions",
-                                       str(2 * args.repetitions), "--seconds",
-                                       str(0.5 * args.repetitions), *ort_specs],
-                                      dict(env, ORT_NODE=str(ort_node))))
-        print(f"\n{threads} thread(s), fastest single run (Attune and OpenBLAS: "
-              f"{args.repetitions} interleaved repetitions of >= 0.5 s; PyTorch and ONNX "
-              f"Runtime: >= {2 * args.repetitions} runs and >= {0.5 * args.repetitions:g} s) "
+        best, torch_times, ort_times = {}, {}, {}
+
+        def keep_min(into, times):
+            for name, t in times.items():
+                into[name] = min(into.get(name, float("inf")), t)
+
+        def time_attune():
+            report = json.loads(sh(cmd, env))
+            # The fastest single run of the repetition (counter best_ms).
+            keep_min(best, {b["run_name"].removesuffix("/real_time"): b["best_ms"]
+                            for b in report["benchmarks"] if b.get("run_type") == "iteration"})
+
+        def time_torch():
+            out = json.loads(sh(["/usr/bin/python3", str(ROOT / "bench" / "compare_torch.py"),
+                                 "--threads", str(threads), "--repetitions", "2",
+                                 "--seconds", "0.5", *torch_specs], env))
+            keep_min(torch_times, {k: v["min_ms"] for k, v in out.items()})
+
+        def time_ort():
+            if not ort_specs:
+                return
+            out = json.loads(sh(["node", str(ROOT / "bench" / "compare_ort.js"),
+                                 "--threads", str(threads), "--repetitions", "2",
+                                 "--seconds", "0.5", *ort_specs],
+                                dict(env, ORT_NODE=str(ort_node))))
+            keep_min(ort_times, {k: v["min_ms"] for k, v in out.items()})
+
+        timers = [time_attune, time_torch, time_ort]
+        for r in range(args.repetitions):
+            print(f"timing Attune, OpenBLAS, PyTorch and ONNX Runtime, {threads} thread(s), "
+                  f"round {r + 1} of {args.repetitions} ...", file=sys.stderr)
+            for timer in timers[r % 3:] + timers[:r % 3]:
+                timer()
+        print(f"\n{threads} thread(s), fastest single run over {args.repetitions} rounds, each "
+              f"tool >= 0.5 s per case and round, the tools alternating "
               f"(ratio = anchor / Attune; > 1 means Attune is faster; the layers' anchor is "
               f"the faster of PyTorch and ONNX Runtime)")
         print(f"| {'case':34} | {'Attune ms':>10} | {'anchor':8} | {'anchor ms':>10} | {'ratio':>6} "
@@ -178,8 +194,8 @@ def main():
         print(f"|{'-' * 36}|{'-' * 12}|{'-' * 10}|{'-' * 12}|{'-' * 8}|{'-' * 12}|{'-' * 10}|")
         for name, anchor in rows:
             mine = best.get(f"attune/{name}")
-            pt = torch_times[name]["min_ms"]
-            ort = ort_times.get(name, {}).get("min_ms")
+            pt = torch_times[name]
+            ort = ort_times.get(name)
             if anchor == "openblas":
                 other = best.get(f"openblas/{name}")
             elif ort is not None and ort < pt:
