@@ -54,7 +54,8 @@ static constexpr llvm::StringLiteral kInitTileAttr = "attune.init_tile";
 // 128 columns (rows outer: OpenMP's static schedule gives each thread whole
 // row blocks where there are enough of them, so that a block of A stays in
 // L2 over all of N as in the serial nest; with one row block, a share of
-// the columns). Measured at 2 threads, best of 3-6 interleaved rounds,
+// the columns; a forall tile is one row block, so only its panels loop
+// inside it). Measured at 2 threads, best of 3-6 interleaved rounds,
 // against the forall over 128-column tiles alone: linear 768 -> 3072 at
 // L = 200 4.0 vs 5.1 ms, L = 300 6.1 vs 7.8 (5.0 in one round), L = 2048
 // 33.9 vs 38.0, L = 128 and 512 equal; encoder layer 8 x 128 56.3 vs 59.4
@@ -72,8 +73,8 @@ static constexpr const char *kParallelCacheTiles = R"mlir(
         transform.apply_patterns.scf.for_loop_canonicalization
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      %t1, %l1:4 = transform.structured.tile_using_for %t0 tile_sizes [1, 128, 1, 0, KTILE]
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      %t1, %l1:2 = transform.structured.tile_using_for %t0 tile_sizes [0, 0, 1, 0, KTILE]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
 )mlir";
 
 // Register tiles of the cache tile %t1 inside the loop nest OUTER, and its
@@ -143,14 +144,14 @@ static constexpr const char *kParallelEpilogueTiles = R"mlir(
       } : !transform.any_op
       %i0, %fi = transform.structured.fuse_into_containing_op %init into %forall
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-      %te, %le:3 = transform.structured.tile_using_for %te0 tile_sizes [1, 128, 1, 0]
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      %t1full, %loop = transform.structured.fuse_into_containing_op %g0 into %le#2
+      %te, %le = transform.structured.tile_using_for %te0 tile_sizes [0, 0, 1, 0]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %t1full, %loop = transform.structured.fuse_into_containing_op %g0 into %le
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-      transform.apply_patterns to %le#0 {
+      transform.apply_patterns to %le {
         transform.apply_patterns.memref.resolve_ranked_shaped_type_result_dims
       } : !transform.any_op
-      %i1, %iloop = transform.structured.fuse_into_containing_op %i0 into %le#2
+      %i1, %iloop = transform.structured.fuse_into_containing_op %i0 into %le
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir";
 
@@ -588,11 +589,13 @@ static LogicalResult fuseGemmInits(ModuleOp module, bool parallel) {
       continue;
     // Cache tiles [1, 128, 1, -, -] (one panel) with the init fused as the
     // destination: scf.for loops, or an scf.forall over 128 x 128 tiles
-    // around scf.for loops over [1, 128].
+    // (which already are one batch and up to 128 rows) around an scf.for
+    // over their panels.
     SmallVector<std::pair<SmallVector<int64_t>, bool>> levels;
     if (parallel)
       levels.push_back({{1, 128, 128 / width, 0, 0}, /*forall=*/true});
-    levels.push_back({{1, 128, 1, 0, 0}, /*forall=*/false});
+    levels.push_back({{parallel ? 0 : 1, parallel ? 0 : 128, 1, 0, 0},
+                      /*forall=*/false});
     // The first level replaces `gemm`: report at its location.
     Location loc = gemm.getLoc();
     linalg::GenericOp tile = gemm;
