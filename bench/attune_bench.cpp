@@ -20,9 +20,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
