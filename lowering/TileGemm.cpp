@@ -5,6 +5,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
@@ -879,6 +880,222 @@ static void transposeTiles(ModuleOp module, bool parallel) {
   }
 }
 
+/// Whether result `index` of `loop` has its init's shape: every iteration
+/// yields its iter_arg rewritten in place (vector.transfer_write,
+/// tensor.insert_slice, a destination-style op, or a nested loop that is
+/// itself shape preserving).
+static bool isShapePreserving(scf::ForOp loop, unsigned index) {
+  Value arg = loop.getRegionIterArgs()[index];
+  Value v = loop.getYieldedValues()[index];
+  while (v != arg) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false;
+    if (auto write = dyn_cast<vector::TransferWriteOp>(def))
+      v = write.getBase();
+    else if (auto insert = dyn_cast<tensor::InsertSliceOp>(def))
+      v = insert.getDest();
+    else if (auto inner = dyn_cast<scf::ForOp>(def)) {
+      unsigned i = cast<OpResult>(v).getResultNumber();
+      if (!isShapePreserving(inner, i))
+        return false;
+      v = inner.getInitArgs()[i];
+    } else if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
+      v = dps.getTiedOpOperand(cast<OpResult>(v))->get();
+    else
+      return false;
+  }
+  return true;
+}
+
+/// Whether index `v` is `iv` or computed from it (affine.apply or arith).
+static bool dependsOn(Value v, Value iv) {
+  if (v == iv)
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || !isa<affine::AffineApplyOp, arith::AddIOp, arith::MulIOp>(def))
+    return false;
+  return llvm::any_of(def->getOperands(),
+                      [&](Value o) { return dependsOn(o, iv); });
+}
+
+/// Where a register tile's accumulator read finds its values.
+enum class Source { Fill, Other, Unknown };
+
+/// Follows the tensor that `read` (a register tile's accumulator read) reads
+/// back to `fill`'s result: through extract_slices; the iter_args of loops
+/// over disjoint rows (each iteration reads a slice at its induction
+/// variable, which only it writes); the result of the full row tiles' loop
+/// into the peeled loop of the last rows (which starts where the other
+/// stops, so reads what it did not write); and the iter_args of loops that
+/// accumulate into the same slice every iteration (the k tiles), appended to
+/// `firstOf`: only their first iteration reads what `fill` wrote. Other
+/// definitions (an insert_slice of computed rows, a GEMM's output read by
+/// its epilogue) are not the fill; a loop result reached any other way is
+/// Unknown.
+static Source traceToFill(vector::TransferReadOp read, scf::ForOp fill,
+                          SmallVectorImpl<scf::ForOp> &firstOf) {
+  Value v = read.getBase();
+  Operation *user = read;
+  while (true) {
+    if (auto result = dyn_cast<OpResult>(v)) {
+      Operation *def = result.getOwner();
+      if (def == fill.getOperation())
+        return Source::Fill;
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
+        user = slice;
+        v = slice.getSource();
+        continue;
+      }
+      auto loop = dyn_cast<scf::ForOp>(def);
+      if (!loop)
+        return Source::Other;
+      auto rest = dyn_cast<scf::ForOp>(user);
+      if (!rest || rest.getLowerBound() != loop.getUpperBound() ||
+          !isShapePreserving(loop, result.getResultNumber()))
+        return Source::Unknown;
+      user = loop;
+      v = loop.getInitArgs()[result.getResultNumber()];
+      continue;
+    }
+    auto arg = cast<BlockArgument>(v);
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (!loop || arg.getArgNumber() == 0)
+      return Source::Other;
+    Value iv = loop.getInductionVar();
+    ValueRange at;
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user))
+      at = slice.getOffsets();
+    else if (auto r = dyn_cast<vector::TransferReadOp>(user))
+      at = r.getIndices();
+    if (!llvm::any_of(at, [&](Value i) { return dependsOn(i, iv); }))
+      firstOf.push_back(loop);
+    user = loop;
+    v = loop.getInitArgs()[arg.getArgNumber() - 1];
+  }
+}
+
+/// The GEMMs' output tiles start in registers. The schedule fuses each
+/// GEMM's init (the bias row, or zeros) into its cache tile as a loop that
+/// writes one W-column row of the tile at a time; the register tiles then
+/// read those rows back as their accumulators in the first k tile. That
+/// fill is the first touch of the output: a store per line that misses, 128
+/// of them in a row, then loads of the same lines. Here the accumulator
+/// reads of the first k tile become the init row broadcast (an scf.if on the
+/// k tile loop's first iteration; no branch without a k tile loop), and the
+/// fill goes: the register tiles' stores are the first touch, each 16 lines
+/// after ~1000 cycles of FMAs. Measured: see docs/design.md (GEMMs).
+static void initAccumulatorsInRegisters(ModuleOp module) {
+  SmallVector<scf::ForOp> fills;
+  module.walk([&](scf::ForOp loop) {
+    // for %r = 0 to %rows step 1 iter_args(%t) {
+    //   transfer_write %row, %t[0, %r, 0, 0]; yield }  (%row defined above)
+    Block *body = loop.getBody();
+    if (loop.getNumRegionIterArgs() != 1 || !isConstantIntValue(loop.getStep(), 1) ||
+        !isConstantIntValue(loop.getLowerBound(), 0) ||
+        body->getOperations().size() != 2)
+      return;
+    auto write = dyn_cast<vector::TransferWriteOp>(body->front());
+    auto type = dyn_cast<RankedTensorType>(loop.getResult(0).getType());
+    if (!write || !type || type.getRank() != 4 ||
+        write.getBase() != loop.getRegionIterArgs()[0] ||
+        loop.getYieldedValues()[0] != write.getResult() ||
+        !write.getPermutationMap().isMinorIdentity() || write.getMask() ||
+        !loop.isDefinedOutsideOfLoop(write.getVector()))
+      return;
+    VectorType vt = write.getVectorType();
+    ValueRange at = write.getIndices();
+    if (vt.getShape() != ArrayRef<int64_t>{1, 1, 1, type.getDimSize(3)} ||
+        ShapedType::isDynamic(type.getDimSize(3)) ||
+        !isConstantIntValue(at[0], 0) || at[1] != loop.getInductionVar() ||
+        !isConstantIntValue(at[2], 0) || !isConstantIntValue(at[3], 0) ||
+        type.getDimSize(0) != 1 || type.getDimSize(2) != 1 ||
+        llvm::any_of(write.getInBoundsValues(), [](bool b) { return !b; }))
+      return;
+    fills.push_back(loop);
+  });
+
+  for (scf::ForOp fill : fills) {
+    // Every read of the tile after the fill (in its block: the GEMM's loop
+    // nest, the epilogue), and the loops whose first iteration it must be.
+    bool ok = true;
+    SmallVector<std::pair<vector::TransferReadOp, SmallVector<scf::ForOp>>>
+        reads;
+    auto row =
+        cast<VectorType>(fill.getBody()->front().getOperand(0).getType());
+    // The tensors that carry what the fill wrote, or are written over it.
+    llvm::SetVector<Value> derived;
+    derived.insert(fill.getResult(0));
+    for (size_t i = 0; i < derived.size(); ++i)
+      for (OpOperand &use : derived[i].getUses()) {
+        Operation *user = use.getOwner();
+        if (auto loop = dyn_cast<scf::ForOp>(user)) {
+          if (OpResult result = loop.getTiedLoopResult(&use)) {
+            derived.insert(loop.getTiedLoopRegionIterArg(&use));
+            derived.insert(result);
+          }
+        } else if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+          derived.insert(
+              yield->getParentOp()->getResult(use.getOperandNumber()));
+        } else {
+          for (Value r : user->getResults())
+            derived.insert(r);
+        }
+      }
+    for (Operation *op = fill->getNextNode(); op && ok; op = op->getNextNode())
+      op->walk([&](vector::TransferReadOp read) {
+        if (!derived.contains(read.getBase()))
+          return;
+        SmallVector<scf::ForOp> firstOf;
+        Source source = traceToFill(read, fill, firstOf);
+        if (source == Source::Other)
+          return;
+        VectorType vt = read.getVectorType();
+        if (source == Source::Unknown || vt.getRank() != 4 ||
+            vt.getDimSize(0) != 1 || vt.getDimSize(2) != 1 ||
+            vt.getDimSize(3) != row.getDimSize(3) || read.getMask() ||
+            !read.getPermutationMap().isMinorIdentity() ||
+            llvm::any_of(read.getInBoundsValues(), [](bool b) { return !b; }))
+          ok = false;
+        reads.push_back({read, firstOf});
+      });
+    if (!ok || reads.empty())
+      continue;
+    Value init = fill.getBody()->front().getOperand(0);
+    IRRewriter b(module.getContext());
+    for (auto &[read, firstOf] : reads) {
+      b.setInsertionPoint(read);
+      Location loc = read.getLoc();
+      auto broadcast = [&](OpBuilder &builder) -> Value {
+        return vector::BroadcastOp::create(builder, loc, read.getVectorType(),
+                                           init);
+      };
+      if (firstOf.empty()) {
+        b.replaceOp(read, broadcast(b));
+        continue;
+      }
+      Value first;
+      for (scf::ForOp loop : firstOf) {
+        Value c = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        loop.getInductionVar(),
+                                        loop.getLowerBound());
+        first = first ? arith::AndIOp::create(b, loc, first, c) : c;
+      }
+      auto branch = scf::IfOp::create(b, loc, TypeRange{read.getVectorType()},
+                                      first, /*withElseRegion=*/true);
+      b.setInsertionPointToStart(branch.thenBlock());
+      scf::YieldOp::create(b, loc, broadcast(b));
+      b.setInsertionPointToStart(branch.elseBlock());
+      auto reread = cast<vector::TransferReadOp>(b.clone(*read));
+      scf::YieldOp::create(b, loc, reread.getResult());
+      b.replaceOp(read, branch.getResults());
+    }
+    // Nothing reads what the fill wrote any more: the tile it filled is
+    // written whole by the register tiles.
+    b.replaceOp(fill, fill.getInitArgs());
+  }
+}
+
 namespace {
 /// A float min/max `vector.reduction` over a power-of-two length as a tree of
 /// halvings: log2(n) element-wise min/max steps on vectors, each over the two
@@ -917,6 +1134,26 @@ struct TreeMinMaxReduction : OpRewritePattern<vector::ReductionOp> {
     if (Value acc = op.getAcc())
       result = vector::makeArithReduction(rewriter, loc, kind, result, acc);
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// tensor.dim of a shape-preserving loop's result as the dim of its init.
+/// The epilogue GEMMs' tiled loops take their bounds from the dims of the
+/// whole-output init they were fused from; folded, that init (a fill of the
+/// whole output, written again tile by tile) is dead.
+struct DimOfShapePreservingLoop : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp op,
+                                PatternRewriter &rewriter) const override {
+    auto result = dyn_cast<OpResult>(op.getSource());
+    auto loop = result ? dyn_cast<scf::ForOp>(result.getOwner()) : nullptr;
+    if (!loop || !isShapePreserving(loop, result.getResultNumber()))
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getSourceMutable().assign(
+          loop.getInitArgs()[result.getResultNumber()]);
+    });
     return success();
   }
 };
@@ -993,6 +1230,7 @@ struct AttuneTileGemmPass
         failed(transform::applyTransformNamedSequence(
             module, entry, *schedule, transform::TransformOptions())))
       return signalPassFailure();
+    initAccumulatorsInRegisters(module);
     module.walk([&](Operation *op) {
       for (StringRef attr : kMarks)
         op->removeAttr(attr);
@@ -1009,7 +1247,11 @@ struct AttuneTileGemmPass
     // call per lane; row maxima as trees.
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);
-    patterns.add<TreeMinMaxReduction>(&getContext());
+    // Dims of the GEMMs' whole-output inits (see DimOfShapePreservingLoop)
+    // and of what is left of a GEMM fused into its epilogue's tiles, as the
+    // dims they equal, so that those ops go.
+    patterns.add<TreeMinMaxReduction, DimOfShapePreservingLoop>(&getContext());
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
     if (failed(applyPatternsGreedily(module, std::move(patterns))))
       return signalPassFailure();
   }

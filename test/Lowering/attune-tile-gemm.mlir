@@ -11,8 +11,8 @@
 // PAR:       scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 8) step (128, 2)
 // PAR-NOT:     step %c128
 // PAR:           scf.for %{{.*}} = %c0 to %c2 step %c1
-// PAR:             vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x1x64xf32>
-// PAR:             vector.fma {{.*}} : vector<64xf32>
+// PAR-NOT:           vector.transfer_write
+// PAR:               vector.fma {{.*}} : vector<64xf32>
 // PAR:         scf.forall.in_parallel
 
 // A linear over a dynamic number of rows, N a multiple of 64. The weight is
@@ -24,24 +24,29 @@
 // tiles), and a remainder loop over the last rows, one row of 64 columns per
 // FMA, its accumulator carried through a k loop inside the row loop. The
 // output's zero fill is fused into each cache tile, right before its k loop
-// (not one fill of the whole output ahead of the GEMM).
+// (not one fill of the whole output ahead of the GEMM), and then into the
+// register tiles: with one k tile (K = 128 here) each register tile's
+// accumulators start as the init's value (zeros) instead of a fill of the
+// cache tile read back, so nothing writes the tile before its register
+// tiles' results.
 // CHECK-LABEL: func @linear
 // CHECK-NOT:   linalg.fill
+// CHECK-DAG:   %[[Z1:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x1x64xf32>
+// CHECK-DAG:   %[[Z4:.*]] = arith.constant dense<0.000000e+00> : vector<1x4x1x64xf32>
 // CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [1, 64, 128] : tensor<64x128xf32> into tensor<1x64x128xf32>
 // CHECK:       %[[P:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x64x128xf32>) outs(%{{.*}} : tensor<1x128x64xf32>) permutation = [0, 2, 1]
 // CHECK:       scf.for %{{.*}} step %c128
+// CHECK-NOT:     vector.transfer_write
 // CHECK:         scf.for
-// CHECK:           vector.transfer_write %[[ZERO:.*]], %{{.*}} : vector<1x1x1x64xf32>
-// CHECK:         scf.for
-// CHECK:           vector.transfer_read {{.*}} : tensor<1x4x1x64xf32>, vector<1x4x1x64xf32>
-// CHECK:         scf.for {{.*}} iter_args({{.*}}) -> (vector<1x4x1x64xf32>)
-// CHECK:           vector.transfer_read %[[P]]{{.*}} : tensor<1x128x64xf32>, vector<1x1x64xf32>
-// CHECK-COUNT-4:   vector.fma {{.*}} : vector<64xf32>
+// CHECK-NOT:       vector.transfer_read {{.*}} : tensor<1x4x1x64xf32>, vector<1x4x1x64xf32>
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[Z4]]) -> (vector<1x4x1x64xf32>)
+// CHECK:             vector.transfer_read %[[P]]{{.*}} : tensor<1x128x64xf32>, vector<1x1x64xf32>
+// CHECK-COUNT-4:     vector.fma {{.*}} : vector<64xf32>
 // CHECK:           vector.transfer_write
 // CHECK:         scf.for
 // CHECK:           scf.for
-// CHECK:             vector.transfer_read {{.*}} : tensor<1x?x1x64xf32>, vector<1x1x1x64xf32>
-// CHECK:             scf.for {{.*}} iter_args({{.*}}) -> (vector<1x1x1x64xf32>)
+// CHECK-NOT:         vector.transfer_read {{.*}} : tensor<1x?x1x64xf32>, vector<1x1x1x64xf32>
+// CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[Z1]]) -> (vector<1x1x1x64xf32>)
 // CHECK:               vector.broadcast {{.*}} : f32 to vector<64xf32>
 // CHECK:               vector.fma {{.*}} : vector<64xf32>
 // CHECK:             vector.transfer_write
@@ -58,7 +63,6 @@ func.func @linear(%x: tensor<?x128xf32>, %w: tensor<64x128xf32>) -> tensor<?x64x
 // CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [3, 32, 128] : tensor<96x128xf32> into tensor<3x32x128xf32>
 // CHECK:       %[[P:.*]] = linalg.transpose ins(%{{.*}} : tensor<3x32x128xf32>) outs(%{{.*}} : tensor<3x128x32xf32>) permutation = [0, 2, 1]
 // CHECK:       scf.for
-// CHECK:         vector.transfer_read {{.*}} : tensor<1x8x1x32xf32>, vector<1x8x1x32xf32>
 // CHECK:         scf.for {{.*}} iter_args({{.*}}) -> (vector<1x8x1x32xf32>)
 // CHECK:           vector.transfer_read %[[P]]{{.*}} : tensor<3x128x32xf32>, vector<1x1x32xf32>
 // CHECK-COUNT-8:   vector.fma {{.*}} : vector<32xf32>
@@ -74,27 +78,59 @@ func.func @linear_narrow(%x: tensor<?x128xf32>, %w: tensor<96x128xf32>) -> tenso
 }
 
 // A bias: the broadcast that initializes the output is fused into each
-// cache tile as well, one 64-column panel row of the bias per vector write.
-// A cache tile is 128 rows of one 64-column panel (the panel loop outside
-// the k tiles, so that the next weight slice follows the current one in
-// memory: attune-prefetch-panels); the panel's bias row is read once per
+// cache tile as well, and from there into its register tiles: their
+// accumulators start as the panel's bias row (no write of the tile before
+// the FMAs). A cache tile is 128 rows of one 64-column panel (the panel loop
+// outside the k tiles, so that the next weight slice follows the current one
+// in memory: attune-prefetch-panels); the panel's bias row is read once per
 // tile.
 // CHECK-LABEL: func @linear_bias
 // CHECK-NOT:   linalg.generic
 // CHECK:       %[[B2:.*]] = tensor.expand_shape %arg2 {{\[\[}}0, 1]] output_shape [8, 64] : tensor<512xf32> into tensor<8x64xf32>
 // CHECK:       scf.for %{{.*}} step %c128
 // CHECK:         scf.for %{{.*}} = %c0 to %c8 step %c1
-// CHECK:           vector.transfer_read %[[B2]]{{.*}} : tensor<8x64xf32>, vector<1x64xf32>
-// CHECK:           scf.for
-// CHECK:             vector.transfer_write
+// CHECK:           %[[ROW:.*]] = vector.transfer_read %[[B2]]{{.*}} : tensor<8x64xf32>, vector<1x64xf32>
+// CHECK:           %[[ROW4:.*]] = vector.broadcast %[[ROW]] : vector<1x64xf32> to vector<1x1x1x64xf32>
+// CHECK-NOT:       vector.transfer_write
 // CHECK:           scf.for %{{.*}} step %c4
-// CHECK:             scf.for
+// CHECK:             %[[ACC:.*]] = vector.broadcast %[[ROW4]] : vector<1x1x1x64xf32> to vector<1x4x1x64xf32>
+// CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
 // CHECK-COUNT-4:       vector.fma {{.*}} : vector<64xf32>
 // CHECK:             } {attune.panel_k_loop}
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               scf.for {{.*}} iter_args(%{{.*}} = %[[ROW4]])
 // CHECK-NOT:   linalg.generic
 // CHECK:       return
 func.func @linear_bias(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
   %y = attune.linear %x, %w, %b : (tensor<?x128xf32>, tensor<512x128xf32>, tensor<512xf32>) -> tensor<?x512xf32>
+  return %y : tensor<?x512xf32>
+}
+
+// K = 384: three k tiles per cache tile. Only the first k tile starts from
+// the bias; the others read back the accumulators the one before stored
+// (an scf.if on the k tile loop's first iteration, around the read).
+// CHECK-LABEL: func @linear_k_tiles
+// CHECK:       scf.for %{{.*}} step %c128
+// CHECK:         scf.for %{{.*}} = %c0 to %c8 step %c1
+// CHECK-NOT:       vector.transfer_write
+// CHECK:           scf.for %[[KT:.*]] = %c0 to %c384 step %c128
+// CHECK:             scf.for %{{.*}} step %c4
+// CHECK:               %[[FIRST:.*]] = arith.cmpi eq, %[[KT]], %c0 : index
+// CHECK:               %[[ACC:.*]] = scf.if %[[FIRST]] -> (vector<1x4x1x64xf32>) {
+// CHECK:                 vector.broadcast %{{.*}} : vector<1x1x1x64xf32> to vector<1x4x1x64xf32>
+// CHECK:               } else {
+// CHECK:                 vector.transfer_read %{{.*}} : tensor<1x4x1x64xf32>, vector<1x4x1x64xf32>
+// CHECK:               }
+// CHECK:               scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<1x4x1x64xf32>)
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 %[[FIRST1:.*]] = arith.cmpi eq, %[[KT]], %c0 : index
+// CHECK:                 scf.if %[[FIRST1]] -> (vector<1x1x1x64xf32>) {
+// CHECK:                 } else {
+// CHECK:                   vector.transfer_read %{{.*}} : tensor<1x?x1x64xf32>, vector<1x1x1x64xf32>
+func.func @linear_k_tiles(%x: tensor<?x384xf32>, %w: tensor<512x384xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
+  %y = attune.linear %x, %w, %b : (tensor<?x384xf32>, tensor<512x384xf32>, tensor<512xf32>) -> tensor<?x512xf32>
   return %y : tensor<?x512xf32>
 }
 
@@ -120,14 +156,15 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 // GEMM is fused into the epilogue's 128-row x 64-column tiles, so that each
 // output tile is activated right after its k loop, one 64-column panel row per
 // vector op (erf as a polynomial, no libm call).
-// The bias that initializes the GEMM is written per tile too, right before
-// the tile's k loop (one 64-wide panel row of the bias per vector write).
+// The bias that initializes the GEMM starts its register tiles'
+// accumulators, as without an epilogue; nothing fills the whole output
+// first (the tile loops' bounds no longer ask its dims).
 // CHECK-LABEL: func @gelu_epilogue
+// CHECK-NOT:   linalg.generic
 // CHECK:       scf.for %{{.*}} step %c128
 // CHECK:         scf.for %{{.*}} = %c0 to %c8 step %c1
 // CHECK:           vector.transfer_read %{{.*}} : tensor<8x64xf32>, vector<1x64xf32>
-// CHECK:           scf.for
-// CHECK:             vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x1x64xf32>
+// CHECK-NOT:       vector.transfer_write
 // CHECK:           scf.for %{{.*}} step %c4
 // CHECK:             scf.for
 // CHECK-COUNT-4:       vector.fma {{.*}} : vector<64xf32>
@@ -143,8 +180,8 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 // PAR:       scf.forall (%{{.*}}, %{{.*}}) in (%{{.*}}, 4)
 // PAR-NOT:     step %c128
 // PAR:           scf.for %{{.*}} = %c0 to %c2 step %c1
-// PAR:             vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, tensor<1x?x1x64xf32>
-// PAR:             vector.fma {{.*}} : vector<64xf32>
+// PAR-NOT:           vector.transfer_write
+// PAR:               vector.fma {{.*}} : vector<64xf32>
 // PAR:             math.fma {{.*}} : vector<1x1x1x64xf32>
 // PAR:         scf.forall.in_parallel
 func.func @gelu_epilogue(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
