@@ -565,7 +565,8 @@ static Operation *rebuildInit(RewriterBase &rewriter, linalg::GenericOp gemm,
 /// long before (L3 or memory; ~5 % of a decoding step's K/V projection).
 /// GEMMs without an epilogue are tiled and fused here; a GEMM with an
 /// epilogue gets its init marked (`attune.init_tile`) for the schedule to
-/// fuse into the epilogue's tiles after the GEMM.
+/// fuse into the epilogue's tiles after the GEMM. After the schedule the
+/// init moves on into the register tiles (initAccumulatorsInRegisters).
 static LogicalResult fuseGemmInits(ModuleOp module, bool parallel) {
   SmallVector<linalg::GenericOp> gemms, epilogueGemms;
   module.walk([&](linalg::GenericOp op) {
