@@ -167,6 +167,51 @@ def AttuneMergeConstants
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def AttuneFreeAfterLastUse
+    : Pass<"attune-free-after-last-use", "::mlir::func::FuncOp"> {
+  let summary = "Free each intermediate buffer right after its last use";
+  let description = [{
+    Runs on bufferized IR, after `buffer-deallocation-pipeline` and
+    `convert-bufferization-to-memref`. Ownership-based deallocation frees
+    the buffers a block owns at the block's end: in a model's `forward`, one
+    block, every intermediate buffer of every layer stays allocated until
+    the model returns. A 12-layer encoder then writes each layer's
+    intermediates into buffers of their own, 250 of them live at once
+    (about 240 MB at L = 512), where freeing them as they die hands the next
+    layer the buffers the last one used (the runtime keeps freed blocks by
+    size), still in cache.
+
+    This pass moves each unconditional `memref.dealloc` of a
+    `memref.alloc` in a function's block to right after the last op of that block that uses the buffer or
+    any view of it (ops that take a memref and return one, loop iter_args
+    and results, uses nested in regions counted at their ancestor in the
+    block). A buffer that reaches a terminator of the block (returned, or
+    passed to a successor) or a conditional `memref.dealloc` stays as it
+    is, and so does a dealloc where any view of the buffer is freed too.
+
+    Before:
+    ```mlir
+    %a = memref.alloc() : memref<64xf32>
+    linalg.fill ins(%c : f32) outs(%a : memref<64xf32>)
+    linalg.copy ins(%a : memref<64xf32>) outs(%out : memref<64xf32>)
+    %b = memref.alloc() : memref<64xf32>
+    ...
+    memref.dealloc %a : memref<64xf32>
+    memref.dealloc %b : memref<64xf32>
+    ```
+    After:
+    ```mlir
+    %a = memref.alloc() : memref<64xf32>
+    linalg.fill ins(%c : f32) outs(%a : memref<64xf32>)
+    linalg.copy ins(%a : memref<64xf32>) outs(%out : memref<64xf32>)
+    memref.dealloc %a : memref<64xf32>
+    %b = memref.alloc() : memref<64xf32>
+    ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
   let summary = "Prefetch each GEMM's next weight slice while the current one runs";
   let description = [{

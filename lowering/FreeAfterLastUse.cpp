@@ -1,0 +1,81 @@
+//===- FreeAfterLastUse.cpp - free intermediate buffers as they die -------===//
+
+#include "lowering/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::attune {
+#define GEN_PASS_DEF_ATTUNEFREEAFTERLASTUSE
+#include "lowering/Passes.h.inc"
+} // namespace mlir::attune
+
+using namespace mlir;
+
+/// The last op of `block` that uses `buffer` or a view of it (null when the
+/// buffer reaches one of the block's terminators, a use outside the block,
+/// or a dealloc other than `dealloc`). Views are, conservatively, every
+/// memref an op that uses one returns, the memref block arguments of its
+/// regions (loop iter_args), and the memref results of the op whose region
+/// yields one.
+static Operation *lastUseInBlock(Value buffer, Block &block,
+                                 memref::DeallocOp dealloc) {
+  llvm::SetVector<Value> views;
+  views.insert(buffer);
+  Operation *last = buffer.getDefiningOp();
+  auto addMemrefs = [&](auto values) {
+    for (Value v : values)
+      if (isa<BaseMemRefType>(v.getType()))
+        views.insert(v);
+  };
+  for (size_t i = 0; i < views.size(); ++i) {
+    for (OpOperand &use : views[i].getUses()) {
+      Operation *user = use.getOwner();
+      if (user == dealloc.getOperation())
+        continue;
+      if (isa<memref::DeallocOp>(user))
+        return nullptr;
+      Operation *ancestor = block.findAncestorOpInBlock(*user);
+      if (!ancestor || user->hasTrait<OpTrait::IsTerminator>() &&
+                           user->getBlock() == &block)
+        return nullptr;
+      if (last->isBeforeInBlock(ancestor))
+        last = ancestor;
+      addMemrefs(user->getResults());
+      for (Region &region : user->getRegions())
+        for (Block &b : region)
+          addMemrefs(b.getArguments());
+      if (user->hasTrait<OpTrait::IsTerminator>())
+        if (Operation *parent = user->getParentOp()) {
+          addMemrefs(parent->getResults());
+          for (Region &region : parent->getRegions())
+            for (Block &b : region)
+              addMemrefs(b.getArguments());
+        }
+    }
+  }
+  return last;
+}
+
+namespace {
+struct AttuneFreeAfterLastUsePass
+    : mlir::attune::impl::AttuneFreeAfterLastUseBase<
+          AttuneFreeAfterLastUsePass> {
+  void runOnOperation() override {
+    for (Block &block : getOperation().getBody()) {
+      SmallVector<memref::DeallocOp> deallocs(
+          block.getOps<memref::DeallocOp>());
+      for (memref::DeallocOp dealloc : deallocs) {
+        Value buffer = dealloc.getMemref();
+        // Only whole buffers allocated in this block (not a view of one).
+        auto def = buffer.getDefiningOp<memref::AllocOp>();
+        if (!def || def->getBlock() != &block)
+          continue;
+        if (Operation *last = lastUseInBlock(buffer, block, dealloc))
+          dealloc->moveAfter(last);
+      }
+    }
+  }
+};
+} // namespace

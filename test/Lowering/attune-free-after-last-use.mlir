@@ -1,0 +1,145 @@
+// RUN: attune-opt %s --split-input-file --attune-free-after-last-use | FileCheck %s
+
+// Ownership-based deallocation frees at the block's end; each dealloc moves
+// to right after the last op that uses its buffer, so the next buffer of the
+// same size can take its place.
+// CHECK-LABEL: func @straight_line
+// CHECK:       %[[A:.*]] = memref.alloc() : memref<64xf32>
+// CHECK-NEXT:  linalg.fill ins(%{{.*}} : f32) outs(%[[A]] : memref<64xf32>)
+// CHECK-NEXT:  linalg.copy ins(%[[A]] : memref<64xf32>) outs(%{{.*}} : memref<64xf32>)
+// CHECK-NEXT:  memref.dealloc %[[A]] : memref<64xf32>
+// CHECK-NEXT:  %[[B:.*]] = memref.alloc() : memref<64xf32>
+// CHECK-NEXT:  linalg.fill ins(%{{.*}} : f32) outs(%[[B]] : memref<64xf32>)
+// CHECK-NEXT:  linalg.copy ins(%[[B]] : memref<64xf32>) outs(%{{.*}} : memref<64xf32>)
+// CHECK-NEXT:  memref.dealloc %[[B]] : memref<64xf32>
+// CHECK-NEXT:  return
+func.func @straight_line(%c: f32, %out: memref<64xf32>, %out2: memref<64xf32>) {
+  %a = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%c : f32) outs(%a : memref<64xf32>)
+  linalg.copy ins(%a : memref<64xf32>) outs(%out : memref<64xf32>)
+  %b = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%c : f32) outs(%b : memref<64xf32>)
+  linalg.copy ins(%b : memref<64xf32>) outs(%out2 : memref<64xf32>)
+  memref.dealloc %a : memref<64xf32>
+  memref.dealloc %b : memref<64xf32>
+  return
+}
+
+// -----
+
+// A view's uses count (here a reshape, then a subview of it read inside a
+// loop): the dealloc goes after the loop, the last op in the block that
+// reads the buffer.
+// CHECK-LABEL: func @views_and_regions
+// CHECK:       %[[A:.*]] = memref.alloc() : memref<8x8xf32>
+// CHECK:       memref.collapse_shape %[[A]]
+// CHECK:       scf.for
+// CHECK:         memref.subview
+// CHECK:         memref.load
+// CHECK:       }
+// CHECK-NEXT:  memref.dealloc %[[A]] : memref<8x8xf32>
+// CHECK-NEXT:  %[[B:.*]] = memref.alloc() : memref<64xf32>
+func.func @views_and_regions(%c: f32, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %a = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%c : f32) outs(%a : memref<8x8xf32>)
+  %flat = memref.collapse_shape %a [[0, 1]] : memref<8x8xf32> into memref<64xf32>
+  scf.for %i = %c0 to %c8 step %c1 {
+    %row = memref.subview %flat[%i] [8] [1] : memref<64xf32> to memref<8xf32, strided<[1], offset: ?>>
+    %v = memref.load %row[%c0] : memref<8xf32, strided<[1], offset: ?>>
+    memref.store %v, %out[%i] : memref<8xf32>
+  }
+  %b = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%c : f32) outs(%b : memref<64xf32>)
+  memref.dealloc %a : memref<8x8xf32>
+  memref.dealloc %b : memref<64xf32>
+  return
+}
+
+// -----
+
+// A buffer an scf.if yields (as the padded-or-not inputs of tiled
+// attention): the if's result is a view too, so the dealloc follows its
+// last use.
+// CHECK-LABEL: func @yielded
+// CHECK:       %[[A:.*]] = memref.alloc() : memref<64xf32>
+// CHECK:       %[[R:.*]] = scf.if
+// CHECK:       linalg.copy ins(%[[R]] : memref<64xf32>)
+// CHECK-NEXT:  memref.dealloc %[[A]] : memref<64xf32>
+// CHECK-NEXT:  return
+func.func @yielded(%p: i1, %c: f32, %other: memref<64xf32>, %out: memref<64xf32>) {
+  %a = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%c : f32) outs(%a : memref<64xf32>)
+  %r = scf.if %p -> memref<64xf32> {
+    scf.yield %a : memref<64xf32>
+  } else {
+    scf.yield %other : memref<64xf32>
+  }
+  %b = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%c : f32) outs(%b : memref<64xf32>)
+  linalg.copy ins(%r : memref<64xf32>) outs(%out : memref<64xf32>)
+  memref.dealloc %b : memref<64xf32>
+  memref.dealloc %a : memref<64xf32>
+  return
+}
+
+// -----
+
+// A loop that carries the buffer: its result is a view, used after the loop.
+// CHECK-LABEL: func @iter_arg
+// CHECK:       %[[A:.*]] = memref.alloc() : memref<64xf32>
+// CHECK:       %[[R:.*]] = scf.for
+// CHECK:       linalg.copy ins(%[[R]] : memref<64xf32>)
+// CHECK-NEXT:  memref.dealloc %[[A]] : memref<64xf32>
+func.func @iter_arg(%c: f32, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %a = memref.alloc() : memref<64xf32>
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%t = %a) -> memref<64xf32> {
+    linalg.fill ins(%c : f32) outs(%t : memref<64xf32>)
+    scf.yield %t : memref<64xf32>
+  }
+  %b = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%c : f32) outs(%b : memref<64xf32>)
+  linalg.copy ins(%r : memref<64xf32>) outs(%out : memref<64xf32>)
+  memref.dealloc %b : memref<64xf32>
+  memref.dealloc %a : memref<64xf32>
+  return
+}
+
+// -----
+
+// Negative cases. A buffer that a view of is returned keeps its place (and
+// is not freed here at all); a conditional dealloc (ownership known only at
+// run time) stays where the deallocation pipeline put it; and so does a
+// dealloc where a view of the same buffer is freed too.
+// CHECK-LABEL: func @stays
+// CHECK:       %[[A:.*]] = memref.alloc() : memref<64xf32>
+// CHECK:       %[[B:.*]] = memref.alloc() : memref<64xf32>
+// CHECK:       %[[C:.*]] = memref.alloc() : memref<64xf32>
+// CHECK:       %[[V:.*]] = memref.subview %[[C]]
+// CHECK:       linalg.fill
+// CHECK:       linalg.fill
+// CHECK:       scf.if %{{.*}} {
+// CHECK-NEXT:    memref.dealloc %[[B]] : memref<64xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  memref.dealloc %[[C]] : memref<64xf32>
+// CHECK-NEXT:  memref.dealloc %[[V]]
+// CHECK-NEXT:  return %[[A]]
+func.func @stays(%p: i1, %c: f32) -> memref<64xf32> {
+  %a = memref.alloc() : memref<64xf32>
+  %b = memref.alloc() : memref<64xf32>
+  %cc = memref.alloc() : memref<64xf32>
+  %v = memref.subview %cc[0] [32] [1] : memref<64xf32> to memref<32xf32, strided<[1]>>
+  linalg.fill ins(%c : f32) outs(%a : memref<64xf32>)
+  linalg.fill ins(%c : f32) outs(%b : memref<64xf32>)
+  scf.if %p {
+    memref.dealloc %b : memref<64xf32>
+  }
+  memref.dealloc %cc : memref<64xf32>
+  memref.dealloc %v : memref<32xf32, strided<[1]>>
+  return %a : memref<64xf32>
+}
