@@ -930,10 +930,10 @@ enum class Source { Fill, Other, Unknown };
 /// into the peeled loop of the last rows (which starts where the other
 /// stops, so reads what it did not write); and the iter_args of loops that
 /// accumulate into the same slice every iteration (the k tiles), appended to
-/// `firstOf`: only their first iteration reads what `fill` wrote. Other
-/// definitions (an insert_slice of computed rows, a GEMM's output read by
-/// its epilogue) are not the fill; a loop result reached any other way is
-/// Unknown.
+/// `firstOf`: only their first iteration reads what `fill` wrote. An
+/// insert_slice of the GEMM's rows over the whole tile (what its epilogue
+/// reads) and other definitions are not the fill; a partial insert, or a
+/// loop result reached any other way, is Unknown.
 static Source traceToFill(vector::TransferReadOp read, scf::ForOp fill,
                           SmallVectorImpl<scf::ForOp> &firstOf) {
   Value v = read.getBase();
@@ -947,6 +947,27 @@ static Source traceToFill(vector::TransferReadOp read, scf::ForOp fill,
         user = slice;
         v = slice.getSource();
         continue;
+      }
+      // The tile with the GEMM's rows inserted (what the epilogue reads):
+      // computed values where the insert covers the whole tile.
+      if (auto insert = dyn_cast<tensor::InsertSliceOp>(def)) {
+        // The tile's extent: the slice it was cut as (through the fill and
+        // other loops that rewrite it in place).
+        Value tile = insert.getDest();
+        while (auto r = dyn_cast<OpResult>(tile)) {
+          auto loop = dyn_cast<scf::ForOp>(r.getOwner());
+          if (!loop || !isShapePreserving(loop, r.getResultNumber()))
+            break;
+          tile = loop.getInitArgs()[r.getResultNumber()];
+        }
+        auto dest = tile.getDefiningOp<tensor::ExtractSliceOp>();
+        bool whole =
+            insert.getSourceType() == insert.getDestType() &&
+            llvm::all_of(insert.getMixedOffsets(),
+                         [](OpFoldResult o) { return isZeroInteger(o); }) &&
+            ((dest && dest.getMixedSizes() == insert.getMixedSizes()) ||
+             insert.getDestType().hasStaticShape());
+        return whole ? Source::Other : Source::Unknown;
       }
       auto loop = dyn_cast<scf::ForOp>(def);
       if (!loop)
