@@ -15,7 +15,8 @@ using namespace mlir;
 
 /// The last op of `block` that uses `buffer` or a view of it (null when the
 /// buffer reaches one of the block's terminators, a use outside the block,
-/// or a dealloc other than `dealloc`). Views are, conservatively, every
+/// a dealloc other than `dealloc`, or an op that takes its address as an
+/// integer). Views are, conservatively, every
 /// memref an op that uses one returns, the memref block arguments of its
 /// regions (loop iter_args), and the memref results of the op whose region
 /// yields one.
@@ -34,7 +35,9 @@ static Operation *lastUseInBlock(Value buffer, Block &block,
       Operation *user = use.getOwner();
       if (user == dealloc.getOperation())
         continue;
-      if (isa<memref::DeallocOp>(user))
+      // Another dealloc of it, or its address taken as an integer (which
+      // this pass cannot follow): leave the dealloc where it is.
+      if (isa<memref::DeallocOp, memref::ExtractAlignedPointerAsIndexOp>(user))
         return nullptr;
       Operation *ancestor = block.findAncestorOpInBlock(*user);
       if (!ancestor || user->hasTrait<OpTrait::IsTerminator>() &&

@@ -187,7 +187,9 @@ def AttuneFreeAfterLastUse
     and results, uses nested in regions counted at their ancestor in the
     block). A buffer that reaches a terminator of the block (returned, or
     passed to a successor) or a conditional `memref.dealloc` stays as it
-    is, and so does a dealloc where any view of the buffer is freed too.
+    is, and so does a dealloc where any view of the buffer is freed too or
+    has its address taken as an integer
+    (`memref.extract_aligned_pointer_as_index`).
 
     Before:
     ```mlir

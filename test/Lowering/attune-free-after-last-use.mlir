@@ -143,3 +143,22 @@ func.func @stays(%p: i1, %c: f32) -> memref<64xf32> {
   memref.dealloc %v : memref<32xf32, strided<[1]>>
   return %a : memref<64xf32>
 }
+
+// -----
+
+// A buffer whose address is taken as an integer (as the deallocation
+// pipeline does to compare buffers at run time) keeps its dealloc in place.
+// CHECK-LABEL: func @address_taken
+// CHECK:       %[[A:.*]] = memref.alloc() : memref<64xf32>
+// CHECK:       memref.extract_aligned_pointer_as_index %[[A]]
+// CHECK:       linalg.fill
+// CHECK-NEXT:  memref.dealloc %[[A]] : memref<64xf32>
+// CHECK-NEXT:  return
+func.func @address_taken(%c: f32, %b: memref<64xf32>) -> index {
+  %a = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%c : f32) outs(%a : memref<64xf32>)
+  %p = memref.extract_aligned_pointer_as_index %a : memref<64xf32> -> index
+  linalg.fill ins(%c : f32) outs(%b : memref<64xf32>)
+  memref.dealloc %a : memref<64xf32>
+  return %p : index
+}
