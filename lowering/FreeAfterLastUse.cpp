@@ -30,6 +30,13 @@ static Operation *lastUseInBlock(Value buffer, Block &block,
       if (isa<BaseMemRefType>(v.getType()))
         views.insert(v);
   };
+  // An op's memref results and its regions' memref block arguments.
+  auto addViewsOf = [&](Operation *op) {
+    addMemrefs(op->getResults());
+    for (Region &region : op->getRegions())
+      for (Block &b : region)
+        addMemrefs(b.getArguments());
+  };
   for (size_t i = 0; i < views.size(); ++i) {
     for (OpOperand &use : views[i].getUses()) {
       Operation *user = use.getOwner();
@@ -40,22 +47,15 @@ static Operation *lastUseInBlock(Value buffer, Block &block,
       if (isa<memref::DeallocOp, memref::ExtractAlignedPointerAsIndexOp>(user))
         return nullptr;
       Operation *ancestor = block.findAncestorOpInBlock(*user);
-      if (!ancestor || user->hasTrait<OpTrait::IsTerminator>() &&
-                           user->getBlock() == &block)
+      if (!ancestor || (user->hasTrait<OpTrait::IsTerminator>() &&
+                        user->getBlock() == &block))
         return nullptr;
       if (last->isBeforeInBlock(ancestor))
         last = ancestor;
-      addMemrefs(user->getResults());
-      for (Region &region : user->getRegions())
-        for (Block &b : region)
-          addMemrefs(b.getArguments());
+      addViewsOf(user);
       if (user->hasTrait<OpTrait::IsTerminator>())
-        if (Operation *parent = user->getParentOp()) {
-          addMemrefs(parent->getResults());
-          for (Region &region : parent->getRegions())
-            for (Block &b : region)
-              addMemrefs(b.getArguments());
-        }
+        if (Operation *parent = user->getParentOp())
+          addViewsOf(parent);
     }
   }
   return last;

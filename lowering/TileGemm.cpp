@@ -9,9 +9,9 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Parser/Parser.h"
 
 #include <cstring>
@@ -1013,7 +1013,8 @@ static void initAccumulatorsInRegisters(ModuleOp module) {
     // for %r = 0 to %rows step 1 iter_args(%t) {
     //   transfer_write %row, %t[0, %r, 0, 0]; yield }  (%row defined above)
     Block *body = loop.getBody();
-    if (loop.getNumRegionIterArgs() != 1 || !isConstantIntValue(loop.getStep(), 1) ||
+    if (loop.getNumRegionIterArgs() != 1 ||
+        !isConstantIntValue(loop.getStep(), 1) ||
         !isConstantIntValue(loop.getLowerBound(), 0) ||
         body->getOperations().size() != 2)
       return;
@@ -1043,8 +1044,10 @@ static void initAccumulatorsInRegisters(ModuleOp module) {
     bool ok = true;
     SmallVector<std::pair<vector::TransferReadOp, SmallVector<scf::ForOp>>>
         reads;
-    auto row =
-        cast<VectorType>(fill.getBody()->front().getOperand(0).getType());
+    // The init row the fill writes (vector<1x1x1xW>, defined above it).
+    Value init =
+        cast<vector::TransferWriteOp>(fill.getBody()->front()).getVector();
+    auto row = cast<VectorType>(init.getType());
     // The tensors that carry what the fill wrote, or are written over it.
     llvm::SetVector<Value> derived;
     derived.insert(fill.getResult(0));
@@ -1083,7 +1086,6 @@ static void initAccumulatorsInRegisters(ModuleOp module) {
       });
     if (!ok || reads.empty())
       continue;
-    Value init = fill.getBody()->front().getOperand(0);
     IRRewriter b(module.getContext());
     for (auto &[read, firstOf] : reads) {
       b.setInsertionPoint(read);
@@ -1098,9 +1100,9 @@ static void initAccumulatorsInRegisters(ModuleOp module) {
       }
       Value first;
       for (scf::ForOp loop : firstOf) {
-        Value c = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        loop.getInductionVar(),
-                                        loop.getLowerBound());
+        Value c =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                  loop.getInductionVar(), loop.getLowerBound());
         first = first ? arith::AndIOp::create(b, loc, first, c) : c;
       }
       auto branch = scf::IfOp::create(b, loc, TypeRange{read.getVectorType()},
