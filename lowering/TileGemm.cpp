@@ -38,6 +38,9 @@ static constexpr llvm::StringLiteral kGemmCacheTileAttr =
 static constexpr llvm::StringLiteral kGemmCacheTileWideAttr =
     "attune.gemm_cache_tile_wide";
 static constexpr llvm::StringLiteral kInitTileAttr = "attune.init_tile";
+/// The init of a GEMM that writes attention heads (packHeadsGemms), already
+/// on the GEMM's output layout.
+static constexpr llvm::StringLiteral kHeadsInitAttr = "attune.heads_init";
 
 // The GEMMs run on packed weights (see packGemms below): loops (b, m, nb, r,
 // k) over C[b, m, nb*W + r] += A[b, m, k] * P[nb, k, r], panels of W = 64
@@ -428,6 +431,236 @@ static void packGemms(ModuleOp module) {
   }
 }
 
+/// The one user of `op`'s result other than tensor.dim ops, if there is
+/// exactly one.
+static Operation *onlyUser(Operation *op) {
+  Operation *only = nullptr;
+  for (Operation *user : op->getResult(0).getUsers()) {
+    if (isa<tensor::DimOp>(user))
+      continue;
+    if (only)
+      return nullptr;
+    only = user;
+  }
+  return only;
+}
+
+/// Replaces each tensor.dim of `v` by the dim of `by` that `dims` maps its
+/// index to (an extent, or a constant where `dims` gives -1 - extent).
+static void replaceDims(RewriterBase &b, Value v, Value by,
+                        ArrayRef<int64_t> dims) {
+  for (Operation *user : llvm::make_early_inc_range(v.getUsers())) {
+    auto dim = dyn_cast<tensor::DimOp>(user);
+    if (!dim)
+      continue;
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!index || *index < 0 || *index >= (int64_t)dims.size())
+      continue;
+    b.setInsertionPoint(dim);
+    int64_t d = dims[*index];
+    if (d < 0)
+      b.replaceOpWithNewOp<arith::ConstantIndexOp>(dim, -1 - d);
+    else
+      b.replaceOpWithNewOp<tensor::DimOp>(dim, by, d);
+  }
+}
+
+/// The transposes through which the attention heads read `gemm`'s output
+/// C [B, M, N], if that is all that reads it: each use an extract_slice of
+/// `width`-aligned columns, reshaped to [B, M, S/W, W] and transposed to
+/// [B, S/W, M, W] (split_heads with head size W); else none.
+static SmallVector<linalg::TransposeOp> headUses(linalg::GenericOp gemm,
+                                                 int64_t width) {
+  SmallVector<linalg::TransposeOp> heads;
+  for (Operation *user : gemm.getResult(0).getUsers()) {
+    if (isa<tensor::DimOp>(user))
+      continue;
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+    if (!slice || slice.getSourceType().getRank() != 3 ||
+        slice.getResultType().getRank() != 3 || !slice.hasUnitStride())
+      return {};
+    std::optional<int64_t> offset =
+        getConstantIntValue(slice.getMixedOffsets()[2]);
+    std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[2]);
+    if (!offset || !size || *offset % width || *size % width || *size == 0)
+      return {};
+    auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(onlyUser(slice));
+    if (!expand || expand.getReassociationIndices() !=
+                       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}} ||
+        expand.getResultType().getDimSize(3) != width)
+      return {};
+    auto transpose = dyn_cast_or_null<linalg::TransposeOp>(onlyUser(expand));
+    if (!transpose || transpose.getInput() != expand.getResult() ||
+        transpose.getPermutation() != ArrayRef<int64_t>{0, 2, 1, 3})
+      return {};
+    heads.push_back(transpose);
+  }
+  return heads;
+}
+
+/// The slice `offsets`/`extents` of `init` [B, M, N] (a zero fill, the bias
+/// broadcast, or any tensor) at columns [offset, offset + size), as heads
+/// [B, size/W, M, W] written into
+/// `empty`: a fill or a bias broadcast on that layout (marked for
+/// fuseGemmInits), else a transposing copy.
+static Value headsInit(OpBuilder &b, Location loc, Value init, Value empty,
+                       ArrayRef<OpFoldResult> offsets,
+                       ArrayRef<OpFoldResult> extents, int64_t offset,
+                       int64_t size, int64_t width) {
+  MLIRContext *ctx = b.getContext();
+  Operation *def = init.getDefiningOp();
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(def)) {
+    auto f = linalg::FillOp::create(b, loc, fill.getInputs()[0], empty);
+    f->setAttr(kHeadsInitAttr, UnitAttr::get(ctx));
+    return f.getResult(0);
+  }
+  auto bcast = dyn_cast_or_null<linalg::GenericOp>(def);
+  if (bcast && bcast.getNumDpsInputs() == 1 && bcast.getNumDpsInits() == 1 &&
+      bcast.getNumLoops() == 3 &&
+      bcast.getIndexingMapsArray()[0] ==
+          AffineMap::get(3, 0, getAffineDimExpr(2, ctx)) &&
+      bcast.getIndexingMapsArray()[1] == b.getMultiDimIdentityMap(3)) {
+    auto yield = cast<linalg::YieldOp>(bcast.getBody()->getTerminator());
+    Value bias = bcast.getDpsInputs()[0];
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (yield.getValues().size() == 1 &&
+        yield.getValues()[0] == bcast.getBody()->getArgument(0) &&
+        biasType.getRank() == 1 && !biasType.isDynamicDim(0)) {
+      Value part = tensor::ExtractSliceOp::create(
+          b, loc, bias, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(size)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+      Value bias2 = tensor::ExpandShapeOp::create(
+          b, loc,
+          RankedTensorType::get({size / width, width},
+                                biasType.getElementType()),
+          part, ArrayRef<ReassociationIndices>{{0, 1}});
+      AffineExpr d1 = getAffineDimExpr(1, ctx), d3 = getAffineDimExpr(3, ctx);
+      auto g = linalg::GenericOp::create(
+          b, loc, TypeRange{empty.getType()}, ValueRange{bias2},
+          ValueRange{empty},
+          ArrayRef<AffineMap>{AffineMap::get(4, 0, {d1, d3}, ctx),
+                              b.getMultiDimIdentityMap(4)},
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [](OpBuilder &nb, Location l, ValueRange args) {
+            linalg::YieldOp::create(nb, l, args[0]);
+          });
+      g->setAttr(kHeadsInitAttr, UnitAttr::get(ctx));
+      return g.getResult(0);
+    }
+  }
+  Value part = tensor::ExtractSliceOp::create(
+      b, loc, init,
+      ArrayRef<OpFoldResult>{offsets[0], offsets[1], b.getIndexAttr(offset)},
+      ArrayRef<OpFoldResult>{extents[0], extents[1], b.getIndexAttr(size)},
+      SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
+  return linalg::TransposeOp::create(b, loc, splitColumns(b, loc, part, width),
+                                     empty, ArrayRef<int64_t>{0, 2, 1, 3})
+      ->getResult(0);
+}
+
+/// GEMMs whose output only attention heads read (the packed Q/K/V
+/// projection: slices, split into heads of 64 and transposed to
+/// [B, H, L, 64]) write the heads directly: one GEMM per slice on packed
+/// weights as in packGemms, with the output [B, S/W, M, W] (W = 64, the head
+/// size) instead of [B, M, S/W, W]. The transposing copies go, and a
+/// register tile's 4 x 64 accumulators are 1 KiB in a row instead of 4 rows
+/// 4N bytes apart. One GEMM per slice rather than one over all of N, of
+/// which the heads would be strided slices: padding a dynamic length to
+/// whole tiles (attention) yields either the tensor or a padded copy from
+/// an scf.if, which bufferizes to a fully dynamic layout where the two
+/// differ, and the attention kernel's reads of it then went element by
+/// element (3x slower layer). Runs first: the row kernels would take the
+/// transposes.
+static void packHeadsGemms(ModuleOp module) {
+  constexpr int64_t width = 64;
+  SmallVector<std::pair<linalg::GenericOp, SmallVector<linalg::TransposeOp>>>
+      work;
+  module.walk([&](linalg::GenericOp op) {
+    if (!op->hasAttr(attune::kGemmAttr) || op.getNumLoops() != 4)
+      return;
+    auto w = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+    if (w.getRank() != 2 || w.isDynamicDim(1) || w.getDimSize(1) % width)
+      return;
+    if (SmallVector<linalg::TransposeOp> heads = headUses(op, width);
+        !heads.empty())
+      work.push_back({op, std::move(heads)});
+  });
+  MLIRContext *ctx = module.getContext();
+  IRRewriter b(ctx);
+  for (auto &[gemm, heads] : work) {
+    b.setInsertionPoint(gemm);
+    Location loc = gemm.getLoc();
+    Value a = gemm.getDpsInputs()[0], w = gemm.getDpsInputs()[1];
+    Value init = gemm.getDpsInits()[0];
+    auto type = cast<RankedTensorType>(init.getType());
+    int64_t k = cast<RankedTensorType>(w.getType()).getDimSize(0);
+    // A destination-style op's extents are its init's.
+    for (Operation *user : llvm::make_early_inc_range(gemm->getUsers()))
+      if (auto dim = dyn_cast<tensor::DimOp>(user))
+        b.modifyOpInPlace(dim, [&] { dim.getSourceMutable().assign(init); });
+    Value panels = packPanels(b, loc, w, width);
+    AffineExpr d0, d1, d2, d3, d4;
+    bindDims(ctx, d0, d1, d2, d3, d4);
+    using Iter = utils::IteratorType;
+    for (linalg::TransposeOp t : heads) {
+      auto expand = t.getInput().getDefiningOp<tensor::ExpandShapeOp>();
+      auto slice = expand.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
+      int64_t offset = *getConstantIntValue(slice.getMixedOffsets()[2]);
+      int64_t size = *getConstantIntValue(slice.getMixedSizes()[2]);
+      // Rows [m0, m0 + ms) of batch entries [b0, b0 + bs): the GEMM's
+      // output is the heads tensor itself (a slice of a larger one would
+      // not have its layout).
+      SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+      SmallVector<OpFoldResult> extents = slice.getMixedSizes();
+      b.setInsertionPoint(slice);
+      Value rows = tensor::ExtractSliceOp::create(
+          b, loc, a,
+          ArrayRef<OpFoldResult>{offsets[0], offsets[1], b.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{extents[0], extents[1], b.getIndexAttr(k)},
+          SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
+      Value part = tensor::ExtractSliceOp::create(
+          b, loc, panels,
+          ArrayRef<OpFoldResult>{b.getIndexAttr(offset / width),
+                                 b.getIndexAttr(0), b.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(size / width),
+                                 b.getIndexAttr(k), b.getIndexAttr(width)},
+          SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
+      Value empty = tensor::EmptyOp::create(
+          b, loc,
+          {extents[0], b.getIndexAttr(size / width), extents[1],
+           b.getIndexAttr(width)},
+          type.getElementType());
+      Value hinit = headsInit(b, loc, init, empty, offsets, extents, offset,
+                              size, width);
+      auto packed = linalg::GenericOp::create(
+          b, loc, TypeRange{hinit.getType()}, ValueRange{rows, part},
+          ValueRange{hinit},
+          ArrayRef<AffineMap>{AffineMap::get(5, 0, {d0, d1, d4}, ctx),
+                              AffineMap::get(5, 0, {d2, d4, d3}, ctx),
+                              AffineMap::get(5, 0, {d0, d2, d1, d3}, ctx)},
+          ArrayRef<Iter>{Iter::parallel, Iter::parallel, Iter::parallel,
+                         Iter::parallel, Iter::reduction});
+      IRMapping map;
+      gemm.getRegion().cloneInto(&packed.getRegion(), map);
+      packed->setAttr(kGemmWideAttr, UnitAttr::get(ctx));
+      Value h = packed.getResult(0);
+      Type want = t->getResult(0).getType();
+      if (h.getType() != want)
+        h = tensor::CastOp::create(b, t.getLoc(), want, h);
+      b.replaceOp(t, h);
+      // h is [B, S/W, M, W]; the slice [B, M, S], the expand [B, M, S/W, W].
+      replaceDims(b, slice.getResult(), h, {0, 2, -1 - size});
+      replaceDims(b, expand.getResult(), h, {0, 2, 1, 3});
+      b.eraseOp(expand);
+      b.eraseOp(slice);
+    }
+    b.eraseOp(gemm);
+    if (Operation *old = init.getDefiningOp(); old && isOpTriviallyDead(old))
+      b.eraseOp(old);
+  }
+}
+
 /// The init of each GEMM without an epilogue on [B, M, N/W, W] (packGemms:
 /// an expand_shape of a zero fill or of the bias broadcast), rebuilt on that
 /// view and fused into the GEMM's cache tiles (128 rows x one panel; with
@@ -475,6 +708,9 @@ static Operation *rebuildInit(RewriterBase &rewriter, linalg::GenericOp gemm,
   auto type4 = cast<RankedTensorType>(gemm.getDpsInits()[0].getType());
   Location loc = gemm.getLoc();
   rewriter.setInsertionPoint(gemm);
+  if (Operation *def = gemm.getDpsInits()[0].getDefiningOp();
+      def && def->hasAttr(kHeadsInitAttr))
+    return def;
   auto identityCopy = [&]() -> Operation * {
     if (!copy)
       return nullptr;
@@ -684,7 +920,7 @@ static constexpr StringLiteral kMarks[] = {
     attune::kGemmAttr,        attune::kEpilogueAttr,
     kGemmWideAttr,            kEpilogueWideAttr,
     kGemmCacheTileAttr,       kGemmCacheTileWideAttr,
-    kInitTileAttr,
+    kInitTileAttr,            kHeadsInitAttr,
     attune::kTileGemmAttr,    kTileGemmWideAttr,
     attune::kVectorizeAttr,   attune::kVectorize1DAttr,
     attune::kTransposeTilesAttr};
@@ -1008,7 +1244,7 @@ static Source traceToFill(vector::TransferReadOp read, scf::ForOp fill,
 /// fill goes: the register tiles' stores are the first touch, each 16 lines
 /// after ~1000 cycles of FMAs. Measured: see docs/design.md (GEMMs).
 static void initAccumulatorsInRegisters(ModuleOp module) {
-  SmallVector<scf::ForOp> fills;
+  SmallVector<std::pair<scf::ForOp, int64_t>> fills;
   module.walk([&](scf::ForOp loop) {
     // for %r = 0 to %rows step 1 iter_args(%t) {
     //   transfer_write %row, %t[0, %r, 0, 0]; yield }  (%row defined above)
@@ -1028,17 +1264,23 @@ static void initAccumulatorsInRegisters(ModuleOp module) {
       return;
     VectorType vt = write.getVectorType();
     ValueRange at = write.getIndices();
+    // The rows are dim 1 ([B, M, N/W, W]) or 2 (packHeadsGemms' [B, N/W,
+    // M, W]); the tile has one panel.
+    int64_t rowDim = at[1] == loop.getInductionVar() ? 1 : 2;
+    int64_t panelDim = 3 - rowDim;
     if (vt.getShape() != ArrayRef<int64_t>{1, 1, 1, type.getDimSize(3)} ||
         ShapedType::isDynamic(type.getDimSize(3)) ||
-        !isConstantIntValue(at[0], 0) || at[1] != loop.getInductionVar() ||
-        !isConstantIntValue(at[2], 0) || !isConstantIntValue(at[3], 0) ||
-        type.getDimSize(0) != 1 || type.getDimSize(2) != 1 ||
+        !isConstantIntValue(at[0], 0) ||
+        at[rowDim] != loop.getInductionVar() ||
+        !isConstantIntValue(at[panelDim], 0) ||
+        !isConstantIntValue(at[3], 0) || type.getDimSize(0) != 1 ||
+        type.getDimSize(panelDim) != 1 ||
         llvm::any_of(write.getInBoundsValues(), [](bool b) { return !b; }))
       return;
-    fills.push_back(loop);
+    fills.push_back({loop, panelDim});
   });
 
-  for (scf::ForOp fill : fills) {
+  for (auto [fill, panelDim] : fills) {
     // Every read of the tile after the fill (in its block: the GEMM's loop
     // nest, the epilogue), and the loops whose first iteration it must be.
     bool ok = true;
@@ -1077,7 +1319,7 @@ static void initAccumulatorsInRegisters(ModuleOp module) {
           return;
         VectorType vt = read.getVectorType();
         if (source == Source::Unknown || vt.getRank() != 4 ||
-            vt.getDimSize(0) != 1 || vt.getDimSize(2) != 1 ||
+            vt.getDimSize(0) != 1 || vt.getDimSize(panelDim) != 1 ||
             vt.getDimSize(3) != row.getDimSize(3) || read.getMask() ||
             !read.getPermutationMap().isMinorIdentity() ||
             llvm::any_of(read.getInBoundsValues(), [](bool b) { return !b; }))
@@ -1193,6 +1435,7 @@ struct AttuneTileGemmPass
     module.walk([&](Operation *op) { any |= hasMark(op); });
     // Row kernels first: the ops the GEMM and attention schedules make are
     // not theirs to vectorize.
+    packHeadsGemms(module);
     any |= vectorizeRows(module, parallel);
     if (!any)
       return;

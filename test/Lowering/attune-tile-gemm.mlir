@@ -284,6 +284,45 @@ func.func @query_transpose(%q: tensor<1x2x?x64xf32>, %k: tensor<1x2x?x64xf32>, %
   return %o : tensor<1x2x?x64xf32>
 }
 
+// A projection that only attention heads read (slices of whole heads, split
+// and transposed to [B, H, L, 64]) writes the heads directly: one GEMM per
+// slice with the output [B, H, L, 64], its register tiles 4 rows of one head
+// (vector<1x1x4x64>, 1 KiB in a row), and no transposing copies.
+// CHECK-LABEL: func @qkv_heads
+// CHECK:       %[[P:.*]] = linalg.transpose {{.*}} permutation = [0, 2, 1]
+// CHECK-NOT:   linalg.transpose
+// CHECK:       scf.for {{.*}} -> (tensor<?x2x?x64xf32>)
+// CHECK:         vector.broadcast %{{.*}} : vector<1x1x1x64xf32> to vector<1x1x4x64xf32>
+// CHECK:         vector.transfer_read %[[P]]
+// CHECK:         vector.transfer_write %{{.*}} : vector<1x1x4x64xf32>, tensor<1x1x4x64xf32>
+// CHECK-COUNT-2: vector.transfer_write %{{.*}} : vector<1x1x4x64xf32>, tensor<1x1x4x64xf32>
+// CHECK-NOT:   linalg.transpose
+// CHECK:       return %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x2x?x64xf32>
+func.func @qkv_heads(%x: tensor<?x?x64xf32>, %w: tensor<384x64xf32>, %b: tensor<384xf32>) -> (tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32>) {
+  %y = attune.linear %x, %w, %b : (tensor<?x?x64xf32>, tensor<384x64xf32>, tensor<384xf32>) -> tensor<?x?x384xf32>
+  %q = attune.slice %y {axis = -1 : i64, offset = 0 : i64, size = 128 : i64} : (tensor<?x?x384xf32>) -> tensor<?x?x128xf32>
+  %k = attune.slice %y {axis = -1 : i64, offset = 128 : i64, size = 128 : i64} : (tensor<?x?x384xf32>) -> tensor<?x?x128xf32>
+  %v = attune.slice %y {axis = -1 : i64, offset = 256 : i64, size = 128 : i64} : (tensor<?x?x384xf32>) -> tensor<?x?x128xf32>
+  %qh = attune.split_heads %q {num_heads = 2 : i64} : (tensor<?x?x128xf32>) -> tensor<?x2x?x64xf32>
+  %kh = attune.split_heads %k {num_heads = 2 : i64} : (tensor<?x?x128xf32>) -> tensor<?x2x?x64xf32>
+  %vh = attune.split_heads %v {num_heads = 2 : i64} : (tensor<?x?x128xf32>) -> tensor<?x2x?x64xf32>
+  return %qh, %kh, %vh : tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32>
+}
+
+// Negative case: the projection is also read whole, so it keeps its
+// [B, L, N] output and the heads are copied out of it.
+// CHECK-LABEL: func @qkv_other_use
+// CHECK:       scf.for {{.*}} -> (tensor<?x?x4x64xf32>)
+// CHECK:         vector.transfer_write %{{.*}} : vector<1x4x1x64xf32>, tensor<1x4x1x64xf32>
+// CHECK:       scf.for {{.*}} -> (tensor<?x2x?x64xf32>)
+// CHECK:       return
+func.func @qkv_other_use(%x: tensor<?x?x64xf32>, %w: tensor<256x64xf32>) -> (tensor<?x2x?x64xf32>, tensor<?x?x256xf32>) {
+  %y = attune.linear %x, %w : (tensor<?x?x64xf32>, tensor<256x64xf32>) -> tensor<?x?x256xf32>
+  %q = attune.slice %y {axis = -1 : i64, offset = 0 : i64, size = 128 : i64} : (tensor<?x?x256xf32>) -> tensor<?x?x128xf32>
+  %qh = attune.split_heads %q {num_heads = 2 : i64} : (tensor<?x?x128xf32>) -> tensor<?x2x?x64xf32>
+  return %qh, %y : tensor<?x2x?x64xf32>, tensor<?x?x256xf32>
+}
+
 // A weight that is a static slice of a constant (the Q or K/V rows of a packed
 // in_proj weight) is transposed and packed at compile time, like a whole
 // constant, not by a linalg.transpose on every run. Packed rows 32..63 of W:
@@ -300,3 +339,4 @@ func.func @sliced_weight(%x: tensor<?x2xf32>) -> tensor<?x32xf32> {
   %y = attune.linear %x, %s : (tensor<?x2xf32>, tensor<32x2xf32>) -> tensor<?x32xf32>
   return %y : tensor<?x32xf32>
 }
+
