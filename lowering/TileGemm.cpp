@@ -368,6 +368,11 @@ static Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width) {
 /// tile then reads one contiguous W-float row of a panel per k step,
 /// instead of one row of B 4N bytes from the previous one (a new page
 /// every step for N >= 1024).
+static Value headsInit(OpBuilder &b, Location loc, Value init, Value empty,
+                       ArrayRef<OpFoldResult> offsets,
+                       ArrayRef<OpFoldResult> extents, int64_t offset,
+                       int64_t size, int64_t width);
+
 static void packGemms(ModuleOp module) {
   SmallVector<linalg::GenericOp> gemms;
   module.walk([&](linalg::GenericOp op) {
@@ -389,34 +394,60 @@ static void packGemms(ModuleOp module) {
     StringRef epilogueMark =
         width == 64 ? kEpilogueWideAttr : attune::kEpilogueAttr;
     Value panels = packPanels(b, loc, w, width);
-    Value init4 = splitColumns(b, loc, init, width);
+    linalg::GenericOp epi;
+    for (Operation *user : gemm->getUsers())
+      if (user->hasAttr(attune::kEpilogueAttr))
+        epi = cast<linalg::GenericOp>(user);
+    // A GEMM whose only reader is its epilogue writes its (intermediate)
+    // output panel by panel, [B, N/W, M, W] (W = 64): a register tile's
+    // 4 x 64 accumulators are then 1 KiB in a row, where 4 rows 4N bytes
+    // apart (N = 3072: 12 KiB, the same L1 sets) conflicted with each
+    // other and with the weight slice between k tiles.
+    bool panelMajor =
+        epi && width == 64 && llvm::all_of(gemm->getUsers(), [&](Operation *u) {
+          return u == epi || isa<tensor::DimOp>(u);
+        });
     AffineExpr d0, d1, d2, d3, d4;
     bindDims(ctx, d0, d1, d2, d3, d4);
+    Value init4;
+    AffineMap outMap = AffineMap::get(5, 0, {d0, d1, d2, d3}, ctx);
+    if (panelMajor) {
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, init);
+      Value empty = tensor::EmptyOp::create(
+          b, loc,
+          {sizes[0], b.getIndexAttr(n / width), sizes[1],
+           b.getIndexAttr(width)},
+          cast<RankedTensorType>(init.getType()).getElementType());
+      SmallVector<OpFoldResult> zeros(2, b.getIndexAttr(0));
+      init4 = headsInit(b, loc, init, empty, zeros, {sizes[0], sizes[1]}, 0,
+                        n, width);
+      outMap = AffineMap::get(5, 0, {d0, d2, d1, d3}, ctx);
+    } else {
+      init4 = splitColumns(b, loc, init, width);
+    }
     using Iter = utils::IteratorType;
     auto packed = linalg::GenericOp::create(
         b, loc, TypeRange{init4.getType()}, ValueRange{a, panels},
         ValueRange{init4},
         ArrayRef<AffineMap>{AffineMap::get(5, 0, {d0, d1, d4}, ctx),
-                            AffineMap::get(5, 0, {d2, d4, d3}, ctx),
-                            AffineMap::get(5, 0, {d0, d1, d2, d3}, ctx)},
+                            AffineMap::get(5, 0, {d2, d4, d3}, ctx), outMap},
         ArrayRef<Iter>{Iter::parallel, Iter::parallel, Iter::parallel,
                        Iter::parallel, Iter::reduction});
     packed.getRegion().takeBody(gemm.getRegion());
     if (gemm->hasAttr(attune::kGemmAttr))
       packed->setAttr(gemmMark, UnitAttr::get(ctx));
     // The epilogue follows the GEMM into the [B, M, N/W, W] view.
-    linalg::GenericOp epi;
-    for (Operation *user : gemm->getUsers())
-      if (user->hasAttr(attune::kEpilogueAttr))
-        epi = cast<linalg::GenericOp>(user);
     if (epi) {
       b.setInsertionPoint(epi);
       Value out4 = splitColumns(b, loc, epi.getDpsInits()[0], width);
       AffineMap id = b.getMultiDimIdentityMap(4);
+      AffineMap in = panelMajor ? AffineMap::getPermutationMap(
+                                      ArrayRef<unsigned>{0, 2, 1, 3}, ctx)
+                                : id;
       auto e4 = linalg::GenericOp::create(
           b, epi.getLoc(), TypeRange{out4.getType()},
           ValueRange{packed.getResult(0)}, ValueRange{out4},
-          ArrayRef<AffineMap>{id, id}, SmallVector<Iter>(4, Iter::parallel));
+          ArrayRef<AffineMap>{in, id}, SmallVector<Iter>(4, Iter::parallel));
       e4.getRegion().takeBody(epi.getRegion());
       e4->setAttr(epilogueMark, UnitAttr::get(ctx));
       b.setInsertionPointAfter(epi);
@@ -425,9 +456,16 @@ static void packGemms(ModuleOp module) {
     }
     // What else reads the GEMM (extents of its consumers' outputs).
     b.setInsertionPointAfter(gemm);
-    gemm.getResult(0).replaceAllUsesWith(
-        joinColumns(b, loc, packed.getResult(0)));
+    if (panelMajor) {
+      for (Operation *user : llvm::make_early_inc_range(gemm->getUsers()))
+        cast<tensor::DimOp>(user).getSourceMutable().assign(init);
+    } else {
+      gemm.getResult(0).replaceAllUsesWith(
+          joinColumns(b, loc, packed.getResult(0)));
+    }
     gemm->erase();
+    if (Operation *old = init.getDefiningOp(); old && isOpTriviallyDead(old))
+      old->erase();
   }
 }
 

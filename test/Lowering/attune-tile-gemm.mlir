@@ -158,22 +158,28 @@ func.func @wide(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>) -> tensor<?x512x
 // vector op (erf as a polynomial, no libm call).
 // The bias that initializes the GEMM starts its register tiles'
 // accumulators, as without an epilogue; nothing fills the whole output
-// first (the tile loops' bounds no longer ask its dims).
+// first (the tile loops' bounds no longer ask its dims). The GEMM's own
+// output, which only the epilogue reads, is laid out panel by panel
+// ([B, N/64, M, 64]): a register tile's accumulators are 4 consecutive rows
+// of 64 (vector<1x1x4x64>); the epilogue reads a panel row of it and writes
+// the row-major output (vector<1x1x1x64> at [0, %r, 0, 0]).
 // CHECK-LABEL: func @gelu_epilogue
 // CHECK-NOT:   linalg.generic
+// CHECK:       tensor.empty(%{{.*}}) : tensor<1x8x?x64xf32>
 // CHECK:       scf.for %{{.*}} step %c128
 // CHECK:         scf.for %{{.*}} = %c0 to %c8 step %c1
 // CHECK:           vector.transfer_read %{{.*}} : tensor<8x64xf32>, vector<1x64xf32>
 // CHECK-NOT:       vector.transfer_write
 // CHECK:           scf.for %{{.*}} step %c4
-// CHECK:             scf.for
+// CHECK:             scf.for {{.*}} -> (vector<1x1x4x64xf32>)
 // CHECK-COUNT-4:       vector.fma {{.*}} : vector<64xf32>
+// CHECK:             vector.transfer_write %{{.*}} : vector<1x1x4x64xf32>, tensor<1x1x4x64xf32>
 // CHECK:           scf.for
 // CHECK:             scf.for
-// CHECK:               vector.transfer_read {{.*}} vector<1x1x1x64xf32>
+// CHECK:               vector.transfer_read {{.*}}[%c0, %c0, %{{.*}}, %c0]{{.*}} vector<1x1x1x64xf32>
 // CHECK-NOT:           math.erf
 // CHECK:               math.fma {{.*}} : vector<1x1x1x64xf32>
-// CHECK:               vector.transfer_write
+// CHECK:               vector.transfer_write %{{.*}}[%c0, %{{.*}}, %c0, %c0]
 // CHECK-NOT:   attune.epilogue
 // CHECK-NOT:   math.erf
 // PAR-LABEL: func @gelu_epilogue
