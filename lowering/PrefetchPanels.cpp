@@ -34,6 +34,54 @@ static vector::TransferReadOp panelRead(scf::ForOp kLoop) {
   return nullptr;
 }
 
+/// In the k loop of a register tile (`rows` rows of `rowLoop`'s cache tile),
+/// next to the weight prefetch already at the builder's insertion point,
+/// one of the next register tile's accumulator lines: line k/8 of its
+/// rows x W floats, into L1.
+static void prefetchNextAccumulators(scf::ForOp kLoop, scf::ForOp rowLoop,
+                                     int64_t rows, OpBuilder &b,
+                                     Location loc) {
+  vector::TransferWriteOp write;
+  for (Operation *user : kLoop.getResult(0).getUsers())
+    if (auto w = dyn_cast<vector::TransferWriteOp>(user);
+        w && w->getBlock() == rowLoop.getBody())
+      write = w;
+  if (!write)
+    return;
+  auto view = write.getBase().getDefiningOp<memref::SubViewOp>();
+  if (!view || view.getSourceType().getRank() != 4)
+    return;
+  SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
+  int64_t rowDim = -1;
+  for (int64_t d : {1, 2})
+    if (offsets[d] == OpFoldResult(rowLoop.getInductionVar()))
+      rowDim = d;
+  int64_t width = view.getSourceType().getDimSize(3);
+  if (rowDim < 0 || ShapedType::isDynamic(width) || width % 16 ||
+      !isZeroInteger(offsets[0]) || !isZeroInteger(offsets[3 - rowDim]) ||
+      !isZeroInteger(offsets[3]))
+    return;
+  ArithBuilder ab(b, loc);
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  int64_t linesPerRow = width / 16;
+  Value slot = arith::DivUIOp::create(b, loc, kLoop.getInductionVar(), cst(8));
+  Value row = ab.add(ab.add(rowLoop.getInductionVar(), cst(rows)),
+                     arith::DivUIOp::create(b, loc, slot, cst(linesPerRow)));
+  Value last = ab.sub(
+      memref::DimOp::create(b, loc, view.getSource(), rowDim).getResult(),
+      cst(1));
+  row = arith::MinUIOp::create(b, loc, row, last);
+  Value col = ab.mul(arith::RemUIOp::create(b, loc, slot, cst(linesPerRow)),
+                     cst(16));
+  SmallVector<Value> at(4, cst(0));
+  at[rowDim] = row;
+  at[3] = col;
+  memref::PrefetchOp::create(b, loc, view.getSource(), at, /*isWrite=*/false,
+                             /*localityHint=*/3, /*isDataCache=*/true);
+}
+
 /// Adds the prefetches to one register tile's k loop (see the pass
 /// description); false where the loop nest is not the schedule's.
 static bool prefetchNextSlice(scf::ForOp kLoop) {
@@ -92,6 +140,7 @@ static bool prefetchNextSlice(scf::ForOp kLoop) {
                                     cst(size - 16));
   memref::PrefetchOp::create(b, loc, flat, ValueRange{at}, /*isWrite=*/false,
                              /*localityHint=*/2, /*isDataCache=*/true);
+  prefetchNextAccumulators(kLoop, rowLoop, *rows, b, loc);
   return true;
 }
 

@@ -97,3 +97,47 @@ func.func @no_panel(%w: memref<128x64xf32>, %panels: memref<8x128x64xf32>, %rows
   }
   return %r : vector<64xf32>
 }
+
+// -----
+
+// The register tiles' accumulators: each 4 x 64 tile is loaded before its
+// k loop and stored after it (here 4 rows of one panel of the panel-major
+// [1, N/64, M, 64] output tile, rows along dim 2). Each 8-step slot of the
+// k loop also prefetches, into L1 (locality 3), one line of the next
+// register tile's accumulators: 16 slots, 4 rows of 4 lines, row m + 4 +
+// slot / 4 (the last row of the tile at most), column 16 (slot mod 4).
+// CHECK-LABEL: func @accumulators
+// CHECK:         scf.for %[[M:.*]] = %c0 to %c128 step %c4
+// CHECK:           %[[V:.*]] = memref.subview %[[TILE:.*]][0, 0, %[[M]], 0] [1, 1, 4, 64]
+// CHECK:           scf.for %[[K:.*]] = %c0 to %c128 step %c8 iter_args
+// CHECK:             memref.prefetch %{{.*}}, read, locality<2>, data : memref<65536xf32>
+// CHECK:             %[[SLOT:.*]] = arith.divui %[[K]], %c8
+// CHECK:             %[[R:.*]] = arith.divui %[[SLOT]], %c4
+// CHECK:             %[[NEXT:.*]] = arith.addi %[[M]], %c4
+// CHECK:             %[[ROW:.*]] = arith.addi %[[NEXT]], %[[R]]
+// CHECK:             %[[LAST:.*]] = arith.minui %[[ROW]], %c127
+// CHECK:             %[[L:.*]] = arith.remui %[[SLOT]], %c4
+// CHECK:             %[[COL:.*]] = arith.muli %[[L]], %c16
+// CHECK:             memref.prefetch %[[TILE]][%c0, %c0, %[[LAST]], %[[COL]]], read, locality<3>, data
+// CHECK-NOT:         memref.prefetch
+// CHECK:           }
+// CHECK:           vector.transfer_write %{{.*}}, %[[V]]
+func.func @accumulators(%panels: memref<8x128x64xf32>, %tile: memref<1x1x128x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %pad = arith.constant 0.0 : f32
+  scf.for %m = %c0 to %c128 step %c4 {
+    %v = memref.subview %tile[0, 0, %m, 0] [1, 1, 4, 64] [1, 1, 1, 1] : memref<1x1x128x64xf32> to memref<1x1x4x64xf32, strided<[8192, 8192, 64, 1], offset: ?>>
+    %a = vector.transfer_read %v[%c0, %c0, %c0, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x4x64xf32, strided<[8192, 8192, 64, 1], offset: ?>>, vector<1x1x4x64xf32>
+    %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%s = %a) -> (vector<1x1x4x64xf32>) {
+      %b = vector.transfer_read %panels[%c1, %k, %c0], %pad {in_bounds = [true]} : memref<8x128x64xf32>, vector<64xf32>
+      %bb = vector.broadcast %b : vector<64xf32> to vector<1x1x4x64xf32>
+      %f = arith.addf %bb, %s : vector<1x1x4x64xf32>
+      scf.yield %f : vector<1x1x4x64xf32>
+    } {attune.panel_k_loop}
+    vector.transfer_write %acc, %v[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x4x64xf32>, memref<1x1x4x64xf32, strided<[8192, 8192, 64, 1], offset: ?>>
+  }
+  return
+}
