@@ -214,6 +214,67 @@ def AttuneFreeAfterLastUse
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def AttuneEpilogueInRegisters
+    : Pass<"attune-epilogue-in-registers", "::mlir::func::FuncOp"> {
+  let summary = "Apply each GEMM's activation to its register tiles in the last k tile";
+  let description = [{
+    Runs on bufferized IR after `attune-tile-gemm`, which leaves a GEMM with
+    an element-wise epilogue (a linear layer's activation) as, per cache
+    tile, a loop over k tiles whose register tiles store their accumulators
+    into the tile, then a loop over the tile's rows that reads each row back,
+    applies the epilogue and writes the output.
+
+    This pass peels the last k tile off that loop and, in it, applies the
+    epilogue's element-wise ops to each register tile's accumulators while
+    they are still in registers and writes the result to the output rows
+    (a `vector.shape_cast` where the tile and the output lay rows along
+    different dims, as with a panel-major intermediate). The row loop goes,
+    and so do the last k tile's stores into the tile when nothing else
+    reads its buffer (an allocation viewed only as that tile, and freed).
+
+    It applies where the row loop reads one row vector of a tile at a time
+    at its induction variable and writes one at its induction variable,
+    with only element-wise ops on row vectors between; where the k tile loop
+    before it has constant bounds and runs register tile loops covering the
+    tile's rows from 0 to the row loop's bound, one store each, along the
+    same dim; and where nothing with side effects runs between the two.
+    Anything else is left as it is.
+
+    Before (one cache tile; `%tile` an intermediate of [1, 1, rows, 64]):
+    ```mlir
+    scf.for %kt = %c0 to %c768 step %c128 {
+      scf.for %r = %c0 to %full step %c4 {
+        %v = memref.subview %tile[0, 0, %r, 0] [1, 1, 4, 64] [1, 1, 1, 1] : ...
+        %acc = scf.for %k = ... -> (vector<1x1x4x64xf32>) { ... }
+        vector.transfer_write %acc, %v[%c0, %c0, %c0, %c0] : vector<1x1x4x64xf32>, ...
+      }
+      scf.for %r = %full to %rows step %c4 { ... }
+    }
+    scf.for %r = %c0 to %rows step %c1 {
+      %x = vector.transfer_read %tile[%c0, %c0, %r, %c0], %pad : ..., vector<1x1x1x64xf32>
+      %y = arith.maximumf %x, %zero : vector<1x1x1x64xf32>
+      vector.transfer_write %y, %out[%c0, %r, %c0, %c0] : vector<1x1x1x64xf32>, ...
+    }
+    ```
+    After:
+    ```mlir
+    scf.for %kt = %c0 to %c640 step %c128 { ... as before ... }
+    scf.for %r = %c0 to %full step %c4 {
+      %v = memref.subview %tile[0, 0, %r, 0] [1, 1, 4, 64] [1, 1, 1, 1] : ...
+      %acc = scf.for %k = ... -> (vector<1x1x4x64xf32>) { ... }
+      %z = vector.broadcast %zero : vector<1x1x1x64xf32> to vector<1x1x4x64xf32>
+      %y = arith.maximumf %acc, %z : vector<1x1x4x64xf32>
+      %s = vector.shape_cast %y : vector<1x1x4x64xf32> to vector<1x4x1x64xf32>
+      vector.transfer_write %s, %out[%c0, %r, %c0, %c0] : vector<1x4x1x64xf32>, ...
+    }
+    scf.for %r = %full to %rows step %c4 { ... }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
   let summary = "Prefetch each GEMM's next weight slice while the current one runs";
   let description = [{

@@ -111,6 +111,7 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   if (failed(parsePassPipeline(kCpuBufferize, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
   pm.addPass(createAttuneMergeConstants());
+  pm.addNestedPass<func::FuncOp>(createAttuneEpilogueInRegisters());
   pm.addNestedPass<func::FuncOp>(createAttuneFreeAfterLastUse());
   pm.addPass(createAttunePrefetchPanels());
   pm.addPass(createAttuneLowerStridedCopies());

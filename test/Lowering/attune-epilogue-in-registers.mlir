@@ -1,0 +1,159 @@
+// RUN: attune-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(attune-epilogue-in-registers))" | FileCheck %s
+
+// One cache tile of a GEMM with a ReLU epilogue, bufferized: k tiles of 128
+// over K = 256, register tiles of 4 x 64 rows of a panel-major intermediate
+// %tile (rows along dim 2) and the remaining rows one at a time, then the
+// epilogue's row loop into the row-major output (rows along dim 1).
+// The last k tile is peeled; there the accumulators get the ReLU in
+// registers and go to the output (4 x 64 as vector<1x4x1x64> through a
+// shape_cast); the intermediate, a buffer only this tile uses, is no longer
+// stored in the last k tile, and the row loop is gone.
+// CHECK-LABEL: func @relu_tile
+// CHECK:         %[[OUT:.*]] = memref.subview %arg3
+// CHECK:         scf.for %{{.*}} = %c0 to %c128{{.*}} step %c128 {
+// CHECK:           vector.transfer_write %{{.*}} : vector<1x1x4x64xf32>
+// CHECK:           vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>
+// CHECK:         }
+// CHECK:         scf.for %[[R:.*]] = %c0 to %{{.*}} step %c4 {
+// CHECK:           %[[ACC:.*]] = scf.for {{.*}} -> (vector<1x1x4x64xf32>)
+// CHECK:           %[[Z:.*]] = vector.broadcast %{{.*}} : vector<1x1x1x64xf32> to vector<1x1x4x64xf32>
+// CHECK:           %[[Y:.*]] = arith.maximumf %[[ACC]], %[[Z]] : vector<1x1x4x64xf32>
+// CHECK:           %[[S:.*]] = vector.shape_cast %[[Y]] : vector<1x1x4x64xf32> to vector<1x4x1x64xf32>
+// CHECK-NOT:       vector.transfer_write %{{.*}} : vector<1x1x4x64xf32>
+// CHECK:           vector.transfer_write %[[S]], %[[OUT]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {{.*}} : vector<1x4x1x64xf32>
+// CHECK:         }
+// CHECK:         scf.for %[[R2:.*]] = %{{.*}} to %{{.*}} step %c4 {
+// CHECK:           scf.for %[[I:.*]] = %c0 to
+// CHECK:             %[[ACC1:.*]] = scf.for {{.*}} -> (vector<1x1x1x64xf32>)
+// CHECK:             %[[Y1:.*]] = arith.maximumf %[[ACC1]], %{{.*}} : vector<1x1x1x64xf32>
+// CHECK:             %[[ROW:.*]] = arith.addi %[[R2]], %[[I]]
+// CHECK-NOT:         vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, memref<1x1x?x64xf32
+// CHECK:             vector.transfer_write %[[Y1]], %[[OUT]][%{{.*}}, %[[ROW]], %{{.*}}, %{{.*}}]
+// CHECK-NOT:     arith.maximumf
+// CHECK:         memref.dealloc
+func.func @relu_tile(%a: memref<?x256xf32>, %p: memref<256x64xf32>, %rows: index, %out0: memref<1x?x5x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<1x1x1x64xf32>
+  %full = affine.apply affine_map<()[s0] -> ((s0 floordiv 4) * 4)>()[%rows]
+  %tile = memref.alloc(%rows) : memref<1x1x?x64xf32>
+  scf.for %kt = %c0 to %c256 step %c128 {
+    scf.for %r = %c0 to %full step %c4 {
+      %v = memref.subview %tile[0, 0, %r, 0] [1, 1, 4, 64] [1, 1, 1, 1] : memref<1x1x?x64xf32> to memref<1x1x4x64xf32, strided<[?, ?, 64, 1], offset: ?>>
+      %init = vector.transfer_read %v[%c0, %c0, %c0, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x4x64xf32, strided<[?, ?, 64, 1], offset: ?>>, vector<1x1x4x64xf32>
+      %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%s = %init) -> (vector<1x1x4x64xf32>) {
+        %kk = arith.addi %kt, %k : index
+        %b = vector.transfer_read %p[%kk, %c0], %pad {in_bounds = [true, true]} : memref<256x64xf32>, vector<1x64xf32>
+        %bb = vector.broadcast %b : vector<1x64xf32> to vector<1x1x4x64xf32>
+        %x = memref.load %a[%r, %kk] : memref<?x256xf32>
+        %xb = vector.broadcast %x : f32 to vector<1x1x4x64xf32>
+        %f = vector.fma %bb, %xb, %s : vector<1x1x4x64xf32>
+        scf.yield %f : vector<1x1x4x64xf32>
+      }
+      vector.transfer_write %acc, %v[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x4x64xf32>, memref<1x1x4x64xf32, strided<[?, ?, 64, 1], offset: ?>>
+    }
+    scf.for %r = %full to %rows step %c4 {
+      %n = affine.apply affine_map<(d0)[s0] -> (s0 - d0)>(%r)[%rows]
+      %v = memref.subview %tile[0, 0, %r, 0] [1, 1, %n, 64] [1, 1, 1, 1] : memref<1x1x?x64xf32> to memref<1x1x?x64xf32, strided<[?, ?, 64, 1], offset: ?>>
+      scf.for %i = %c0 to %n step %c1 {
+        %init = vector.transfer_read %v[%c0, %c0, %i, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x?x64xf32, strided<[?, ?, 64, 1], offset: ?>>, vector<1x1x1x64xf32>
+        %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%s = %init) -> (vector<1x1x1x64xf32>) {
+          %kk = arith.addi %kt, %k : index
+          %b = vector.transfer_read %p[%kk, %c0], %pad {in_bounds = [true, true]} : memref<256x64xf32>, vector<1x64xf32>
+          %bb = vector.broadcast %b : vector<1x64xf32> to vector<1x1x1x64xf32>
+          %f = arith.addf %bb, %s : vector<1x1x1x64xf32>
+          scf.yield %f : vector<1x1x1x64xf32>
+        }
+        vector.transfer_write %acc, %v[%c0, %c0, %i, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x1x64xf32>, memref<1x1x?x64xf32, strided<[?, ?, 64, 1], offset: ?>>
+      }
+    }
+  }
+  %out = memref.subview %out0[0, 0, 2, 0] [1, %rows, 1, 64] [1, 1, 1, 1] : memref<1x?x5x64xf32> to memref<1x?x1x64xf32, strided<[?, 320, 64, 1], offset: 128>>
+  scf.for %r = %c0 to %rows step %c1 {
+    %x = vector.transfer_read %tile[%c0, %c0, %r, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x?x64xf32>, vector<1x1x1x64xf32>
+    %y = arith.maximumf %x, %zero : vector<1x1x1x64xf32>
+    vector.transfer_write %y, %out[%c0, %r, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x1x64xf32>, memref<1x?x1x64xf32, strided<[?, 320, 64, 1], offset: 128>>
+  }
+  memref.dealloc %tile : memref<1x1x?x64xf32>
+  return
+}
+
+// -----
+
+// Negative case: a copy between the k tiles and the row loop (side effects
+// the pass does not follow) leaves both as they are.
+// CHECK-LABEL: func @copy_between
+// CHECK:         scf.for %{{.*}} = %c0 to %c256 step %c128
+// CHECK:         memref.copy
+// CHECK:         scf.for %{{.*}} = %c0 to %{{.*}} step %c1
+// CHECK:           arith.maximumf
+func.func @copy_between(%tile: memref<1x1x?x64xf32>, %other: memref<1x1x?x64xf32>, %rows: index, %out: memref<1x?x1x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<1x1x1x64xf32>
+  scf.for %kt = %c0 to %c256 step %c128 {
+    scf.for %r = %c0 to %rows step %c1 {
+      %v = memref.subview %tile[0, 0, %r, 0] [1, 1, 1, 64] [1, 1, 1, 1] : memref<1x1x?x64xf32> to memref<1x1x1x64xf32, strided<[?, ?, 64, 1], offset: ?>>
+      %s = vector.transfer_read %v[%c0, %c0, %c0, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x1x64xf32, strided<[?, ?, 64, 1], offset: ?>>, vector<1x1x1x64xf32>
+      %f = arith.addf %s, %s : vector<1x1x1x64xf32>
+      vector.transfer_write %f, %v[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x1x64xf32>, memref<1x1x1x64xf32, strided<[?, ?, 64, 1], offset: ?>>
+    }
+  }
+  memref.copy %other, %tile : memref<1x1x?x64xf32> to memref<1x1x?x64xf32>
+  scf.for %r = %c0 to %rows step %c1 {
+    %x = vector.transfer_read %tile[%c0, %c0, %r, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x?x64xf32>, vector<1x1x1x64xf32>
+    %y = arith.maximumf %x, %zero : vector<1x1x1x64xf32>
+    vector.transfer_write %y, %out[%c0, %r, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x1x64xf32>, memref<1x?x1x64xf32>
+  }
+  return
+}
+
+// -----
+
+// A tile the caller may read afterwards (a function argument): the last k
+// tile still stores it, and also writes the activated rows.
+// CHECK-LABEL: func @visible_tile
+// CHECK:         scf.for %{{.*}} = %c0 to %c128{{.*}} step %c128 {
+// CHECK-NEXT:      scf.for
+// CHECK-NEXT:        memref.subview
+// CHECK-NEXT:        vector.transfer_read
+// CHECK-NEXT:        arith.addf
+// CHECK-NEXT:        vector.transfer_write
+// CHECK-NEXT:      {{^ *}}}
+// CHECK-NEXT:    {{^ *}}}
+// CHECK-NEXT:    scf.for %[[R:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK:           vector.transfer_write %[[F:.*]], %{{.*}}[%c0, %c0, %c0, %c0]
+// CHECK:           %[[Y:.*]] = arith.maximumf %[[F]], %{{.*}} : vector<1x1x1x64xf32>
+// CHECK:           vector.transfer_write %[[Y]], %arg3[%{{.*}}, %[[R]], %{{.*}}, %{{.*}}]
+// CHECK:         }
+// CHECK-NOT:     arith.maximumf
+// CHECK:         return
+func.func @visible_tile(%tile: memref<1x1x?x64xf32>, %unused: memref<1x1x?x64xf32>, %rows: index, %out: memref<1x?x1x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<1x1x1x64xf32>
+  scf.for %kt = %c0 to %c256 step %c128 {
+    scf.for %r = %c0 to %rows step %c1 {
+      %v = memref.subview %tile[0, 0, %r, 0] [1, 1, 1, 64] [1, 1, 1, 1] : memref<1x1x?x64xf32> to memref<1x1x1x64xf32, strided<[?, ?, 64, 1], offset: ?>>
+      %s = vector.transfer_read %v[%c0, %c0, %c0, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x1x64xf32, strided<[?, ?, 64, 1], offset: ?>>, vector<1x1x1x64xf32>
+      %f = arith.addf %s, %s : vector<1x1x1x64xf32>
+      vector.transfer_write %f, %v[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x1x64xf32>, memref<1x1x1x64xf32, strided<[?, ?, 64, 1], offset: ?>>
+    }
+  }
+  scf.for %r = %c0 to %rows step %c1 {
+    %x = vector.transfer_read %tile[%c0, %c0, %r, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x?x64xf32>, vector<1x1x1x64xf32>
+    %y = arith.maximumf %x, %zero : vector<1x1x1x64xf32>
+    vector.transfer_write %y, %out[%c0, %r, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x1x64xf32>, memref<1x?x1x64xf32>
+  }
+  return
+}
