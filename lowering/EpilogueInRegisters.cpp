@@ -98,6 +98,11 @@ static std::optional<Epilogue> matchEpilogue(scf::ForOp loop) {
       return std::nullopt;
     e.body.push_back(op);
   }
+  // What is written is the row read or computed from it.
+  Value written = write.getVector();
+  if (written != read.getResult() &&
+      (e.body.empty() || written != e.body.back()->getResult(0)))
+    return std::nullopt;
   return e;
 }
 
@@ -108,23 +113,31 @@ static FailureOr<SmallVector<TileStore>>
 tileStores(Operation *k, Value tile, int64_t dim) {
   SmallVector<TileStore> stores;
   bool ok = true;
+  // Whether `v` is the tile or a view of it.
+  auto inTile = [&](Value v) {
+    while (v != tile)
+      if (auto view = v.getDefiningOp<memref::SubViewOp>())
+        v = view.getSource();
+      else
+        return false;
+    return true;
+  };
   k->walk([&](Operation *op) {
     auto write = dyn_cast<vector::TransferWriteOp>(op);
     if (!write) {
-      // Other writers of the tile (a copy, a fill) would be missed.
-      if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
-        for (OpOperand &operand : op->getOpOperands())
-          if (operand.get() == tile &&
-              effects.getEffectOnValue<MemoryEffects::Write>(tile))
-            ok = false;
+      // Only views and reads of the tile besides the stores: another
+      // writer (a copy, a fill) would be missed.
+      if (!isa<memref::SubViewOp, vector::TransferReadOp>(op) &&
+          llvm::any_of(op->getOperands(), inTile))
+        ok = false;
       return;
     }
+    if (!inTile(write.getBase()))
+      return; // not a store into the tile
     TileStore s{write, {}};
     Value base = write.getBase();
     while (base != tile) {
       auto view = base.getDefiningOp<memref::SubViewOp>();
-      if (!view)
-        return; // not a store into the tile
       if (!view.hasUnitStride() ||
           view.getSourceType().getRank() != view.getType().getRank())
         return (void)(ok = false);

@@ -43,7 +43,9 @@ static constexpr llvm::StringLiteral kInitTileAttr = "attune.init_tile";
 static constexpr llvm::StringLiteral kHeadsInitAttr = "attune.heads_init";
 
 // The GEMMs run on packed weights (see packGemms below): loops (b, m, nb, r,
-// k) over C[b, m, nb*W + r] += A[b, m, k] * P[nb, k, r], panels of W = 64
+// k) over C[b, m, nb*W + r] += A[b, m, k] * P[nb, k, r] (C stored as
+// [B, M, N/W, W], or panel-major [B, N/W, M, W] where only attention heads
+// or an activation epilogue read it: packHeadsGemms, packGemms), panels of W = 64
 // columns where N allows (marks attune.gemm_wide / attune.epilogue_wide),
 // else W = 32.
 // Register tiles of ROWS x W: 4 x 64 (four zmm registers per row, 8 loads
@@ -1285,7 +1287,8 @@ static void initAccumulatorsInRegisters(ModuleOp module) {
   SmallVector<std::pair<scf::ForOp, int64_t>> fills;
   module.walk([&](scf::ForOp loop) {
     // for %r = 0 to %rows step 1 iter_args(%t) {
-    //   transfer_write %row, %t[0, %r, 0, 0]; yield }  (%row defined above)
+    //   transfer_write %row, %t[0, %r, 0, 0]; yield }  (%row defined above;
+    // [0, 0, %r, 0] on a panel-major output)
     Block *body = loop.getBody();
     if (loop.getNumRegionIterArgs() != 1 ||
         !isConstantIntValue(loop.getStep(), 1) ||
