@@ -343,13 +343,24 @@ struct AttuneEpilogueInRegistersPass
     : mlir::attune::impl::AttuneEpilogueInRegistersBase<
           AttuneEpilogueInRegistersPass> {
   void runOnOperation() override {
-    SmallVector<Epilogue> epilogues;
-    getOperation()->walk([&](scf::ForOp loop) {
-      if (std::optional<Epilogue> e = matchEpilogue(loop))
-        epilogues.push_back(*e);
-    });
-    for (Epilogue &e : epilogues)
-      (void)moveIntoRegisters(e);
+    // One at a time, matching again after each rewrite: a rewrite clones
+    // and erases loops, which may hold other candidates. Candidates that
+    // stay are marked so as not to be tried again.
+    constexpr StringLiteral kTried = "attune.epilogue_tried";
+    while (true) {
+      std::optional<Epilogue> next;
+      getOperation()->walk([&](scf::ForOp loop) {
+        if (next || loop->hasAttr(kTried))
+          return;
+        next = matchEpilogue(loop);
+      });
+      if (!next)
+        break;
+      scf::ForOp loop = next->loop;
+      if (!moveIntoRegisters(*next))
+        loop->setAttr(kTried, UnitAttr::get(&getContext()));
+    }
+    getOperation()->walk([&](scf::ForOp loop) { loop->removeAttr(kTried); });
   }
 };
 } // namespace

@@ -364,17 +364,17 @@ static Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width) {
       ->getResult(0);
 }
 
+static Value headsInit(OpBuilder &b, Location loc, Value init, Value empty,
+                       ArrayRef<OpFoldResult> offsets,
+                       ArrayRef<OpFoldResult> extents, int64_t offset,
+                       int64_t size, int64_t width);
+
 /// Rewrites each marked [B, M, K] x [K, N] GEMM (and its activation
 /// epilogue) to run on packed weights: C[b, m, nb, r] += A[b, m, k] *
 /// P[nb, k, r] over the output viewed as [B, M, N/W, W]. Each register
 /// tile then reads one contiguous W-float row of a panel per k step,
 /// instead of one row of B 4N bytes from the previous one (a new page
 /// every step for N >= 1024).
-static Value headsInit(OpBuilder &b, Location loc, Value init, Value empty,
-                       ArrayRef<OpFoldResult> offsets,
-                       ArrayRef<OpFoldResult> extents, int64_t offset,
-                       int64_t size, int64_t width);
-
 static void packGemms(ModuleOp module) {
   SmallVector<linalg::GenericOp> gemms;
   module.walk([&](linalg::GenericOp op) {
@@ -540,9 +540,8 @@ static SmallVector<linalg::TransposeOp> headUses(linalg::GenericOp gemm,
 
 /// The slice `offsets`/`extents` of `init` [B, M, N] (a zero fill, the bias
 /// broadcast, or any tensor) at columns [offset, offset + size), as heads
-/// [B, size/W, M, W] written into
-/// `empty`: a fill or a bias broadcast on that layout (marked for
-/// fuseGemmInits), else a transposing copy.
+/// [B, size/W, M, W] written into `empty`: a fill or a bias broadcast on
+/// that layout (marked for fuseGemmInits), else a transposing copy.
 static Value headsInit(OpBuilder &b, Location loc, Value init, Value empty,
                        ArrayRef<OpFoldResult> offsets,
                        ArrayRef<OpFoldResult> extents, int64_t offset,
