@@ -74,6 +74,8 @@ static std::optional<Epilogue> matchEpilogue(scf::ForOp loop) {
       !write.getPermutationMap().isMinorIdentity() ||
       !isRowVector(read.getVectorType()) ||
       read.getVectorType() != write.getVectorType() ||
+      llvm::any_of(read.getInBoundsValues(), [](bool b) { return !b; }) ||
+      llvm::any_of(write.getInBoundsValues(), [](bool b) { return !b; }) ||
       loop->isAncestor(read.getBase().getParentBlock()->getParentOp()) ||
       loop->isAncestor(write.getBase().getParentBlock()->getParentOp()))
     return std::nullopt;
@@ -224,10 +226,19 @@ static bool moveIntoRegisters(Epilogue &e) {
   if (failed(tileStores(k, tile, e.inDim)))
     return false;
 
-  // One store per register tile loop (the full tiles', the remainder's).
+  // One store per register tile loop (the full tiles', the remainder's),
+  // of whole rows as wide as the epilogue's.
+  VectorType rowType = e.read.getVectorType();
   for (Operation &op : k.getBody()->without_terminator()) {
     FailureOr<SmallVector<TileStore>> s = tileStores(&op, tile, e.inDim);
-    if (isa<scf::ForOp>(op) && (failed(s) || s->size() != 1))
+    if (!isa<scf::ForOp>(op))
+      continue;
+    if (failed(s) || s->size() != 1)
+      return false;
+    VectorType type = s->front().write.getVectorType();
+    if (type.getRank() != rowType.getRank() ||
+        type.getElementType() != rowType.getElementType() ||
+        type.getShape().back() != rowType.getShape().back())
       return false;
   }
   // The tile's stores in the last k tile can go if nothing reads the tile
@@ -285,7 +296,6 @@ static bool moveIntoRegisters(Epilogue &e) {
     if (FailureOr<SmallVector<TileStore>> s = tileStores(op, tile, e.inDim);
         succeeded(s))
       llvm::append_range(stores, *s);
-  VectorType rowType = e.read.getVectorType();
   for (TileStore &s : stores) {
     vector::TransferWriteOp write = s.write;
     OpBuilder wb(write->getContext());
@@ -326,6 +336,8 @@ static bool moveIntoRegisters(Epilogue &e) {
       row = row ? arith::AddIOp::create(wb, wl, row, term).getResult() : term;
     }
     Value zero = arith::ConstantIndexOp::create(wb, wl, 0);
+    if (!row)
+      row = zero;
     SmallVector<Value> at(e.write.getIndices().size(), zero);
     at[e.outDim] = row;
     vector::TransferWriteOp::create(

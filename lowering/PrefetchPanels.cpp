@@ -41,6 +41,8 @@ static vector::TransferReadOp panelRead(scf::ForOp kLoop) {
 static void prefetchNextAccumulators(scf::ForOp kLoop, scf::ForOp rowLoop,
                                      int64_t rows, OpBuilder &b,
                                      Location loc) {
+  if (kLoop.getNumResults() != 1)
+    return;
   vector::TransferWriteOp write;
   for (Operation *user : kLoop.getResult(0).getUsers())
     if (auto w = dyn_cast<vector::TransferWriteOp>(user);
