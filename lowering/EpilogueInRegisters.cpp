@@ -108,6 +108,16 @@ static std::optional<Epilogue> matchEpilogue(scf::ForOp loop) {
   return e;
 }
 
+/// Whether `v` is `tile` or a view of it (through memref.subview).
+static bool isViewOf(Value v, Value tile) {
+  while (v != tile)
+    if (auto view = v.getDefiningOp<memref::SubViewOp>())
+      v = view.getSource();
+    else
+      return false;
+  return true;
+}
+
 /// The register tiles' stores into `tile` (through memref.subview) in `k`:
 /// each writes rows along `dim` only (every other offset and index 0).
 /// Fails if `tile` is written any other way there.
@@ -115,15 +125,7 @@ static FailureOr<SmallVector<TileStore>>
 tileStores(Operation *k, Value tile, int64_t dim) {
   SmallVector<TileStore> stores;
   bool ok = true;
-  // Whether `v` is the tile or a view of it.
-  auto inTile = [&](Value v) {
-    while (v != tile)
-      if (auto view = v.getDefiningOp<memref::SubViewOp>())
-        v = view.getSource();
-      else
-        return false;
-    return true;
-  };
+  auto inTile = [&](Value v) { return isViewOf(v, tile); };
   k->walk([&](Operation *op) {
     auto write = dyn_cast<vector::TransferWriteOp>(op);
     if (!write) {
@@ -200,13 +202,7 @@ static bool moveIntoRegisters(Epilogue &e) {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       bool writes = false;
       loop->walk([&](vector::TransferWriteOp w) {
-        Value base = w.getBase();
-        while (base != tile)
-          if (auto view = base.getDefiningOp<memref::SubViewOp>())
-            base = view.getSource();
-          else
-            break;
-        writes |= base == tile;
+        writes |= isViewOf(w.getBase(), tile);
       });
       if (writes)
         k = loop;

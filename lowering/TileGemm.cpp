@@ -364,6 +364,78 @@ static Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width) {
       ->getResult(0);
 }
 
+/// The bias of `op` if it is the bias broadcast of a linear layer,
+/// out[b, m, n] = bias[n] over [B, M, N] with a static [N] bias; else null.
+static Value broadcastBias(Operation *op) {
+  auto bcast = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!bcast || bcast.getNumDpsInputs() != 1 || bcast.getNumDpsInits() != 1 ||
+      bcast.getNumLoops() != 3)
+    return nullptr;
+  MLIRContext *ctx = op->getContext();
+  Value bias = bcast.getDpsInputs()[0];
+  auto biasType = dyn_cast<RankedTensorType>(bias.getType());
+  auto yield = cast<linalg::YieldOp>(bcast.getBody()->getTerminator());
+  if (!biasType || biasType.getRank() != 1 || biasType.isDynamicDim(0) ||
+      bcast.getIndexingMapsArray()[0] !=
+          AffineMap::get(3, 0, getAffineDimExpr(2, ctx)) ||
+      !bcast.getIndexingMapsArray()[1].isIdentity() ||
+      yield.getValues().size() != 1 ||
+      yield.getValues()[0] != bcast.getBody()->getArgument(0))
+    return nullptr;
+  return bias;
+}
+
+/// Columns [offset, offset + size) of `bias` [N] broadcast into `empty`, a
+/// rank-4 tensor with panels of `width` columns at dim `panelDim` and the
+/// columns of a panel at dim 3.
+static linalg::GenericOp panelBias(OpBuilder &b, Location loc, Value bias,
+                                   int64_t offset, int64_t size, int64_t width,
+                                   Value empty, unsigned panelDim) {
+  MLIRContext *ctx = b.getContext();
+  auto biasType = cast<RankedTensorType>(bias.getType());
+  Value part = bias;
+  if (offset != 0 || size != biasType.getDimSize(0))
+    part = tensor::ExtractSliceOp::create(
+        b, loc, bias, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(size)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  Value bias2 = tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get({size / width, width}, biasType.getElementType()),
+      part, ArrayRef<ReassociationIndices>{{0, 1}});
+  AffineExpr panel = getAffineDimExpr(panelDim, ctx),
+             column = getAffineDimExpr(3, ctx);
+  return linalg::GenericOp::create(
+      b, loc, TypeRange{empty.getType()}, ValueRange{bias2}, ValueRange{empty},
+      ArrayRef<AffineMap>{AffineMap::get(4, 0, {panel, column}, ctx),
+                          b.getMultiDimIdentityMap(4)},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, args[0]);
+      });
+}
+
+/// C += A P on packed weights, body to be filled in: loops (b, m, nb, r, k)
+/// over A [B, M, K], panels P [N/W, K, W] and `init`, C [B, M, N/W, W], or
+/// [B, N/W, M, W] with `panelMajor`.
+static linalg::GenericOp createPackedGemm(OpBuilder &b, Location loc, Value a,
+                                          Value panels, Value init,
+                                          bool panelMajor) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0, d1, d2, d3, d4;
+  bindDims(ctx, d0, d1, d2, d3, d4);
+  AffineMap out = panelMajor ? AffineMap::get(5, 0, {d0, d2, d1, d3}, ctx)
+                             : AffineMap::get(5, 0, {d0, d1, d2, d3}, ctx);
+  using Iter = utils::IteratorType;
+  return linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{a, panels},
+      ValueRange{init},
+      ArrayRef<AffineMap>{AffineMap::get(5, 0, {d0, d1, d4}, ctx),
+                          AffineMap::get(5, 0, {d2, d4, d3}, ctx), out},
+      ArrayRef<Iter>{Iter::parallel, Iter::parallel, Iter::parallel,
+                     Iter::parallel, Iter::reduction});
+}
+
 static Value headsInit(OpBuilder &b, Location loc, Value init, Value empty,
                        ArrayRef<OpFoldResult> offsets,
                        ArrayRef<OpFoldResult> extents, int64_t offset,
@@ -409,10 +481,7 @@ static void packGemms(ModuleOp module) {
         epi && width == 64 && llvm::all_of(gemm->getUsers(), [&](Operation *u) {
           return u == epi || isa<tensor::DimOp>(u);
         });
-    AffineExpr d0, d1, d2, d3, d4;
-    bindDims(ctx, d0, d1, d2, d3, d4);
     Value init4;
-    AffineMap outMap = AffineMap::get(5, 0, {d0, d1, d2, d3}, ctx);
     if (panelMajor) {
       SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, init);
       Value empty = tensor::EmptyOp::create(
@@ -421,20 +490,13 @@ static void packGemms(ModuleOp module) {
            b.getIndexAttr(width)},
           cast<RankedTensorType>(init.getType()).getElementType());
       SmallVector<OpFoldResult> zeros(2, b.getIndexAttr(0));
-      init4 = headsInit(b, loc, init, empty, zeros, {sizes[0], sizes[1]}, 0,
-                        n, width);
-      outMap = AffineMap::get(5, 0, {d0, d2, d1, d3}, ctx);
+      init4 = headsInit(b, loc, init, empty, zeros, {sizes[0], sizes[1]}, 0, n,
+                        width);
     } else {
       init4 = splitColumns(b, loc, init, width);
     }
-    using Iter = utils::IteratorType;
-    auto packed = linalg::GenericOp::create(
-        b, loc, TypeRange{init4.getType()}, ValueRange{a, panels},
-        ValueRange{init4},
-        ArrayRef<AffineMap>{AffineMap::get(5, 0, {d0, d1, d4}, ctx),
-                            AffineMap::get(5, 0, {d2, d4, d3}, ctx), outMap},
-        ArrayRef<Iter>{Iter::parallel, Iter::parallel, Iter::parallel,
-                       Iter::parallel, Iter::reduction});
+    linalg::GenericOp packed =
+        createPackedGemm(b, loc, a, panels, init4, panelMajor);
     packed.getRegion().takeBody(gemm.getRegion());
     if (gemm->hasAttr(attune::kGemmAttr))
       packed->setAttr(gemmMark, UnitAttr::get(ctx));
@@ -449,7 +511,8 @@ static void packGemms(ModuleOp module) {
       auto e4 = linalg::GenericOp::create(
           b, epi.getLoc(), TypeRange{out4.getType()},
           ValueRange{packed.getResult(0)}, ValueRange{out4},
-          ArrayRef<AffineMap>{in, id}, SmallVector<Iter>(4, Iter::parallel));
+          ArrayRef<AffineMap>{in, id},
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel));
       e4.getRegion().takeBody(epi.getRegion());
       e4->setAttr(epilogueMark, UnitAttr::get(ctx));
       b.setInsertionPointAfter(epi);
@@ -553,40 +616,11 @@ static Value headsInit(OpBuilder &b, Location loc, Value init, Value empty,
     f->setAttr(kHeadsInitAttr, UnitAttr::get(ctx));
     return f.getResult(0);
   }
-  auto bcast = dyn_cast_or_null<linalg::GenericOp>(def);
-  if (bcast && bcast.getNumDpsInputs() == 1 && bcast.getNumDpsInits() == 1 &&
-      bcast.getNumLoops() == 3 &&
-      bcast.getIndexingMapsArray()[0] ==
-          AffineMap::get(3, 0, getAffineDimExpr(2, ctx)) &&
-      bcast.getIndexingMapsArray()[1] == b.getMultiDimIdentityMap(3)) {
-    auto yield = cast<linalg::YieldOp>(bcast.getBody()->getTerminator());
-    Value bias = bcast.getDpsInputs()[0];
-    auto biasType = cast<RankedTensorType>(bias.getType());
-    if (yield.getValues().size() == 1 &&
-        yield.getValues()[0] == bcast.getBody()->getArgument(0) &&
-        biasType.getRank() == 1 && !biasType.isDynamicDim(0)) {
-      Value part = tensor::ExtractSliceOp::create(
-          b, loc, bias, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(size)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
-      Value bias2 = tensor::ExpandShapeOp::create(
-          b, loc,
-          RankedTensorType::get({size / width, width},
-                                biasType.getElementType()),
-          part, ArrayRef<ReassociationIndices>{{0, 1}});
-      AffineExpr d1 = getAffineDimExpr(1, ctx), d3 = getAffineDimExpr(3, ctx);
-      auto g = linalg::GenericOp::create(
-          b, loc, TypeRange{empty.getType()}, ValueRange{bias2},
-          ValueRange{empty},
-          ArrayRef<AffineMap>{AffineMap::get(4, 0, {d1, d3}, ctx),
-                              b.getMultiDimIdentityMap(4)},
-          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-          [](OpBuilder &nb, Location l, ValueRange args) {
-            linalg::YieldOp::create(nb, l, args[0]);
-          });
-      g->setAttr(kHeadsInitAttr, UnitAttr::get(ctx));
-      return g.getResult(0);
-    }
+  if (Value bias = broadcastBias(def)) {
+    linalg::GenericOp g =
+        panelBias(b, loc, bias, offset, size, width, empty, /*panelDim=*/1);
+    g->setAttr(kHeadsInitAttr, UnitAttr::get(ctx));
+    return g.getResult(0);
   }
   Value part = tensor::ExtractSliceOp::create(
       b, loc, init,
@@ -639,9 +673,6 @@ static void packHeadsGemms(ModuleOp module) {
       if (auto dim = dyn_cast<tensor::DimOp>(user))
         b.modifyOpInPlace(dim, [&] { dim.getSourceMutable().assign(init); });
     Value panels = packPanels(b, loc, w, width);
-    AffineExpr d0, d1, d2, d3, d4;
-    bindDims(ctx, d0, d1, d2, d3, d4);
-    using Iter = utils::IteratorType;
     for (linalg::TransposeOp t : heads) {
       auto expand = t.getInput().getDefiningOp<tensor::ExpandShapeOp>();
       auto slice = expand.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
@@ -672,14 +703,8 @@ static void packHeadsGemms(ModuleOp module) {
           type.getElementType());
       Value hinit = headsInit(b, loc, init, empty, offsets, extents, offset,
                               size, width);
-      auto packed = linalg::GenericOp::create(
-          b, loc, TypeRange{hinit.getType()}, ValueRange{rows, part},
-          ValueRange{hinit},
-          ArrayRef<AffineMap>{AffineMap::get(5, 0, {d0, d1, d4}, ctx),
-                              AffineMap::get(5, 0, {d2, d4, d3}, ctx),
-                              AffineMap::get(5, 0, {d0, d2, d1, d3}, ctx)},
-          ArrayRef<Iter>{Iter::parallel, Iter::parallel, Iter::parallel,
-                         Iter::parallel, Iter::reduction});
+      linalg::GenericOp packed =
+          createPackedGemm(b, loc, rows, part, hinit, /*panelMajor=*/true);
       IRMapping map;
       gemm.getRegion().cloneInto(&packed.getRegion(), map);
       packed->setAttr(kGemmWideAttr, UnitAttr::get(ctx));
@@ -742,7 +767,6 @@ tileAndFuseDestination(RewriterBase &rewriter, linalg::GenericOp op,
 /// a copy of the reshaped init, tileable too).
 static Operation *rebuildInit(RewriterBase &rewriter, linalg::GenericOp gemm,
                               bool copy) {
-  MLIRContext *ctx = rewriter.getContext();
   auto expand = gemm.getDpsInits()[0].getDefiningOp<tensor::ExpandShapeOp>();
   auto type4 = cast<RankedTensorType>(gemm.getDpsInits()[0].getType());
   Location loc = gemm.getLoc();
@@ -787,36 +811,11 @@ static Operation *rebuildInit(RewriterBase &rewriter, linalg::GenericOp gemm,
     Value empty = tensor::EmptyOp::create(rewriter, loc, sizes4,
                                           type4.getElementType());
     init = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty);
-  } else if (auto bcast = dyn_cast<linalg::GenericOp>(old)) {
-    // The bias broadcast: out[b, m, n] = bias[n].
-    if (bcast.getNumDpsInputs() != 1 || bcast.getNumDpsInits() != 1)
-      return identityCopy();
-    Value bias = bcast.getDpsInputs()[0];
-    auto biasType = dyn_cast<RankedTensorType>(bias.getType());
-    AffineMap inMap = bcast.getIndexingMapsArray()[0];
-    auto yield = cast<linalg::YieldOp>(bcast.getBody()->getTerminator());
-    if (!biasType || biasType.getRank() != 1 ||
-        inMap != AffineMap::get(3, 0, getAffineDimExpr(2, ctx)) ||
-        yield.getValues().size() != 1 ||
-        yield.getValues()[0] != bcast.getBody()->getArgument(0))
-      return identityCopy();
+  } else if (Value bias = broadcastBias(old)) {
     Value empty = tensor::EmptyOp::create(rewriter, loc, sizes4,
                                           type4.getElementType());
-    Value bias2 = tensor::ExpandShapeOp::create(
-        rewriter, loc,
-        RankedTensorType::get({biasType.getDimSize(0) / width, width},
-                              biasType.getElementType()),
-        bias, ArrayRef<ReassociationIndices>{{0, 1}});
-    AffineExpr d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx);
-    init = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{empty.getType()}, ValueRange{bias2},
-        ValueRange{empty},
-        ArrayRef<AffineMap>{AffineMap::get(4, 0, {d2, d3}, ctx),
-                            rewriter.getMultiDimIdentityMap(4)},
-        SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-        [](OpBuilder &b, Location l, ValueRange a) {
-          linalg::YieldOp::create(b, l, a[0]);
-        });
+    int64_t n = cast<RankedTensorType>(bias.getType()).getDimSize(0);
+    init = panelBias(rewriter, loc, bias, 0, n, width, empty, /*panelDim=*/2);
   } else {
     return identityCopy();
   }
