@@ -296,9 +296,12 @@ def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
     steps, fetches float `2 t kc + 16 (k floordiv 8)` of the next slice, so
     the 32 (W = 64) or 16 (W = 32) register tiles of a 128-row cache tile
     fetch the whole next slice, one 64-byte line every 8 k steps, spread
-    over the whole of the current one. The index is clamped to the panel
-    buffer (the last slice has no next one); the panel is prefetched through
-    a flat view (`memref.collapse_shape`) of it. A loop whose trip count is
+    over the whole of the current one. The register tile's first line is
+    clamped so that all of its lines are in the panel buffer (the last
+    slice has no next one); that part of the index does not depend on k, so
+    each slot only adds its line (LLVM turns it into a pointer that moves
+    one line per slot). The panel is prefetched through a flat view
+    (`memref.collapse_shape`) of it. A loop whose trip count is
     not a constant multiple of 8 keeps one prefetch per step (the same line
     for 8 steps). Panels narrower than a line, or buffers smaller than one,
     get none.
@@ -314,9 +317,16 @@ def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
     loop's induction variable in dim 1, row-major `[B, M, N/W, W]`, or
     dim 2, panel-major `[B, N/W, M, W]`), each slot also prefetches into L1
     (locality 3) one line of the next register tile's accumulators: slot
-    `s` (of `kc / 8`) fetches row `m + ROWS + s floordiv (W / 16)` (at most
-    the tile's last row), floats `16 (s mod (W / 16))` on, so a 4 x 64 tile's
-    16 lines arrive over the 16 slots of a k tile of 128. Between k tiles
+    `s` (of `kc / 8`) fetches row `first + s floordiv (W / 16)`, floats
+    `16 (s mod (W / 16))` on, so a 4 x 64 tile's 16 lines arrive over the 16
+    slots of a k tile of 128. `first`, the next tile's first row clamped so
+    that the rows the slots reach are all in the cache tile, is computed
+    before the k loop; where the rows of the cache tile are one run in
+    memory (panel-major), slot `s` fetches line `s` of the run from row
+    `first`, a pointer that moves one line per slot. Where the slots reach
+    more rows than the register tile has (a k tile of more than 8 ROWS W /
+    16 steps) or the k tile is dynamic, each slot's row is clamped to the
+    last instead. Between k tiles
     the accumulators come back from L2; loaded all at once at the start of a
     register tile, they cost about 5 % of an encoder layer. Measured (1
     thread, best of 6 interleaved rounds): encoder layer 8 x 128 103.0 ->
@@ -324,6 +334,17 @@ def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
     -> 678 ms; on 2 threads within the noise. It lost before the outputs
     that conflicted in L1 went panel-major (N = 3072: a tile's 4 rows 12 KiB
     apart fall in the same 4 sets).
+
+    Where the register tile reads its rows of the GEMM's other operand A
+    `[B, M, K]` as `ROWS x 1` vectors at the panel's k index (in bounds, the
+    row index loop-invariant), each slot also prefetches into L1 `ROWS / 2`
+    lines of the next register tile's rows of A for the same k tile (ROWS x
+    kc floats): slot `s` fetches floats `16 (s floordiv 2)` on of rows
+    `first + (ROWS / 2)(s mod 2) + j`, `first` the next tile's first row,
+    clamped before the loop as for the accumulators. Where A outgrows L2
+    (the second feed-forward GEMM: K = 3072, 1.5 MiB per 128-row cache tile,
+    read again for each of the 12 panels) its lines came from L3, and the
+    first step of a slot waited for them.
 
     Before (in a marked k loop):
     ```mlir

@@ -39,7 +39,7 @@ static vector::TransferReadOp panelRead(scf::ForOp kLoop) {
 /// one of the next register tile's accumulator lines: line k/8 of its
 /// rows x W floats, into L1.
 static void prefetchNextAccumulators(scf::ForOp kLoop, scf::ForOp rowLoop,
-                                     int64_t rows, OpBuilder &b,
+                                     int64_t rows, Value slot, OpBuilder &b,
                                      Location loc) {
   if (kLoop.getNumResults() != 1)
     return;
@@ -58,30 +58,134 @@ static void prefetchNextAccumulators(scf::ForOp kLoop, scf::ForOp rowLoop,
   for (int64_t d : {1, 2})
     if (offsets[d] == OpFoldResult(rowLoop.getInductionVar()))
       rowDim = d;
-  int64_t width = view.getSourceType().getDimSize(3);
+  MemRefType sourceType = view.getSourceType();
+  int64_t width = sourceType.getDimSize(3);
   if (rowDim < 0 || ShapedType::isDynamic(width) || width % 16 ||
       !isZeroInteger(offsets[0]) || !isZeroInteger(offsets[3 - rowDim]) ||
       !isZeroInteger(offsets[3]))
     return;
+  int64_t linesPerRow = width / 16;
+  Value source = view.getSource();
+
+  OpBuilder::InsertionGuard guard(b);
+  OpBuilder::InsertPoint inLoop = b.saveInsertionPoint();
   ArithBuilder ab(b, loc);
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  int64_t linesPerRow = width / 16;
-  Value slot = arith::DivUIOp::create(b, loc, kLoop.getInductionVar(), cst(8));
-  Value row = ab.add(ab.add(rowLoop.getInductionVar(), cst(rows)),
-                     arith::DivUIOp::create(b, loc, slot, cst(linesPerRow)));
-  Value last = ab.sub(
-      memref::DimOp::create(b, loc, view.getSource(), rowDim).getResult(),
-      cst(1));
-  row = arith::MinUIOp::create(b, loc, row, last);
-  Value col = ab.mul(arith::RemUIOp::create(b, loc, slot, cst(linesPerRow)),
-                     cst(16));
+  // The rows the slots reach. Where there are no more of them than the view
+  // has (a constant k tile of at most 8 x ROWS x W / 16 steps: 128 for a
+  // 4 x 64 tile), the cache tile has them all (the view is in it), so the
+  // next tile's first row is clamped once, before the loop, to the last
+  // that leaves them all in the tile, and each slot only adds its line.
+  std::optional<int64_t> kCount = getConstantIntValue(kLoop.getUpperBound());
+  int64_t viewRows = view.getStaticSizes()[rowDim];
+  int64_t reach =
+      kCount ? llvm::divideCeilSigned(
+                   llvm::divideCeilSigned(*kCount, int64_t(8)), linesPerRow)
+             : 0;
+  if (!kCount || ShapedType::isDynamic(viewRows) || reach > viewRows) {
+    // Elsewhere, each slot's row is clamped to the last.
+    Value row = ab.add(ab.add(rowLoop.getInductionVar(), cst(rows)),
+                       arith::DivUIOp::create(b, loc, slot, cst(linesPerRow)));
+    Value last = ab.sub(
+        memref::DimOp::create(b, loc, source, rowDim).getResult(), cst(1));
+    SmallVector<Value> at(4, cst(0));
+    at[rowDim] = arith::MinUIOp::create(b, loc, row, last);
+    at[3] =
+        ab.mul(arith::RemUIOp::create(b, loc, slot, cst(linesPerRow)), cst(16));
+    memref::PrefetchOp::create(b, loc, source, at, /*isWrite=*/false,
+                               /*localityHint=*/3, /*isDataCache=*/true);
+    return;
+  }
+  b.setInsertionPoint(kLoop);
+  Value first = arith::MinUIOp::create(
+      b, loc, ab.add(rowLoop.getInductionVar(), cst(rows)),
+      ab.sub(memref::DimOp::create(b, loc, source, rowDim).getResult(),
+             cst(reach)));
+  auto [strides, unusedOffset] = sourceType.getStridesAndOffset();
+  if (rowDim == 2 && strides[3] == 1 && strides[2] == width) {
+    // Rows one after another in memory: the lines are a contiguous run,
+    // line `slot` of the run from row `first`, through a view of the tile
+    // with its rows flattened, next to the tile. LLVM strength-reduces the
+    // index to a pointer that moves one line per slot.
+    b.setInsertionPointAfterValue(source);
+    Value flat = memref::CollapseShapeOp::create(
+        b, loc, source, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    b.setInsertionPoint(kLoop);
+    Value start = ab.mul(first, cst(width));
+    b.restoreInsertionPoint(inLoop);
+    memref::PrefetchOp::create(
+        b, loc, flat,
+        ValueRange{cst(0), cst(0), ab.add(start, ab.mul(slot, cst(16)))},
+        /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+    return;
+  }
+  // Row `slot floordiv (W / 16)` after `first`, line `slot mod (W / 16)` of
+  // it.
+  b.restoreInsertionPoint(inLoop);
   SmallVector<Value> at(4, cst(0));
-  at[rowDim] = row;
-  at[3] = col;
-  memref::PrefetchOp::create(b, loc, view.getSource(), at, /*isWrite=*/false,
+  at[rowDim] =
+      ab.add(first, arith::DivUIOp::create(b, loc, slot, cst(linesPerRow)));
+  at[3] =
+      ab.mul(arith::RemUIOp::create(b, loc, slot, cst(linesPerRow)), cst(16));
+  memref::PrefetchOp::create(b, loc, source, at, /*isWrite=*/false,
                              /*localityHint=*/3, /*isDataCache=*/true);
+}
+
+/// In the k loop of a register tile, next to the weight prefetch at the
+/// builder's insertion point, the next register tile's rows of the GEMM's
+/// other operand A [B, M, K] (read as `rows` x 1 vectors at the panel
+/// read's k index `kIndex`), into L1: the rows x kc floats of the k tile,
+/// rows / 2 lines per 8-step slot, slot s line s floordiv 2 of half s mod 2
+/// of the rows. Where A is larger than L2 (K = 3072: 1.5 MiB per 128-row
+/// cache tile, read once per panel) its lines come from L3, and the first
+/// k step of each slot waited for them.
+static void prefetchNextRows(scf::ForOp kLoop, Value kIndex, int64_t rows,
+                             Value slot, OpBuilder &b, Location loc) {
+  std::optional<int64_t> kCount = getConstantIntValue(kLoop.getUpperBound());
+  if (!kCount || *kCount % 16 || rows % 2)
+    return;
+  vector::TransferReadOp aRead;
+  for (auto read : kLoop.getBody()->getOps<vector::TransferReadOp>()) {
+    auto type = dyn_cast<MemRefType>(read.getBase().getType());
+    if (!type || type.getRank() != 3 || !type.getElementType().isF32() ||
+        read.getVectorType().getShape() != ArrayRef<int64_t>{1, rows, 1} ||
+        read.getIndices()[2] != kIndex ||
+        !kLoop.isDefinedOutsideOfLoop(read.getIndices()[1]) ||
+        !kLoop.isDefinedOutsideOfLoop(read.getIndices()[0]) ||
+        !llvm::all_of(read.getInBoundsValues(), [](bool b) { return b; }))
+      continue;
+    aRead = read;
+    break;
+  }
+  if (!aRead)
+    return;
+  Value a = aRead.getBase();
+  OpBuilder::InsertionGuard guard(b);
+  OpBuilder::InsertPoint inLoop = b.saveInsertionPoint();
+  ArithBuilder ab(b, loc);
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  // The next tile's first row, clamped before the loop so that all of its
+  // rows are in A (the read is in bounds, so A has `rows` rows).
+  b.setInsertionPoint(kLoop);
+  Value first = arith::MinUIOp::create(
+      b, loc, ab.add(aRead.getIndices()[1], cst(rows)),
+      ab.sub(memref::DimOp::create(b, loc, a, 1).getResult(), cst(rows)));
+  b.restoreInsertionPoint(inLoop);
+  // Column: the k tile's first, plus 16 per two slots.
+  Value k =
+      ab.add(ab.sub(kIndex, kLoop.getInductionVar()),
+             ab.mul(arith::DivUIOp::create(b, loc, slot, cst(2)), cst(16)));
+  Value half =
+      ab.add(first, ab.mul(arith::RemUIOp::create(b, loc, slot, cst(2)),
+                           cst(rows / 2)));
+  for (int64_t r = 0; r < rows / 2; ++r)
+    memref::PrefetchOp::create(
+        b, loc, a, ValueRange{aRead.getIndices()[0], ab.add(half, cst(r)), k},
+        /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
 }
 
 /// Adds the prefetches to one register tile's k loop (see the pass
@@ -118,31 +222,39 @@ static bool prefetchNextSlice(scf::ForOp kLoop) {
   Value flat = memref::CollapseShapeOp::create(
       b, loc, panel, ArrayRef<ReassociationIndices>{{0, 1, 2}});
 
-  b.setInsertionPoint(read);
-  ArithBuilder ab(b, loc);
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  Value k = kLoop.getInductionVar(), kCount = kLoop.getUpperBound();
+  // The k loop's 8-step slots.
+  Value kCount = kLoop.getUpperBound();
+  b.setInsertionPoint(kLoop);
+  Value slots = arith::CeilDivUIOp::create(b, loc, kCount, cst(8));
+
+  b.setInsertionPoint(read);
+  ArithBuilder ab(b, loc);
+  Value k = kLoop.getInductionVar();
   Value nb = read.getIndices()[0], row = read.getIndices()[1];
   // This k tile's first panel row, and the next tile's: the row after its
   // last (the next k tile of the panel, or the next panel's first).
   Value next = ab.add(ab.sub(row, k), kCount);
   Value start = ab.mul(ab.add(ab.mul(nb, cst(depth)), next), cst(width));
   // Register tile t of the cache tile fetches lines [2 t kCount / 16, ...),
-  // one line every 8 k steps.
+  // one line every 8 k steps. The last tile of the last panel has no next
+  // slice: its first line is clamped so that all of its lines are in the
+  // buffer (kCount x W floats are, so ceil(kCount / 8) lines are). That
+  // part does not depend on k, so LLVM hoists it; each slot adds its line.
   Value tile = arith::DivUIOp::create(
       b, loc, ab.sub(rowLoop.getInductionVar(), rowLoop.getLowerBound()),
       cst(*rows));
-  Value offset =
-      ab.add(ab.mul(ab.mul(tile, kCount), cst(2)),
-             ab.mul(arith::DivUIOp::create(b, loc, k, cst(8)), cst(16)));
-  // The last tile of the last panel has no next slice: stay in bounds.
-  Value at = arith::MinUIOp::create(b, loc, ab.add(start, offset),
-                                    cst(size - 16));
+  Value first = arith::MinUIOp::create(
+      b, loc, ab.add(start, ab.mul(ab.mul(tile, kCount), cst(2))),
+      ab.sub(cst(size), ab.mul(slots, cst(16))));
+  Value slot = arith::DivUIOp::create(b, loc, k, cst(8));
+  Value at = ab.add(first, ab.mul(slot, cst(16)));
   memref::PrefetchOp::create(b, loc, flat, ValueRange{at}, /*isWrite=*/false,
                              /*localityHint=*/2, /*isDataCache=*/true);
-  prefetchNextAccumulators(kLoop, rowLoop, *rows, b, loc);
+  prefetchNextAccumulators(kLoop, rowLoop, *rows, slot, b, loc);
+  prefetchNextRows(kLoop, row, *rows, slot, b, loc);
   return true;
 }
 

@@ -3,15 +3,19 @@
 // A GEMM's full register tiles after bufferization: rows of a 128-row cache
 // tile in steps of 4, each a k loop over one 128-step k tile of panel %nb.
 // The k loop is unrolled by 8 and prefetches (into L2: locality 2) one line
-// of the next slice per 8 steps through a flat view of the panels, clamped
-// to the buffer (48 x 768 x 64 floats, minus one line); the mark is dropped.
+// of the next slice per 8 steps through a flat view of the panels: the
+// tile's first line, clamped so that all 16 of its lines are in the buffer
+// (48 x 768 x 64 floats, minus 16 lines), plus one line per slot; the mark
+// is dropped.
 // CHECK-LABEL: func @panel_loop
 // CHECK:         %[[FLAT:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : memref<48x768x64xf32> into memref<2359296xf32>
 // CHECK:         scf.for %[[M:.*]] = %c0 to %{{.*}} step %c4
 // CHECK:           scf.for %[[K:.*]] = %c0 to %c128 step %c8 iter_args
 // CHECK:             %[[T:.*]] = arith.divui %[[M]], %c4
+// CHECK:             %[[FIRST:.*]] = arith.minui %{{.*}}, %c2359040
 // CHECK:             %[[L:.*]] = arith.divui %[[K]], %c8
-// CHECK:             %[[AT:.*]] = arith.minui %{{.*}}, %c2359280
+// CHECK:             %[[LINE:.*]] = arith.muli %[[L]], %c16
+// CHECK:             %[[AT:.*]] = arith.addi %[[FIRST]], %[[LINE]]
 // CHECK:             memref.prefetch %[[FLAT]][%[[AT]]], read, locality<2>, data : memref<2359296xf32>
 // CHECK-COUNT-8:     vector.transfer_read %{{.*}} : memref<48x768x64xf32>, vector<64xf32>
 // CHECK-NOT:         memref.prefetch
@@ -104,21 +108,20 @@ func.func @no_panel(%w: memref<128x64xf32>, %panels: memref<8x128x64xf32>, %rows
 // k loop and stored after it (here 4 rows of one panel of the panel-major
 // [1, N/64, M, 64] output tile, rows along dim 2). Each 8-step slot of the
 // k loop also prefetches, into L1 (locality 3), one line of the next
-// register tile's accumulators: 16 slots, 4 rows of 4 lines, row m + 4 +
-// slot / 4 (the last row of the tile at most), column 16 (slot mod 4).
+// register tile's accumulators. Its rows are one run of 16 lines, so slot s
+// fetches line s of the run from row min(m + 4, 128 - 4), through a view of
+// the tile with its rows flattened; the clamp is computed before the k loop.
 // CHECK-LABEL: func @accumulators
+// CHECK:         %[[ROWS:.*]] = memref.collapse_shape %[[TILE:.*]] {{\[\[}}0], [1], [2, 3]] : memref<1x1x128x64xf32> into memref<1x1x8192xf32>
 // CHECK:         scf.for %[[M:.*]] = %c0 to %c128 step %c4
-// CHECK:           %[[V:.*]] = memref.subview %[[TILE:.*]][0, 0, %[[M]], 0] [1, 1, 4, 64]
+// CHECK:           %[[V:.*]] = memref.subview %[[TILE]][0, 0, %[[M]], 0] [1, 1, 4, 64]
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[M]], %c4
+// CHECK:           %[[FIRST:.*]] = arith.minui %[[NEXT]], %c124
+// CHECK:           %[[START:.*]] = arith.muli %[[FIRST]], %c64
 // CHECK:           scf.for %[[K:.*]] = %c0 to %c128 step %c8 iter_args
 // CHECK:             memref.prefetch %{{.*}}, read, locality<2>, data : memref<65536xf32>
-// CHECK:             %[[SLOT:.*]] = arith.divui %[[K]], %c8
-// CHECK:             %[[R:.*]] = arith.divui %[[SLOT]], %c4
-// CHECK:             %[[NEXT:.*]] = arith.addi %[[M]], %c4
-// CHECK:             %[[ROW:.*]] = arith.addi %[[NEXT]], %[[R]]
-// CHECK:             %[[LAST:.*]] = arith.minui %[[ROW]], %c127
-// CHECK:             %[[L:.*]] = arith.remui %[[SLOT]], %c4
-// CHECK:             %[[COL:.*]] = arith.muli %[[L]], %c16
-// CHECK:             memref.prefetch %[[TILE]][%c0, %c0, %[[LAST]], %[[COL]]], read, locality<3>, data
+// CHECK:             %[[AT:.*]] = arith.addi %[[START]], %{{.*}}
+// CHECK:             memref.prefetch %[[ROWS]][%c0, %c0, %[[AT]]], read, locality<3>, data
 // CHECK-NOT:         memref.prefetch
 // CHECK:           }
 // CHECK:           vector.transfer_write %{{.*}}, %[[V]]
@@ -133,6 +136,105 @@ func.func @accumulators(%panels: memref<8x128x64xf32>, %tile: memref<1x1x128x64x
     %a = vector.transfer_read %v[%c0, %c0, %c0, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x4x64xf32, strided<[8192, 8192, 64, 1], offset: ?>>, vector<1x1x4x64xf32>
     %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%s = %a) -> (vector<1x1x4x64xf32>) {
       %b = vector.transfer_read %panels[%c1, %k, %c0], %pad {in_bounds = [true]} : memref<8x128x64xf32>, vector<64xf32>
+      %bb = vector.broadcast %b : vector<64xf32> to vector<1x1x4x64xf32>
+      %f = arith.addf %bb, %s : vector<1x1x4x64xf32>
+      scf.yield %f : vector<1x1x4x64xf32>
+    } {attune.panel_k_loop}
+    vector.transfer_write %acc, %v[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x4x64xf32>, memref<1x1x4x64xf32, strided<[8192, 8192, 64, 1], offset: ?>>
+  }
+  return
+}
+
+// -----
+
+// Row-major accumulators ([1, M, N/64, 64], rows along dim 1, 768 floats
+// apart): slot s fetches row min(m + 4, M - 4) + s floordiv 4, line s mod 4
+// of it. The register tile reads its 4 rows of A [1, M, 768] as 4 x 1
+// vectors at the panel's k index: the next tile's rows of A (4 x 128 floats
+// of the k tile: 32 lines) come in 2 lines per slot, line s floordiv 2 of
+// rows 2 (s mod 2) and 2 (s mod 2) + 1 after the next tile's first,
+// min(m + 4, M - 4).
+// CHECK-LABEL: func @next_rows
+// CHECK:         scf.for %[[M:.*]] = %c0 to %{{.*}} step %c4
+// CHECK:           %[[LAST:.*]] = arith.subi %{{.*}}, %c4
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[M]], %c4
+// CHECK:           %[[FIRST:.*]] = arith.minui %[[NEXT]], %[[LAST]]
+// CHECK:           %[[ALAST:.*]] = arith.subi %{{.*}}, %c4
+// CHECK:           %[[ANEXT:.*]] = arith.addi %[[M]], %c4
+// CHECK:           %[[AFIRST:.*]] = arith.minui %[[ANEXT]], %[[ALAST]]
+// CHECK:           scf.for %[[K:.*]] = %c0 to %c128 step %c8 iter_args
+// CHECK:             %[[SLOT:.*]] = arith.divui %[[K]], %c8
+// CHECK:             memref.prefetch %{{.*}}, read, locality<2>, data : memref<65536xf32>
+// CHECK:             %[[DOWN:.*]] = arith.divui %[[SLOT]], %c4
+// CHECK:             %[[ROW:.*]] = arith.addi %[[FIRST]], %[[DOWN]]
+// CHECK:             %[[L:.*]] = arith.remui %[[SLOT]], %c4
+// CHECK:             %[[COL:.*]] = arith.muli %[[L]], %c16
+// CHECK:             memref.prefetch %[[TILE:.*]][%c0, %[[ROW]], %c0, %[[COL]]], read, locality<3>, data : memref<1x?x1x64xf32>
+// CHECK:             %[[PAIR:.*]] = arith.divui %[[SLOT]], %c2
+// CHECK:             %[[KOFF:.*]] = arith.muli %[[PAIR]], %c16
+// CHECK:             %[[KA:.*]] = arith.addi %{{.*}}, %[[KOFF]]
+// CHECK:             %[[HALF:.*]] = arith.remui %[[SLOT]], %c2
+// CHECK:             %[[HOFF:.*]] = arith.muli %[[HALF]], %c2
+// CHECK:             %[[R0:.*]] = arith.addi %[[AFIRST]], %[[HOFF]]
+// CHECK:             memref.prefetch %[[A:.*]][%c0, %[[R0]], %[[KA]]], read, locality<3>, data : memref<1x?x768xf32>
+// CHECK:             %[[R1:.*]] = arith.addi %[[R0]], %c1
+// CHECK:             memref.prefetch %[[A]][%c0, %[[R1]], %[[KA]]], read, locality<3>, data : memref<1x?x768xf32>
+// CHECK-NOT:         memref.prefetch
+// CHECK:           }
+func.func @next_rows(%a: memref<1x?x768xf32>, %panels: memref<8x128x64xf32>, %tile: memref<1x?x1x64xf32>, %rows: index, %k0: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %pad = arith.constant 0.0 : f32
+  scf.for %m = %c0 to %rows step %c4 {
+    %v = memref.subview %tile[0, %m, 0, 0] [1, 4, 1, 64] [1, 1, 1, 1] : memref<1x?x1x64xf32> to memref<1x4x1x64xf32, strided<[?, 64, 64, 1], offset: ?>>
+    %init = vector.transfer_read %v[%c0, %c0, %c0, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x4x1x64xf32, strided<[?, 64, 64, 1], offset: ?>>, vector<1x4x1x64xf32>
+    %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%s = %init) -> (vector<1x4x1x64xf32>) {
+      %kk = affine.apply affine_map<()[s0, s1] -> (s0 + s1)>()[%k0, %k]
+      %x = vector.transfer_read %a[%c0, %m, %kk], %pad {in_bounds = [true, true, true]} : memref<1x?x768xf32>, vector<1x4x1xf32>
+      %b = vector.transfer_read %panels[%c1, %kk, %c0], %pad {in_bounds = [true]} : memref<8x128x64xf32>, vector<64xf32>
+      %x0 = vector.extract %x[0, 0, 0] : f32 from vector<1x4x1xf32>
+      %xb = vector.broadcast %x0 : f32 to vector<64xf32>
+      %bb = vector.broadcast %b : vector<64xf32> to vector<1x4x1x64xf32>
+      %xbb = vector.broadcast %xb : vector<64xf32> to vector<1x4x1x64xf32>
+      %f = vector.fma %bb, %xbb, %s : vector<1x4x1x64xf32>
+      scf.yield %f : vector<1x4x1x64xf32>
+    } {attune.panel_k_loop}
+    vector.transfer_write %acc, %v[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x4x1x64xf32>, memref<1x4x1x64xf32, strided<[?, 64, 64, 1], offset: ?>>
+  }
+  return
+}
+
+// -----
+
+// A k tile of 256 steps: its 32 slots reach 8 rows, more than the view's 4,
+// so the cache tile may not have them all; each slot's row is clamped to
+// the last instead (and A's rows are not prefetched: none is read here).
+// CHECK-LABEL: func @long_k_tile
+// CHECK:         scf.for %[[M:.*]] = %c0 to %c128 step %c4
+// CHECK:           scf.for %[[K:.*]] = %c0 to %c256 step %c8 iter_args
+// CHECK:             %[[SLOT:.*]] = arith.divui %[[K]], %c8
+// CHECK:             memref.prefetch %{{.*}}, read, locality<2>, data : memref<65536xf32>
+// CHECK:             %[[DOWN:.*]] = arith.divui %[[SLOT]], %c4
+// CHECK:             %[[NEXT:.*]] = arith.addi %[[M]], %c4
+// CHECK:             %[[ROW:.*]] = arith.addi %[[NEXT]], %[[DOWN]]
+// CHECK:             %[[LAST:.*]] = arith.minui %[[ROW]], %c127
+// CHECK:             memref.prefetch %{{.*}}[%c0, %c0, %[[LAST]], %{{.*}}], read, locality<3>, data
+// CHECK-NOT:         memref.prefetch
+// CHECK:           }
+func.func @long_k_tile(%panels: memref<4x256x64xf32>, %tile: memref<1x1x128x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %pad = arith.constant 0.0 : f32
+  scf.for %m = %c0 to %c128 step %c4 {
+    %v = memref.subview %tile[0, 0, %m, 0] [1, 1, 4, 64] [1, 1, 1, 1] : memref<1x1x128x64xf32> to memref<1x1x4x64xf32, strided<[8192, 8192, 64, 1], offset: ?>>
+    %a = vector.transfer_read %v[%c0, %c0, %c0, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x4x64xf32, strided<[8192, 8192, 64, 1], offset: ?>>, vector<1x1x4x64xf32>
+    %acc = scf.for %k = %c0 to %c256 step %c1 iter_args(%s = %a) -> (vector<1x1x4x64xf32>) {
+      %b = vector.transfer_read %panels[%c1, %k, %c0], %pad {in_bounds = [true]} : memref<4x256x64xf32>, vector<64xf32>
       %bb = vector.broadcast %b : vector<64xf32> to vector<1x1x4x64xf32>
       %f = arith.addf %bb, %s : vector<1x1x4x64xf32>
       scf.yield %f : vector<1x1x4x64xf32>
