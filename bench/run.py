@@ -139,9 +139,9 @@ def main():
                       f"{e.stderr.strip().splitlines()[-1]}", file=sys.stderr)
                 ort_specs.remove(spec)
     for threads in map(int, args.threads.split(",")):
-        # Rounds: each tool times every case once per round (Attune and
-        # OpenBLAS one Google Benchmark repetition of >= 0.5 s, randomly
-        # interleaved; PyTorch and ONNX Runtime >= 2 runs and >= 0.5 s), the
+        # Rounds: each tool times every case once per round, >= 2 runs and
+        # >= 0.5 s after 2 warm-up runs (Attune and OpenBLAS one Google
+        # Benchmark repetition, randomly interleaved), the
         # tools in a rotating order, so that every side samples the same
         # stretches of the VM's drifting throughput; each side's number is
         # its fastest single run over all rounds.
@@ -186,7 +186,8 @@ def main():
             for timer in timers[r % 3:] + timers[:r % 3]:
                 timer()
         print(f"\n{threads} thread(s), fastest single run over {args.repetitions} rounds, each "
-              f"tool >= 0.5 s per case and round, the tools alternating "
+              f"tool >= 2 runs and >= 0.5 s per case and round after 2 warm-ups, the tools "
+              f"alternating "
               f"(ratio = anchor / Attune; > 1 means Attune is faster; the layers' anchor is "
               f"the faster of PyTorch and ONNX Runtime)")
         print(f"| {'case':34} | {'Attune ms':>10} | {'anchor':8} | {'anchor ms':>10} | {'ratio':>6} "
