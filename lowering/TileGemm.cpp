@@ -1090,41 +1090,156 @@ static bool isGemmInit(linalg::LinalgOp op) {
   return init;
 }
 
+/// Chunks each row kernel in `rows` (tiles of one row) along the row and
+/// vectorizes it; whether it vectorized any.
+static bool vectorizeRowTiles(RewriterBase &rewriter,
+                              ArrayRef<Operation *> rows, int64_t length) {
+  // Long rows in chunks of 64 (four zmm per operand), an scf.for along the
+  // row (a reduction's partial sums carried through it): a whole 768-wide
+  // row as one vector spilled most of it and sent LLVM's register
+  // allocator quadratic (minutes for a 12-layer encoder).
+  SmallVector<Operation *> chunks(rows);
+  if (int64_t chunk = rowChunk(length); chunk < length) {
+    chunks.clear();
+    for (Operation *row : rows) {
+      SmallVector<int64_t> along(cast<linalg::LinalgOp>(row).getNumLoops(), 0);
+      along.back() = chunk;
+      llvm::append_range(chunks, tileAndReplace(rewriter, row, along, false));
+    }
+  }
+  bool any = false;
+  for (Operation *row : chunks)
+    any |= vectorizeInPlace(rewriter, row);
+  return any;
+}
+
+/// Row kernels of `kernels` that only row kernels read, with the rows of
+/// `consumer` (an element-wise row kernel), fused into its row loop: a
+/// layer norm's row sum and variance, computed per row right before the row
+/// is normalized, instead of three passes over the whole [M, N] input (each
+/// re-adding the residual; for M = 512, 3 MiB of inputs, past L2, streamed
+/// three times). A producer that feeds another fused producer too is fused
+/// once per use (the mean twice; a row's second pass reads L1). Returns the
+/// row tiles of the consumer and the fused producers (none where there is
+/// nothing to fuse or tiling fails). The consumer and the producers nothing
+/// else reads any more are erased, moved from `kernels` to `erased`.
+static SmallVector<Operation *>
+fuseRowProducers(RewriterBase &rewriter, linalg::LinalgOp consumer,
+                 llvm::SmallPtrSetImpl<Operation *> &kernels,
+                 llvm::SmallPtrSetImpl<Operation *> &erased, bool forall) {
+  unsigned loops = consumer.getNumLoops();
+  int64_t length = consumer.getStaticLoopRanges().back();
+  // The producers that fuse, from the consumer's inputs back, before tiling
+  // adds slices of them: row kernels of as many loops, the last over rows
+  // of the same length, that only row kernels read.
+  llvm::SmallPtrSet<Operation *, 4> fusable;
+  SmallVector<Value> worklist(consumer.getDpsInputs());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val().getDefiningOp();
+    auto producer = dyn_cast_or_null<linalg::LinalgOp>(op);
+    if (!producer || !kernels.contains(op) || op == consumer ||
+        fusable.contains(op) || producer.getNumLoops() != loops ||
+        producer.getStaticLoopRanges().back() != length ||
+        !llvm::all_of(op->getUsers(), [&](Operation *user) {
+          return isa<tensor::DimOp>(user) || kernels.contains(user);
+        }))
+      continue;
+    fusable.insert(op);
+    llvm::append_range(worklist, producer.getDpsInputs());
+  }
+  if (fusable.empty())
+    return {};
+  scf::SCFTileAndFuseOptions options;
+  SmallVector<int64_t> rowSizes(loops, 1);
+  rowSizes.back() = 0;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(consumer->getContext(), rowSizes));
+  if (forall)
+    options.tilingOptions.setLoopType(
+        scf::SCFTilingOptions::LoopType::ForallOp);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp slice, OpResult producer, bool isInit)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        // One row's worth of the producer, not all of it broadcast.
+        RankedTensorType type = slice.getResultType();
+        if (isInit || !fusable.contains(producer.getOwner()) ||
+            !type.hasStaticShape() || type.getNumElements() > length)
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
+  rewriter.setInsertionPoint(consumer);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(consumer.getOperation()), options);
+  if (failed(result) || result->fusedProducers.empty())
+    return {};
+  for (OpResult r : consumer->getResults())
+    rewriter.replaceAllUsesWith(r, result->replacements.lookup(r));
+  // The consumer, then each fused producer nothing else reads (the variance
+  // before the mean it reads; a tensor.dim of a producer reads its init).
+  kernels.erase(consumer);
+  erased.insert(consumer);
+  rewriter.eraseOp(consumer);
+  for (bool again = true; again;) {
+    again = false;
+    for (Operation *producer : result->fusedProducers) {
+      if (erased.contains(producer))
+        continue;
+      auto dps = cast<DestinationStyleOpInterface>(producer);
+      for (OpResult r : producer->getResults())
+        for (Operation *user : llvm::make_early_inc_range(r.getUsers()))
+          if (auto dim = dyn_cast<tensor::DimOp>(user))
+            rewriter.modifyOpInPlace(dim, [&] {
+              dim.getSourceMutable().assign(dps.getTiedOpOperand(r)->get());
+            });
+      if (!producer->use_empty())
+        continue;
+      kernels.erase(producer);
+      erased.insert(producer);
+      rewriter.eraseOp(producer);
+      again = true;
+    }
+  }
+  return SmallVector<Operation *>(result->tiledAndFusedOps.begin(),
+                                  result->tiledAndFusedOps.end());
+}
+
 /// The element-wise and row-reduction kernels outside the GEMMs and tiled
 /// attention (layer norm, residual adds, softmax of short attention, ...):
 /// every loop but the last tiled by 1, and the row vectorized (768 floats
 /// as 48 zmm). Scalar, a layer norm's row sums were a chain of dependent
-/// adds, stored every step. Returns whether it vectorized any.
+/// adds, stored every step. Row kernels that only feed others of the same
+/// rows are fused into the row loop of the element-wise one they feed
+/// (fuseRowProducers). Returns whether it vectorized any.
 static bool vectorizeRows(ModuleOp module, bool parallel) {
   SmallVector<linalg::LinalgOp> ops;
   module.walk([&](linalg::LinalgOp op) {
     if (!hasMark(op) && isRowKernel(op) && !isGemmInit(op))
       ops.push_back(op);
   });
+  llvm::SmallPtrSet<Operation *, 16> kernels, erased;
+  for (linalg::LinalgOp op : ops)
+    kernels.insert(op);
   IRRewriter rewriter(module.getContext());
   bool any = false;
-  for (linalg::LinalgOp op : ops) {
-    unsigned loops = op.getNumLoops();
+  // Element-wise consumers first, last to first, each with what it fuses.
+  for (linalg::LinalgOp op : llvm::reverse(ops)) {
+    if (erased.contains(op) || op.getNumReductionLoops() != 0)
+      continue;
     int64_t length = op.getStaticLoopRanges().back();
-    SmallVector<int64_t> rowSizes(loops, 1);
+    SmallVector<Operation *> tiles = fuseRowProducers(
+        rewriter, op, kernels, erased, parallelRows(op, parallel));
+    any |= vectorizeRowTiles(rewriter, tiles, length);
+  }
+  for (linalg::LinalgOp op : ops) {
+    if (erased.contains(op))
+      continue;
+    SmallVector<int64_t> rowSizes(op.getNumLoops(), 1);
     rowSizes.back() = 0;
+    int64_t length = op.getStaticLoopRanges().back();
     SmallVector<Operation *> rows =
         tileAndReplace(rewriter, op, rowSizes, parallelRows(op, parallel));
-    // Long rows in chunks of 64 (four zmm per operand), an scf.for along the
-    // row (a reduction's partial sums carried through it): a whole 768-wide
-    // row as one vector spilled most of it and sent LLVM's register
-    // allocator quadratic (minutes for a 12-layer encoder).
-    if (int64_t chunk = rowChunk(length); chunk < length) {
-      SmallVector<int64_t> along(loops, 0);
-      along.back() = chunk;
-      SmallVector<Operation *> chunks;
-      for (Operation *row : rows)
-        llvm::append_range(chunks,
-                           tileAndReplace(rewriter, row, along, false));
-      rows = std::move(chunks);
-    }
-    for (Operation *row : rows)
-      any |= vectorizeInPlace(rewriter, row);
+    any |= vectorizeRowTiles(rewriter, rows, length);
   }
   return any;
 }

@@ -230,24 +230,27 @@ func.func @row_max_tree(%s: tensor<8x64xf32>, %m0: tensor<8xf32>, %l0: tensor<8x
 // Row kernels outside the GEMMs and tiled attention (here a layer norm with
 // a residual: two row reductions and the normalization) run one row at a
 // time, vectorized along the row: the sums are vector reductions, not a
-// chain of scalar adds. With parallel=true the rows are an scf.forall.
+// chain of scalar adds. The reductions feed only the normalization, so they
+// are fused into its row loop: one loop over the rows, each row's mean,
+// variance and normalized values computed together (from L1), instead of
+// three passes over all the rows. With parallel=true the rows are an
+// scf.forall.
 // PAR-LABEL: func @layer_norm_rows
 // PAR:       scf.forall (%{{.*}}) in (%{{.*}})
 // PAR:         vector.reduction <add>, {{.*}} : vector<64xf32> into f32
-// PAR:         scf.forall.in_parallel
-// PAR:       scf.forall (%{{.*}}) in (%{{.*}})
 // PAR:         vector.reduction <add>, {{.*}} : vector<64xf32> into f32
-// PAR:       scf.forall (%{{.*}}) in (%{{.*}})
 // PAR:         math.rsqrt {{.*}} : vector<1x64xf32>
+// PAR:         scf.forall.in_parallel
+// PAR-NOT:   scf.forall
+// PAR:       return
 // CHECK-LABEL: func @layer_norm_rows
 // CHECK:       scf.for
 // CHECK:         vector.transfer_read {{.*}} : tensor<?x64xf32>, vector<1x64xf32>
 // CHECK:         vector.reduction <add>, {{.*}} : vector<64xf32> into f32
-// CHECK:       scf.for
 // CHECK:         vector.reduction <add>, {{.*}} : vector<64xf32> into f32
-// CHECK:       scf.for
 // CHECK:         math.rsqrt {{.*}} : vector<1x64xf32>
 // CHECK:         vector.transfer_write {{.*}} : vector<1x64xf32>, tensor<?x64xf32>
+// CHECK-NOT:   scf.for
 // CHECK-NOT:   linalg.generic
 // CHECK:       return
 func.func @layer_norm_rows(%x: tensor<?x64xf32>, %r: tensor<?x64xf32>) -> tensor<?x64xf32> {
@@ -266,15 +269,56 @@ func.func @short_rows(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 }
 
 // Rows longer than 64 go in chunks of 64 along the row, a reduction's
-// partial sum carried through the chunk loop in a register.
+// partial sum carried through the chunk loop in a register; the fused row
+// kernels each get their own chunk loop in the row loop.
 // CHECK-LABEL: func @long_rows
 // CHECK:       scf.for
 // CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (vector<1xf32>)
 // CHECK:           vector.transfer_read {{.*}} : tensor<?x128xf32>, vector<1x64xf32>
 // CHECK:           vector.reduction <add>, {{.*}} : vector<64xf32> into f32
+// CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (vector<1xf32>)
+// CHECK:           vector.reduction <add>, {{.*}} : vector<64xf32> into f32
+// CHECK:         math.rsqrt
+// CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (tensor<1x128xf32>)
+// CHECK:           vector.transfer_write
+// CHECK-NOT:   scf.for
+// CHECK:       return
 func.func @long_rows(%x: tensor<?x128xf32>) -> tensor<?x128xf32> {
   %y = attune.layer_norm %x : (tensor<?x128xf32>) -> tensor<?x128xf32>
   return %y : tensor<?x128xf32>
+}
+
+// A row sum that is also returned is not fused: the sum runs as its own row
+// loop, and the element-wise kernel that reads it as another.
+// CHECK-LABEL: func @row_sum_other_use
+// CHECK:       scf.for
+// CHECK:         vector.reduction <add>
+// CHECK:       scf.for
+// CHECK-NOT:     vector.reduction
+// CHECK:         arith.subf
+// CHECK:       return
+func.func @row_sum_other_use(%x: tensor<?x64xf32>) -> (tensor<?x64xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%m) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x64xf32>) outs(%z : tensor<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %o = tensor.empty(%m) : tensor<?x64xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<?x64xf32>, tensor<?xf32>) outs(%o : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<?x64xf32>
+  return %y, %s : tensor<?x64xf32>, tensor<?xf32>
 }
 
 // Tiled attention's query transpose ([D, TQ] tiles of the queries): 16 x 16
