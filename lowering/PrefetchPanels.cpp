@@ -151,6 +151,7 @@ static void prefetchNextRows(scf::ForOp kLoop, Value kIndex, int64_t rows,
     auto type = dyn_cast<MemRefType>(read.getBase().getType());
     if (!type || type.getRank() != 3 || !type.getElementType().isF32() ||
         read.getVectorType().getShape() != ArrayRef<int64_t>{1, rows, 1} ||
+        !read.getPermutationMap().isIdentity() ||
         read.getIndices()[2] != kIndex ||
         !kLoop.isDefinedOutsideOfLoop(read.getIndices()[1]) ||
         !kLoop.isDefinedOutsideOfLoop(read.getIndices()[0]) ||

@@ -1118,8 +1118,9 @@ static bool vectorizeRowTiles(RewriterBase &rewriter,
 /// layer norm's row sum and variance, computed per row right before the row
 /// is normalized, instead of three passes over the whole [M, N] input (each
 /// re-adding the residual; for M = 512, 3 MiB of inputs, past L2, streamed
-/// three times). A producer that feeds another fused producer too is fused
-/// once per use (the mean twice; a row's second pass reads L1). Returns the
+/// three times). A producer that several fused kernels read is fused once
+/// per distinct slice of it (the mean, which the variance and the
+/// normalization both read for the same row, is computed once). Returns the
 /// row tiles of the consumer and the fused producers (none where there is
 /// nothing to fuse or tiling fails). The consumer and the producers nothing
 /// else reads any more are erased, moved from `kernels` to `erased`.
