@@ -67,7 +67,8 @@ template <typename F>
 void timeEach(benchmark::State &state, bool &warm, F &&body) {
   if (!warm) {
     body();
-    body();
+    if (!state.error_occurred())
+      body();
     warm = true;
   }
   double best = std::numeric_limits<double>::infinity();
@@ -83,7 +84,8 @@ void timeEach(benchmark::State &state, bool &warm, F &&body) {
     timed();
     ++runs;
   }
-  for (; runs < 2; ++runs)
+  // (A failed run has reported its error; no more runs.)
+  for (; runs < 2 && !state.error_occurred(); ++runs)
     timed();
   state.counters["best_ms"] = best;
 }

@@ -344,7 +344,9 @@ def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
     clamped before the loop as for the accumulators. Where A outgrows L2
     (the second feed-forward GEMM: K = 3072, 1.5 MiB per 128-row cache tile,
     read again for each of the 12 panels) its lines came from L3, and the
-    first step of a slot waited for them.
+    first step of a slot waited for them. Measured (1 thread, min of 10
+    interleaved rounds): linear 3072 -> 768 15.61 -> 14.96 ms at L = 512,
+    66.05 -> 61.11 ms at L = 2048; linear 768 -> 3072 (A in L2) unchanged.
 
     Before (in a marked k loop):
     ```mlir
