@@ -732,6 +732,25 @@ static void packHeadsGemms(ModuleOp module) {
 /// tile is initialized right before its k loops, so their first reads of
 /// the accumulators hit L2 instead of a whole-output fill written long
 /// before (L3 or memory; ~5 % of a decoding step's K/V projection).
+/// `op` tiled by `sizes` (scf.for loops, or one scf.forall), with the
+/// producers `fuse` admits (as scf::tileConsumerAndFuseProducersUsingSCF's
+/// control function) fused into the loops; `op` itself is left for the
+/// caller to replace.
+static FailureOr<scf::SCFTileAndFuseResult>
+tileAndFuse(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> sizes,
+            bool forall, scf::SCFTileAndFuseOptions::ControlFnTy fuse) {
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  if (forall)
+    options.tilingOptions.setLoopType(
+        scf::SCFTilingOptions::LoopType::ForallOp);
+  options.setFusionControlFn(std::move(fuse));
+  rewriter.setInsertionPoint(op);
+  return scf::tileConsumerAndFuseProducersUsingSCF(
+      rewriter, cast<TilingInterface>(op), options);
+}
+
 /// `op` tiled by `sizes` (scf.for loops, or one scf.forall) with `producer`,
 /// the op that makes its init, fused into the loops as the destination;
 /// `op` replaced.
@@ -739,23 +758,14 @@ static FailureOr<scf::SCFTileAndFuseResult>
 tileAndFuseDestination(RewriterBase &rewriter, linalg::GenericOp op,
                        Operation *producer, ArrayRef<int64_t> sizes,
                        bool forall) {
-  scf::SCFTileAndFuseOptions options;
-  options.tilingOptions.setTileSizes(
-      getAsIndexOpFoldResult(rewriter.getContext(), sizes));
-  if (forall)
-    options.tilingOptions.setLoopType(
-        scf::SCFTilingOptions::LoopType::ForallOp);
-  options.setFusionControlFn(
+  FailureOr<scf::SCFTileAndFuseResult> r = tileAndFuse(
+      rewriter, op, sizes, forall,
       [&](tensor::ExtractSliceOp, OpResult p, bool isDestination)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         if (!isDestination || p.getOwner() != producer)
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTileAndFuseResult> r =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (succeeded(r))
     rewriter.replaceOp(op, r->replacements.lookup(op.getResult(0)));
   return r;
@@ -1150,15 +1160,10 @@ fuseRowProducers(RewriterBase &rewriter, linalg::LinalgOp consumer,
   }
   if (fusable.empty())
     return {};
-  scf::SCFTileAndFuseOptions options;
   SmallVector<int64_t> rowSizes(loops, 1);
   rowSizes.back() = 0;
-  options.tilingOptions.setTileSizes(
-      getAsIndexOpFoldResult(consumer->getContext(), rowSizes));
-  if (forall)
-    options.tilingOptions.setLoopType(
-        scf::SCFTilingOptions::LoopType::ForallOp);
-  options.setFusionControlFn(
+  FailureOr<scf::SCFTileAndFuseResult> result = tileAndFuse(
+      rewriter, consumer, rowSizes, forall,
       [&](tensor::ExtractSliceOp slice, OpResult producer, bool isInit)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         // One row's worth of the producer, not all of it broadcast.
@@ -1168,10 +1173,6 @@ fuseRowProducers(RewriterBase &rewriter, linalg::LinalgOp consumer,
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });
-  rewriter.setInsertionPoint(consumer);
-  FailureOr<scf::SCFTileAndFuseResult> result =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(consumer.getOperation()), options);
   if (failed(result) || result->fusedProducers.empty())
     return {};
   for (OpResult r : consumer->getResults())
