@@ -59,6 +59,9 @@ inline constexpr llvm::StringLiteral kSubgroupAddCallee =
 struct CpuOptions {
   /// Run the kernels' parallel loops on OpenMP threads.
   bool parallel = false;
+  /// With `parallel`: attune-omp-schedule's options.
+  std::string ompSchedule = "guided";
+  int64_t ompChunk = 0;
   /// Report each fusion and each rejected candidate as a remark.
   bool explainFusion = false;
   /// attune-tile-attention's options.

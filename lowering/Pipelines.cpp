@@ -29,9 +29,7 @@ static constexpr const char *kCpuBufferize =
     "canonicalize,func.func(buffer-loop-hoisting),"
     "buffer-deallocation-pipeline,convert-bufferization-to-memref";
 
-static constexpr const char *kCpuLoops =
-    "convert-linalg-to-loops,"
-    "convert-vector-to-scf{full-unroll=true},func.func(lower-vector-mask)";
+static constexpr const char *kCpuLoops = "convert-linalg-to-loops";
 
 // With `parallel`: the scf.foralls of the schedules (the GEMMs' column
 // tiles, tiled attention's (batch, head) pairs, the vectorized rows of row
@@ -42,10 +40,13 @@ static constexpr const char *kCpuLoops =
 // by division, and made the 1-thread run 1.5x slower than the serial build
 // (measured: encoder layer 44 -> 26 ms on 1 thread, 27 -> 15 ms on 2).
 // Canonicalization inlines the alloca scopes convert-scf-to-openmp puts
-// around loop bodies, which hold no allocas.
+// around loop bodies, which hold no allocas. attune-omp-schedule then picks
+// the worksharing loops' schedule (guided by default), before the vector
+// transfers become loops.
 static constexpr const char *kCpuParallelLoops =
     "scf-forall-to-parallel,convert-linalg-to-loops,"
-    "convert-scf-to-openmp,canonicalize,"
+    "convert-scf-to-openmp,canonicalize";
+static constexpr const char *kCpuVectorLoops =
     "convert-vector-to-scf{full-unroll=true},func.func(lower-vector-mask)";
 
 static constexpr const char *kCpuToLLVM =
@@ -116,7 +117,15 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   pm.addPass(createAttunePrefetchPanels());
   pm.addPass(createAttuneLowerStridedCopies());
   if (failed(parsePassPipeline(options.parallel ? kCpuParallelLoops : kCpuLoops,
-                               pm)) ||
+                               pm)))
+    llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
+  if (options.parallel) {
+    AttuneOmpScheduleOptions schedule;
+    schedule.schedule = options.ompSchedule;
+    schedule.chunk = options.ompChunk;
+    pm.addPass(createAttuneOmpSchedule(schedule));
+  }
+  if (failed(parsePassPipeline(kCpuVectorLoops, pm)) ||
       failed(parsePassPipeline(kCpuToLLVM, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
   pm.addPass(createAttuneLowerRuntimeChecks());
@@ -290,6 +299,16 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> parallel{*this, "parallel",
                         llvm::cl::desc("Parallel loops through OpenMP"),
                         llvm::cl::init(false)};
+  Option<std::string> ompSchedule{
+      *this, "omp-schedule",
+      llvm::cl::desc("With parallel: the worksharing loops' OpenMP schedule "
+                     "(static | dynamic | guided | runtime)"),
+      llvm::cl::init("guided")};
+  Option<int64_t> ompChunk{
+      *this, "omp-chunk",
+      llvm::cl::desc("With parallel: iterations per chunk (0: the runtime's "
+                     "default)"),
+      llvm::cl::init(0)};
   Option<int64_t> tileQ{*this, "attention-tile-q",
                         llvm::cl::desc("Queries per attention tile"),
                         llvm::cl::init(64)};
@@ -310,6 +329,8 @@ void mlir::attune::registerAttunePipelines() {
       [](OpPassManager &pm, const CpuPipelineOptions &options) {
         CpuOptions cpu;
         cpu.parallel = options.parallel;
+        cpu.ompSchedule = options.ompSchedule;
+        cpu.ompChunk = options.ompChunk;
         cpu.attentionTileQ = options.tileQ;
         cpu.attentionTileK = options.tileK;
         cpu.attentionMinLength = options.minLength;

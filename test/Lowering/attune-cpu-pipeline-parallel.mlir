@@ -1,15 +1,19 @@
 // RUN: attune-opt %s --attune-cpu-pipeline=parallel=true | FileCheck %s
+// RUN: attune-opt %s "--attune-cpu-pipeline=parallel=true omp-schedule=static" | FileCheck %s --check-prefix=STATIC
 // RUN: attune-opt %s --attune-cpu-pipeline | FileCheck %s --check-prefix=SERIAL
 
 // With parallel=true the GEMM's column tiles (each with its GELU epilogue)
 // run as one OpenMP worksharing loop, and the residual add's vectorized rows
-// as another (two parallel regions in all).
+// as another (two parallel regions in all), each with attune-omp-schedule's
+// default schedule; omp-schedule=static picks OpenMP's static schedule.
 // CHECK-LABEL: llvm.func @forward
 // CHECK: omp.parallel
-// CHECK: omp.wsloop
+// CHECK: omp.wsloop nowait schedule(guided)
 // CHECK: omp.parallel
-// CHECK: omp.wsloop
+// CHECK: omp.wsloop nowait schedule(guided)
 // CHECK-NOT: omp.parallel
+// STATIC-LABEL: llvm.func @forward
+// STATIC-COUNT-2: omp.wsloop nowait schedule(static)
 // SERIAL-LABEL: llvm.func @forward
 // SERIAL-NOT: omp.
 func.func @forward(%x: tensor<?x64xf32>, %w: tensor<512x64xf32>, %s: tensor<?x512xf32>) -> tensor<?x512xf32> {

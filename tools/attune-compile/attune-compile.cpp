@@ -112,6 +112,17 @@ static cl::opt<bool> parallel(
     cl::desc("Run the kernels' parallel loops on OpenMP threads (attune-run "
              "--threads N): the GEMMs' column tiles and tiled attention's heads"),
     cl::init(false), cl::cat(category));
+static cl::opt<std::string> ompSchedule(
+    "omp-schedule",
+    cl::desc("With --parallel: how the OpenMP worksharing loops share out "
+             "their iterations (default guided; runtime reads OMP_SCHEDULE)"),
+    cl::value_desc("static|dynamic|guided|runtime"), cl::init("guided"),
+    cl::cat(category));
+static cl::opt<int64_t>
+    ompChunk("omp-chunk",
+             cl::desc("With --parallel: iterations per chunk of --omp-schedule "
+                      "(default 0: the OpenMP runtime's)"),
+             cl::init(0), cl::cat(category));
 static cl::opt<bool> explainFusion(
     "explain-fusion",
     cl::desc("Report each fusion (attention, epilogues, packed projections) "
@@ -527,6 +538,25 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       }
     }
   }
+  if (!parallel &&
+      (ompSchedule.getNumOccurrences() || ompChunk.getNumOccurrences())) {
+    llvm::errs() << "error: --omp-schedule and --omp-chunk need --parallel\n";
+    return failure();
+  }
+  if (!llvm::is_contained({"static", "dynamic", "guided", "runtime"},
+                          ompSchedule.getValue())) {
+    llvm::errs() << "error: --omp-schedule=" << ompSchedule
+                 << ": expected static, dynamic, guided or runtime\n";
+    return failure();
+  }
+  if (ompChunk < 0 || (ompChunk > 0 && ompSchedule == "runtime")) {
+    llvm::errs() << "error: --omp-chunk=" << ompChunk << ": expected "
+                 << (ompChunk < 0 ? "a chunk of 0 or more iterations"
+                                  : "no chunk with --omp-schedule=runtime "
+                                    "(OMP_SCHEDULE carries it)")
+                 << "\n";
+    return failure();
+  }
   if (hasVulkan && parallel && !hasCpu) {
     llvm::errs() << "error: --parallel is a CPU option; --target=vulkan "
                     "runs its kernels on the device\n";
@@ -610,6 +640,8 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     applyDefaultTimingPassManagerCLOptions(pm);
     attune::CpuOptions options;
     options.parallel = parallel;
+    options.ompSchedule = ompSchedule;
+    options.ompChunk = ompChunk;
     options.explainFusion = explainFusion;
     options.attentionTileQ = attentionTileQ;
     options.attentionTileK = attentionTileK;

@@ -14,6 +14,11 @@
 // PyTorch.
 // RUN: %check-golden %s --work %t/serial --atol 1e-5
 // RUN: %check-golden %s --work %t/parallel --atol 1e-5 --compile-arg=--parallel --run-arg=--threads --run-arg=2
+// The worksharing loops' other schedules (attune-omp-schedule; guided is
+// the default): static, dynamic with chunks of 3 tiles, and OMP_SCHEDULE's.
+// RUN: %check-golden %s --work %t/static --atol 1e-5 --compile-arg=--parallel --compile-arg=--omp-schedule=static --run-arg=--threads --run-arg=2
+// RUN: %check-golden %s --work %t/dynamic --atol 1e-5 --compile-arg=--parallel --compile-arg=--omp-schedule=dynamic --compile-arg=--omp-chunk=3 --run-arg=--threads --run-arg=2
+// RUN: env OMP_SCHEDULE=dynamic,1 %check-golden %s --work %t/runtime --atol 1e-5 --compile-arg=--parallel --compile-arg=--omp-schedule=runtime --run-arg=--threads --run-arg=2
 
 func.func @forward(%x: tensor<?x?x64xf32> {attune.name = "x"}) -> tensor<?x?x192xf32> {
   %wa = attune.weight "a.weight" : tensor<320x64xf32>
