@@ -6,12 +6,13 @@ same run, 1 and 2 threads, best against best.
 
 Steps: PyTorch makes weights and inputs from each model's header
 (bench/models/*.mlir); attune-compile builds each model twice (serial for 1
-thread, --parallel for more); then, in rounds, attune-bench times Attune and
-OpenBLAS sgemm (interleaved), compare_torch.py PyTorch and compare_ort.js
-ONNX Runtime, the three in a rotating order, and each side's number is its
-fastest single run over the rounds. Ratios are anchor / Attune
-(> 1: Attune is faster); a last table gives each compile's wall time and peak
-memory. Not a test: numbers depend on the machine's load.
+thread, --parallel for more); then, in rounds, each case is timed by
+attune-bench (Attune and OpenBLAS sgemm, interleaved), compare_torch.py
+(PyTorch) and compare_ort.js (ONNX Runtime) back to back, in a rotating
+order, and each side's number is its fastest single run over the rounds.
+Ratios are anchor / Attune (> 1: Attune is faster), with the median and the
+lowest of the rounds' own ratios; a last table gives each compile's wall
+time and peak memory. Not a test: numbers depend on the machine's load.
 """
 import argparse
 import json
@@ -78,10 +79,7 @@ def main():
 
     env = dict(os.environ)
     env.pop("OPENBLAS_CORETYPE", None)  # TOOLCHAIN.md §6: it caps OpenBLAS at AVX2
-    rows = []  # (name, anchor kind, attune name, anchor name)
-    attune_specs = {1: [], 2: []}
-    sgemm_specs = []
-    torch_specs = []
+    cases = []  # one dict per case: its name, anchor kind and each tool's spec
     # ONNX Runtime for the layer models, when installed (install-deps.sh
     # --bench): exported from the same headers.
     ort_node = build / "ort" / "node_modules" / "onnxruntime-node"
@@ -89,7 +87,6 @@ def main():
         print("note: no ONNX Runtime anchor (scripts/install-deps.sh --bench installs it)",
               file=sys.stderr)
         ort_node = None
-    export_specs, ort_specs = [], []
     compiled = []  # (model (variant), wall seconds, peak RSS MiB)
     for model in models:
         stem = model.stem
@@ -109,104 +106,120 @@ def main():
                         f"import numpy; print(list(numpy.load('{data / inputs[0]}').shape))"]).strip()
             name = f"{stem}{shape}".replace(" ", "")
             files = ",".join(str(data / i) for i in inputs)
-            for t in (1, 2):
-                variant = "serial" if t == 1 else "parallel"
-                attune_specs[t].append(f"{name}={work / f'{stem}.{variant}.so'}:{files}")
-            torch_specs.append(f"{name}={model}:{case_dir}")
+            case = {"name": name, "anchor": "torch", "sgemm": None, "ort": None,
+                    "torch": f"{name}={model}:{case_dir}",
+                    "attune": {t: f"{name}={work / f'{stem}.{v}.so'}:{files}"
+                               for t, v in ((1, "serial"), (2, "parallel"))}}
             if ort_node and not stem.startswith(("linear_", "attention")):
                 onnx = work / f"{name}.onnx"
-                export_specs.append(f"{onnx}={model}:{case_dir}")
-                ort_specs.append(f"{name}={onnx}:{case_dir}")
+                case["export"] = f"{onnx}={model}:{case_dir}"
+                case["ort"] = f"{name}={onnx}:{case_dir}"
             if stem.startswith("linear_"):
                 kk, n = stem[len("linear_"):].split("x")
                 m = shape.strip("[]").split(",")[1]
-                sgemm_specs.append(f"{name}={m},{kk},{n}")
-                rows.append((name, "openblas"))
-            else:
-                rows.append((name, "torch"))
+                case["sgemm"] = f"{name}={m},{kk},{n}"
+                case["anchor"] = "openblas"
+            cases.append(case)
 
     if args.vulkan or args.vulkan_only:
         vulkan_table(args, bin_dir, work, models)
     if args.vulkan_only:
         return
-    if export_specs:
+    if any(c["ort"] for c in cases):
         print("exporting the layer models to ONNX ...", file=sys.stderr)
-        for export, spec in zip(export_specs, list(ort_specs)):
+    for case in cases:
+        if case["ort"]:
             try:
-                sh(["/usr/bin/python3", str(ROOT / "bench" / "export_onnx.py"), export])
+                sh(["/usr/bin/python3", str(ROOT / "bench" / "export_onnx.py"), case["export"]])
             except subprocess.CalledProcessError as e:
-                print(f"note: no ONNX Runtime time for {spec.split('=')[0]}: the export failed:\n"
+                print(f"note: no ONNX Runtime time for {case['name']}: the export failed:\n"
                       f"{e.stderr.strip().splitlines()[-1]}", file=sys.stderr)
-                ort_specs.remove(spec)
+                case["ort"] = None
     for threads in map(int, args.threads.split(",")):
-        # Rounds: each tool times every case once per round, >= 2 runs and
-        # >= 0.5 s after 2 warm-up runs (Attune and OpenBLAS one Google
-        # Benchmark repetition, randomly interleaved), the
-        # tools in a rotating order, so that every side samples the same
-        # stretches of the VM's drifting throughput; each side's number is
-        # its fastest single run over all rounds.
-        cmd = [str(bin_dir / "attune-bench"), "--threads", str(threads),
-               "--benchmark_format=json", "--benchmark_repetitions=1",
-               "--benchmark_enable_random_interleaving=true"]
-        for s in attune_specs[1 if threads == 1 else 2]:
-            cmd += ["--model", s]
-        for s in sgemm_specs:
-            cmd += ["--sgemm", s]
-        best, torch_times, ort_times = {}, {}, {}
+        # Rounds. In each round every case is timed by each of its tools in
+        # turn, back to back (the tools' order rotating from case to case
+        # and round to round): each tool >= 2 runs and >= 0.5 s after 2
+        # warm-up runs (Attune and OpenBLAS in one attune-bench process,
+        # randomly interleaved). So Attune's and its anchors' runs of one
+        # case lie seconds apart and sample the same stretches of the VM's
+        # drifting throughput. Each side's number is its fastest single run
+        # over all rounds (best against best); the rounds' own ratios
+        # (anchor / Attune within the round) are reported too, as a check
+        # that the best-against-best ratio is not one lucky stretch.
+        best = {}  # (tool, case name) -> fastest single run over the rounds
+        round_ratios = {c["name"]: [] for c in cases}
 
-        def keep_min(into, times):
-            for name, t in times.items():
-                into[name] = min(into.get(name, float("inf")), t)
-
-        def time_attune():
+        def time_attune(case):
+            cmd = [str(bin_dir / "attune-bench"), "--threads", str(threads),
+                   "--benchmark_format=json", "--benchmark_repetitions=1",
+                   "--benchmark_enable_random_interleaving=true",
+                   "--model", case["attune"][1 if threads == 1 else 2]]
+            if case["sgemm"]:
+                cmd += ["--sgemm", case["sgemm"]]
             report = json.loads(sh(cmd, env))
             # The fastest single run of the repetition (counter best_ms).
-            keep_min(best, {b["run_name"].removesuffix("/real_time"): b["best_ms"]
-                            for b in report["benchmarks"] if b.get("run_type") == "iteration"})
+            return {b["run_name"].split("/")[0]: b["best_ms"]
+                    for b in report["benchmarks"] if b.get("run_type") == "iteration"}
 
-        def time_torch():
+        def time_torch(case):
             out = json.loads(sh(["/usr/bin/python3", str(ROOT / "bench" / "compare_torch.py"),
                                  "--threads", str(threads), "--repetitions", "2",
-                                 "--seconds", "0.5", *torch_specs], env))
-            keep_min(torch_times, {k: v["min_ms"] for k, v in out.items()})
+                                 "--seconds", "0.5", case["torch"]], env))
+            return {"torch": out[case["name"]]["min_ms"]}
 
-        def time_ort():
-            if not ort_specs:
-                return
+        def time_ort(case):
+            if not case["ort"]:
+                return {}
             out = json.loads(sh(["node", str(ROOT / "bench" / "compare_ort.js"),
                                  "--threads", str(threads), "--repetitions", "2",
-                                 "--seconds", "0.5", *ort_specs],
+                                 "--seconds", "0.5", case["ort"]],
                                 dict(env, ORT_NODE=str(ort_node))))
-            keep_min(ort_times, {k: v["min_ms"] for k, v in out.items()})
+            return {"ort": out[case["name"]]["min_ms"]}
 
         timers = [time_attune, time_torch, time_ort]
         for r in range(args.repetitions):
             print(f"timing Attune, OpenBLAS, PyTorch and ONNX Runtime, {threads} thread(s), "
                   f"round {r + 1} of {args.repetitions} ...", file=sys.stderr)
-            for timer in timers[r % 3:] + timers[:r % 3]:
-                timer()
-        print(f"\n{threads} thread(s), fastest single run over {args.repetitions} rounds, each "
-              f"tool >= 2 runs and >= 0.5 s per case and round after 2 warm-ups, the tools "
-              f"alternating "
+            for k, case in enumerate(cases):
+                times = {}
+                shift = (r + k) % 3
+                for timer in timers[shift:] + timers[:shift]:
+                    times.update(timer(case))
+                for tool, t in times.items():
+                    key = (tool, case["name"])
+                    best[key] = min(best.get(key, float("inf")), t)
+                anchor = (times.get("openblas") if case["anchor"] == "openblas"
+                          else min(t for tool, t in times.items() if tool in ("torch", "ort")))
+                if times.get("attune") and anchor:
+                    round_ratios[case["name"]].append(anchor / times["attune"])
+        print(f"\n{threads} thread(s), fastest single run over {args.repetitions} rounds; in each "
+              f"round each case is timed by its tools back to back, each tool >= 2 runs and "
+              f">= 0.5 s after 2 warm-ups "
               f"(ratio = anchor / Attune; > 1 means Attune is faster; the layers' anchor is "
-              f"the faster of PyTorch and ONNX Runtime)")
+              f"the faster of PyTorch and ONNX Runtime; rounds: the median and the lowest of "
+              f"the rounds' own ratios)")
         print(f"| {'case':34} | {'Attune ms':>10} | {'anchor':8} | {'anchor ms':>10} | {'ratio':>6} "
-              f"| {'PyTorch ms':>10} | {'ORT ms':>8} |")
-        print(f"|{'-' * 36}|{'-' * 12}|{'-' * 10}|{'-' * 12}|{'-' * 8}|{'-' * 12}|{'-' * 10}|")
-        for name, anchor in rows:
-            mine = best.get(f"attune/{name}")
-            pt = torch_times[name]
-            ort = ort_times.get(name)
+              f"| {'rounds':>11} | {'PyTorch ms':>10} | {'ORT ms':>8} |")
+        print(f"|{'-' * 36}|{'-' * 12}|{'-' * 10}|{'-' * 12}|{'-' * 8}|{'-' * 13}|{'-' * 12}|{'-' * 10}|")
+        for case in cases:
+            name = case["name"]
+            mine = best.get(("attune", name))
+            pt = best.get(("torch", name))
+            ort = best.get(("ort", name))
+            anchor = case["anchor"]
             if anchor == "openblas":
-                other = best.get(f"openblas/{name}")
+                other = best.get(("openblas", name))
             elif ort is not None and ort < pt:
                 anchor, other = "ort", ort
             else:
                 other = pt
             ratio = other / mine if mine and other else float("nan")
+            rr = sorted(round_ratios[name])
+            rounds = (f"{rr[len(rr) // 2] if len(rr) % 2 else (rr[len(rr) // 2 - 1] + rr[len(rr) // 2]) / 2:.2f}"
+                      f" / {rr[0]:.2f}") if rr else "-"
             ort_text = f"{ort:8.3f}" if ort is not None else f"{'-':>8}"
             print(f"| {name:34} | {mine:10.3f} | {anchor:8} | {other:10.3f} | {ratio:6.2f} "
-                  f"| {pt:10.3f} | {ort_text} |")
+                  f"| {rounds:>11} | {pt:10.3f} | {ort_text} |")
     print("\nattune-compile (wall time and peak resident memory of each compile)")
     print(f"| {'model':34} | {'seconds':>8} | {'peak MiB':>8} |")
     print(f"|{'-' * 36}|{'-' * 10}|{'-' * 10}|")
