@@ -539,15 +539,21 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
 
     With `parallel`, each GEMM's cache tiles run inside an `scf.forall`
     over tiles of 128 rows x 128 columns (2 or 4 panels), rows outer
-    (OpenMP threads in `attune-cpu-pipeline{parallel}`, whose static
-    schedule gives each thread one contiguous share of the flattened
-    tiles): on a tall GEMM a thread gets whole row blocks, each reused over
+    (OpenMP threads in `attune-cpu-pipeline{parallel}`, whose guided
+    schedule, see `attune-omp-schedule`, gives each thread a large
+    contiguous first share of the flattened tiles, about its static one):
+    on a tall GEMM a thread gets whole row blocks, each reused over
     all of N while it sits in L2, as in the serial nest; on a 128-row GEMM
     the threads split the columns (768 make 6 tiles, an even share for 2 or
     3 threads, where 256-column tiles made 3). Forall tiles over columns
     alone re-read all of A for every 128 columns: at 2 threads, linear
     768 -> 3072 took 5.1 against 4.0 ms at L = 200 and 38.0 against 33.9 at
-    L = 2048.
+    L = 2048. A GEMM fused into its epilogue's forall tiles writes its
+    intermediate into an empty tensor of the forall tile's own shape (a
+    slice of the whole intermediate's `tensor.empty`, not a shared output
+    of the forall, bufferized to a private buffer copied into another per
+    tile); `attune-epilogue-in-registers` then applies the activation in
+    the register tiles, as in the serial nest.
   }];
   let options = [
     Option<"parallel", "parallel", "bool", /*default=*/"false",

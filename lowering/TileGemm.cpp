@@ -57,8 +57,9 @@ static constexpr llvm::StringLiteral kHeadsInitAttr = "attune.heads_init";
 // is the next in memory, which attune-prefetch-panels fetches while the
 // current one runs.
 // The cache tiles: serial, or inside an scf.forall over tiles of 128 rows x
-// 128 columns (rows outer: OpenMP's static schedule gives each thread whole
-// row blocks where there are enough of them, so that a block of A stays in
+// 128 columns (rows outer: OpenMP's guided schedule, like a static one,
+// gives each thread a first share of whole row blocks where there are enough
+// of them, so that a block of A stays in
 // L2 over all of N as in the serial nest; with one row block, a share of
 // the columns; a forall tile is one row block, so only its panels loop
 // inside it). Measured at 2 threads, best of 3-6 interleaved rounds,
@@ -1580,6 +1581,39 @@ struct DimOfShapePreservingLoop : OpRewritePattern<tensor::DimOp> {
   }
 };
 
+/// A slice, inside an scf.forall, of an empty tensor made outside it, as an
+/// empty tensor of the slice's shape made in the forall. With --parallel a
+/// GEMM fused into its epilogue's forall tiles writes its intermediate tile
+/// into a slice of the whole intermediate's tensor.empty; not a shared
+/// output of the forall, so bufferization gave each tile a private buffer
+/// and copied it into another before the epilogue read it. An empty
+/// tensor's slice holds nothing to keep: one buffer per tile, written by
+/// the GEMM and read by the epilogue (which attune-epilogue-in-registers
+/// then folds into the register tiles, as in the serial nest).
+struct EmptySliceInForall : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto empty = op.getSource().getDefiningOp<tensor::EmptyOp>();
+    auto forall = op->getParentOfType<scf::ForallOp>();
+    if (!empty || !forall || forall->isAncestor(empty))
+      return failure();
+    SmallVector<OpFoldResult> sizes;
+    llvm::SmallBitVector dropped = op.getDroppedDims();
+    for (auto [i, size] : llvm::enumerate(op.getMixedSizes()))
+      if (!dropped.test(i))
+        sizes.push_back(size);
+    auto fresh = tensor::EmptyOp::create(rewriter, op.getLoc(), sizes,
+                                         op.getType().getElementType());
+    if (fresh.getType() != op.getType()) {
+      rewriter.eraseOp(fresh);
+      return failure();
+    }
+    rewriter.replaceOp(op, fresh);
+    return success();
+  }
+};
+
 struct AttuneTileGemmPass
     : mlir::attune::impl::AttuneTileGemmBase<AttuneTileGemmPass> {
   using Base::Base;
@@ -1674,6 +1708,8 @@ struct AttuneTileGemmPass
     // and of what is left of a GEMM fused into its epilogue's tiles, as the
     // dims they equal, so that those ops go.
     patterns.add<TreeMinMaxReduction, DimOfShapePreservingLoop>(&getContext());
+    if (parallel)
+      patterns.add<EmptySliceInForall>(&getContext());
     memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
     if (failed(applyPatternsGreedily(module, std::move(patterns))))
       return signalPassFailure();
