@@ -17,6 +17,7 @@ time and peak memory. Not a test: numbers depend on the machine's load.
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -214,9 +215,8 @@ def main():
             else:
                 other = pt
             ratio = other / mine if mine and other else float("nan")
-            rr = sorted(round_ratios[name])
-            rounds = (f"{rr[len(rr) // 2] if len(rr) % 2 else (rr[len(rr) // 2 - 1] + rr[len(rr) // 2]) / 2:.2f}"
-                      f" / {rr[0]:.2f}") if rr else "-"
+            rr = round_ratios[name]
+            rounds = f"{statistics.median(rr):.2f} / {min(rr):.2f}" if rr else "-"
             ort_text = f"{ort:8.3f}" if ort is not None else f"{'-':>8}"
             print(f"| {name:34} | {mine:10.3f} | {anchor:8} | {other:10.3f} | {ratio:6.2f} "
                   f"| {rounds:>11} | {pt:10.3f} | {ort_text} |")
