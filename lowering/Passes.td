@@ -143,17 +143,17 @@ def AttuneOmpSchedule : Pass<"attune-omp-schedule"> {
     ones at the end, taken by whichever thread is free. `runtime` defers
     the choice to `OMP_SCHEDULE`.
 
-    Measured on the 2-vCPU VM (2026-11-23), 2 threads, best of 5-15
+    Measured on the 2-vCPU VM (2026-11-23), 2 threads, best of 5-6
     interleaved rounds of static and guided builds, ONNX Runtime alongside:
-    - in a stretch where the two vCPUs ran two FMA loops at 83-119 GFLOP/s
-      each (150-160 alone): the 12-layer encoder at L = 512 553 (static)
-      against 450 ms (guided), ONNX Runtime 679; at L = 128 104.9 against
-      105.5 ms;
-    - with a process busy 20 % of the time on one vCPU: encoder layer
+    - encoder layer 1 x 512 35.4 (static) against 32.5 ms (guided), ONNX
+      Runtime 40.4; 8 x 128 67.2 against 59.4, ONNX Runtime 86.0;
+    - with a process busy 30 % of every 10 ms on one vCPU: the 12-layer
+      encoder at L = 512 553 against 450 ms, ONNX Runtime 679; at L = 128
+      104.9 against 105.5; the 1 x 128 layer over 15 rounds 6.20 against
+      6.31 (medians 8.25 and 8.60);
+    - with two such processes (30 % and 20 %) on one vCPU: encoder layer
       8 x 128 86.0 against 77.9 ms (medians 105.0 and 79.8), 1 x 512 46.3
-      against 43.2, 1 x 128 11.0 against 6.7;
-    - the 1 x 128 layer over 15 rounds without it: 6.20 against 6.31 ms
-      (medians 8.25 and 8.60).
+      against 43.2, 1 x 128 11.0 against 6.7.
 
     Before:
     ```mlir
