@@ -1598,18 +1598,10 @@ struct EmptySliceInForall : OpRewritePattern<tensor::ExtractSliceOp> {
     auto forall = op->getParentOfType<scf::ForallOp>();
     if (!empty || !forall || forall->isAncestor(empty))
       return failure();
-    SmallVector<OpFoldResult> sizes;
-    llvm::SmallBitVector dropped = op.getDroppedDims();
-    for (auto [i, size] : llvm::enumerate(op.getMixedSizes()))
-      if (!dropped.test(i))
-        sizes.push_back(size);
-    auto fresh = tensor::EmptyOp::create(rewriter, op.getLoc(), sizes,
-                                         op.getType().getElementType());
-    if (fresh.getType() != op.getType()) {
-      rewriter.eraseOp(fresh);
-      return failure();
-    }
-    rewriter.replaceOp(op, fresh);
+    // A rank-reducing slice drops static unit dims only: its dynamic sizes
+    // are its result's, in order.
+    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, op.getType(),
+                                                 op.getSizes());
     return success();
   }
 };
