@@ -46,6 +46,16 @@ def timed_compile(cmd):
     return seconds, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
 
 
+def anchor_of(case, times):
+    """The anchor of `case` and its time among `times` (tool -> ms): OpenBLAS
+    for the linear shapes, else the faster of PyTorch and ONNX Runtime
+    (PyTorch on a tie)."""
+    if case["anchor"] == "openblas":
+        return "openblas", times.get("openblas")
+    return min(((tool, times[tool]) for tool in ("torch", "ort") if tool in times),
+               key=lambda p: p[1])
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", default=str(ROOT / "build"))
@@ -189,8 +199,7 @@ def main():
                 for tool, t in times.items():
                     key = (tool, case["name"])
                     best[key] = min(best.get(key, float("inf")), t)
-                anchor = (times.get("openblas") if case["anchor"] == "openblas"
-                          else min(t for tool, t in times.items() if tool in ("torch", "ort")))
+                _, anchor = anchor_of(case, times)
                 if times.get("attune") and anchor:
                     round_ratios[case["name"]].append(anchor / times["attune"])
         print(f"\n{threads} thread(s), fastest single run over {args.repetitions} rounds; in each "
@@ -204,16 +213,9 @@ def main():
         print(f"|{'-' * 36}|{'-' * 12}|{'-' * 10}|{'-' * 12}|{'-' * 8}|{'-' * 13}|{'-' * 12}|{'-' * 10}|")
         for case in cases:
             name = case["name"]
-            mine = best.get(("attune", name))
-            pt = best.get(("torch", name))
-            ort = best.get(("ort", name))
-            anchor = case["anchor"]
-            if anchor == "openblas":
-                other = best.get(("openblas", name))
-            elif ort is not None and ort < pt:
-                anchor, other = "ort", ort
-            else:
-                other = pt
+            bests = {tool: t for (tool, n), t in best.items() if n == name}
+            mine, pt, ort = bests.get("attune"), bests.get("torch"), bests.get("ort")
+            anchor, other = anchor_of(case, bests)
             ratio = other / mine if mine and other else float("nan")
             rr = round_ratios[name]
             rounds = f"{statistics.median(rr):.2f} / {min(rr):.2f}" if rr else "-"
