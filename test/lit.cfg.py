@@ -64,3 +64,19 @@ for var in ["XDG_RUNTIME_DIR", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "LP_NUM_TH
 # Leak checks of repeated runs.
 if os.path.exists("/usr/bin/valgrind"):
     config.available_features.add("valgrind")
+
+# The host CPU's ISA extensions, for the tests that run code compiled for a
+# named CPU (cpu-avx2, cpu-avx512f, ...). Nothing else may depend on the
+# host CPU: tests compile for the host, or for an x86-64 level it runs.
+cpu_flags = set()
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        for line in cpuinfo:
+            if line.startswith("flags"):
+                cpu_flags = set(line.split(":", 1)[1].split())
+                break
+except OSError:
+    pass
+for flag in ["avx2", "avx512f"]:
+    if flag in cpu_flags:
+        config.available_features.add("cpu-" + flag)
