@@ -18,17 +18,9 @@ namespace attune {
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 
-class SafetensorsFile;
-struct SafetensorsEntry;
-
-/// Checks that `file` stores `op`'s weight with its exact dtype and shape;
-/// on success, `found` (if given) receives the entry.
-LogicalResult checkWeight(WeightOp op, const SafetensorsFile &file,
-                          const SafetensorsEntry **found = nullptr);
-
-/// Replaces every attune.weight under `root` by a constant from `file`;
-/// reports every unknown name, dtype or shape mismatch before failing.
-LogicalResult bindWeights(Operation *root, const SafetensorsFile &file);
+/// The artifact dtype name of an element type ("f32", "f16", "bf16", "i32",
+/// "i64", from attune/artifact.h's table), or null for any other type.
+const char *artifactDtypeName(Type type);
 
 /// The bytes of a constant float tensor (`arith.constant` of a
 /// `dense_resource` blob, as bound weights are, or of inline dense data,

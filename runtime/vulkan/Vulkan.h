@@ -9,7 +9,8 @@
 #ifndef ATTUNE_RUNTIME_VULKAN_VULKAN_H
 #define ATTUNE_RUNTIME_VULKAN_VULKAN_H
 
-#include "../cpu/Internal.h"
+#include "../core/Internal.h"
+#include "attune/artifact.h"
 
 #include <cstdint>
 #include <string>
@@ -20,20 +21,8 @@ namespace attune::vulkan {
 struct Device;
 struct Program;
 
-/// What the artifact's metadata says about one kernel.
-struct KernelSpec {
-  std::string entry, symbol, where; // entry point, SPIR-V global, module@loc
-  size_t bytes = 0, buffers = 0, pushConstants = 0;
-  uint32_t workgroup[3] = {1, 1, 1};
-  /// Invocations one subgroup must hold (the kernel reduces over its
-  /// workgroup with subgroup arithmetic); 0: no subgroup operations.
-  uint32_t subgroup = 0;
-};
-/// A global the host code reads (weights, constants): uploaded once.
-struct GlobalSpec {
-  std::string symbol;
-  size_t bytes = 0;
-};
+using KernelSpec = artifact::KernelSpec;
+using GlobalSpec = artifact::GlobalSpec;
 
 /// `selector`: "" (the first discrete, integrated, virtual or CPU device, in
 /// that order of preference), a device index, or a case-insensitive part of

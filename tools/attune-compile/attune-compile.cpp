@@ -13,8 +13,9 @@
 #include "dialect/AttuneDialect.h"
 #include "dialect/AttuneOps.h"
 #include "lowering/Passes.h"
+#include "passes/BindWeights.h"
 #include "passes/Passes.h"
-#include "passes/Safetensors.h"
+#include "attune/artifact.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -39,6 +40,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -54,6 +56,7 @@
 
 using namespace mlir;
 namespace cl = llvm::cl;
+namespace artifact = ::attune::artifact;
 
 enum class Emit { Attune, Linalg, Gpu, Spirv, LLVMMLIR, LLVMIR, Obj, Lib };
 
@@ -159,16 +162,8 @@ struct EntryInfo {
 };
 
 FailureOr<std::string> dtypeName(Location loc, Type type, StringRef what) {
-  if (type.isF32())
-    return std::string("f32");
-  if (type.isF16())
-    return std::string("f16");
-  if (type.isBF16())
-    return std::string("bf16");
-  if (type.isSignlessInteger(64))
-    return std::string("i64");
-  if (type.isSignlessInteger(32))
-    return std::string("i32");
+  if (const char *name = mlir::attune::artifactDtypeName(type))
+    return std::string(name);
   return emitError(loc) << what << " has element type " << type
                         << "; entry points take f32, f16, bf16, i32 or i64 "
                            "tensors",
@@ -270,62 +265,65 @@ struct VulkanInfo {
   std::vector<VulkanGlobal> globals;
 };
 
-/// The metadata the runtime reads: one line per record (runtime/cpu).
+artifact::TensorSpec tensorSpec(const TensorInfo &t) {
+  artifact::TensorSpec spec;
+  spec.name = t.name;
+  spec.dtype = artifact::dtypeNamed(t.dtype)->dtype;
+  spec.shape.assign(t.shape.begin(), t.shape.end());
+  return spec;
+}
+
+/// The metadata the runtime reads (attune/artifact.h).
 std::string metadataText(ArrayRef<EntryInfo> entries,
                          const ExternalWeights &external, bool hasCpu,
-                         const std::optional<VulkanInfo> &vulkan) {
-  std::string text = "attune-model 1\n";
-  text += "targets";
-  if (hasCpu)
-    text += " cpu";
-  if (vulkan)
-    text += " vulkan";
-  text += "\n";
+                         const std::optional<VulkanInfo> &vulkan,
+                         const llvm::TargetMachine &tm) {
+  artifact::Metadata m;
+  m.hasCpu = hasCpu;
+  m.hasVulkan = vulkan.has_value();
+  m.cpuName = tm.getTargetCPU().str();
+  const llvm::MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
+  for (const char *feature : artifact::kX86IsaFeatures)
+    if (sti->checkFeatures(std::string("+") + feature))
+      m.cpuFeatures.push_back(feature);
   if (vulkan) {
-    text += "vulkan-profile " + vulkan->profile + "\n";
-    for (const VulkanKernel &k : vulkan->kernels)
-      text += "kernel " + k.entry + " " + k.symbol + " " +
-              std::to_string(k.bytes) + " " + std::to_string(k.buffers) + " " +
-              std::to_string(k.pushConstants) + " " +
-              std::to_string(k.workgroup[0]) + " " +
-              std::to_string(k.workgroup[1]) + " " +
-              std::to_string(k.workgroup[2]) + " " + k.module + "@" + k.loc +
-              "\n" +
-              (k.subgroup ? "kernel-subgroup " + std::to_string(k.subgroup) +
-                                "\n"
-                          : "");
+    m.vulkanProfile = vulkan->profile;
+    for (const VulkanKernel &k : vulkan->kernels) {
+      artifact::KernelSpec spec;
+      spec.entry = k.entry;
+      spec.symbol = k.symbol;
+      spec.where = k.module + "@" + k.loc;
+      spec.bytes = k.bytes;
+      spec.buffers = k.buffers;
+      spec.pushConstants = k.pushConstants;
+      for (int i = 0; i < 3; ++i)
+        spec.workgroup[i] = k.workgroup[i];
+      spec.subgroup = k.subgroup;
+      m.kernels.push_back(std::move(spec));
+    }
     for (const VulkanGlobal &g : vulkan->globals)
-      text += "vk-global " + g.symbol + " " + std::to_string(g.bytes) + "\n";
+      m.globals.push_back({g.symbol, size_t(g.bytes)});
   }
-  auto tensorLine = [&](StringRef kind, const TensorInfo &t) {
-    text += (kind + " " + t.name + " " + t.dtype + " " +
-             std::to_string(t.shape.size()))
-                .str();
-    for (int64_t d : t.shape)
-      text += " " + std::to_string(d);
-    text += "\n";
-  };
   for (const EntryInfo &e : entries) {
-    text += "entry " + e.name + " " + std::to_string(e.inputs.size()) + " " +
-            std::to_string(e.outputs.size()) + "\n";
+    artifact::EntrySpec spec;
+    spec.name = e.name;
     for (const TensorInfo &t : e.inputs)
-      tensorLine("input", t);
+      spec.inputs.push_back(tensorSpec(t));
     for (const TensorInfo &t : e.outputs)
-      tensorLine("output", t);
+      spec.outputs.push_back(tensorSpec(t));
+    m.entries.push_back(std::move(spec));
   }
-  if (!external.weights.empty()) {
-    text += "weights-file " + external.file + "\n";
-    for (const ExternalWeight &w : external.weights)
-      tensorLine("weight " + w.symbol, w.tensor);
-  }
-  return text + "end\n";
+  m.weightsFile = external.file;
+  for (const ExternalWeight &w : external.weights)
+    m.weights.push_back({w.symbol, tensorSpec(w.tensor)});
+  return artifact::serialize(m);
 }
 
 /// Externalizes the weights of `module` (attune-externalize-weights) and
 /// describes them for the metadata. With a weights file, every weight is
 /// first checked against it.
 FailureOr<ExternalWeights>
-externalizeWeights(ModuleOp module, const attune::SafetensorsFile *file) {
+externalizeWeights(ModuleOp module, const ::attune::SafetensorsFile *file) {
   ExternalWeights result;
   result.file = "-";
   bool ok = true;
@@ -333,11 +331,11 @@ externalizeWeights(ModuleOp module, const attune::SafetensorsFile *file) {
     SmallString<256> path(file->path());
     llvm::sys::fs::make_absolute(path);
     result.file = path.str().str();
-    module.walk([&](attune::WeightOp op) {
-      ok &= succeeded(attune::checkWeight(op, *file));
+    module.walk([&](mlir::attune::WeightOp op) {
+      ok &= succeeded(mlir::attune::checkWeight(op, *file));
     });
   }
-  module.walk([&](attune::WeightOp op) {
+  module.walk([&](mlir::attune::WeightOp op) {
     if (llvm::any_of(op.getName(), [](char c) { return llvm::isSpace(c); })) {
       op.emitOpError() << "weight name '" << op.getName()
                        << "' contains white space; external weights need "
@@ -348,11 +346,11 @@ externalizeWeights(ModuleOp module, const attune::SafetensorsFile *file) {
   if (!ok)
     return failure();
   PassManager pm(module.getContext());
-  pm.addPass(attune::createAttuneExternalizeWeights());
+  pm.addPass(mlir::attune::createAttuneExternalizeWeights());
   if (failed(pm.run(module)))
     return failure();
   for (auto global : module.getOps<memref::GlobalOp>()) {
-    auto name = global->getAttrOfType<StringAttr>(attune::kWeightNameAttr);
+    auto name = global->getAttrOfType<StringAttr>(mlir::attune::kWeightNameAttr);
     if (!name)
       continue;
     FailureOr<TensorInfo> info = tensorInfo(
@@ -376,21 +374,24 @@ externalizeWeights(ModuleOp module, const attune::SafetensorsFile *file) {
 LogicalResult addRuntimeInterface(llvm::Module &module,
                                   ArrayRef<EntryInfo> entries,
                                   const ExternalWeights &external, bool hasCpu,
-                                  const std::optional<VulkanInfo> &vulkan) {
+                                  const std::optional<VulkanInfo> &vulkan,
+                                  const llvm::TargetMachine &tm) {
   llvm::LLVMContext &ctx = module.getContext();
   llvm::Constant *text = llvm::ConstantDataArray::getString(
-      ctx, metadataText(entries, external, hasCpu, vulkan));
+      ctx, metadataText(entries, external, hasCpu, vulkan, tm));
   new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, text,
-                           "attune_model_metadata");
+                           artifact::kMetadataSymbol);
   llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
   SmallVector<std::pair<std::string, std::string>> wrappers;
   for (const EntryInfo &e : entries) {
     if (hasCpu)
-      wrappers.push_back({"_mlir_ciface_" + e.name, "attune_invoke_" + e.name});
+      wrappers.push_back({"_mlir_ciface_" + e.name,
+                          artifact::kInvokePrefix + e.name});
     if (vulkan)
-      wrappers.push_back({"_mlir_ciface_attune_vk_" + e.name,
-                          "attune_vk_invoke_" + e.name});
+      wrappers.push_back(
+          {std::string("_mlir_ciface_") + artifact::kVulkanHostPrefix + e.name,
+           artifact::kVulkanInvokePrefix + e.name});
   }
   for (const auto &[from, to] : wrappers) {
     llvm::Function *ciface = module.getFunction(from);
@@ -576,41 +577,40 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   // Bind (or externalize) the weights before anything else, so that a model
   // and its weights that disagree fail early with the weight's location.
   bool hasWeights = false;
-  module->walk([&](attune::WeightOp) { hasWeights = true; });
+  module->walk([&](mlir::attune::WeightOp) { hasWeights = true; });
   ExternalWeights external;
   if (hasWeights && weightsExternal) {
-    std::optional<attune::SafetensorsFile> file;
+    std::unique_ptr<::attune::SafetensorsFile> file;
     if (!weightsFile.empty()) {
-      llvm::Expected<attune::SafetensorsFile> opened =
-          attune::SafetensorsFile::open(weightsFile);
-      if (!opened) {
-        llvm::errs() << "error: " << llvm::toString(opened.takeError()) << "\n";
+      std::string problem;
+      file = ::attune::SafetensorsFile::open(weightsFile, problem);
+      if (!file) {
+        llvm::errs() << "error: " << problem << "\n";
         return failure();
       }
-      file.emplace(std::move(*opened));
     }
-    FailureOr<ExternalWeights> result =
-        externalizeWeights(*module, file ? &*file : nullptr);
+    FailureOr<ExternalWeights> result = externalizeWeights(*module, file.get());
     if (failed(result))
       return failure();
     external = std::move(*result);
   } else if (hasWeights) {
     if (weightsFile.empty()) {
       SmallVector<std::string> names;
-      module->walk([&](attune::WeightOp op) { names.push_back(op.getName().str()); });
+      module->walk([&](mlir::attune::WeightOp op) { names.push_back(op.getName().str()); });
       emitError(module->getLoc())
           << "the model has " << names.size()
           << " attune.weight op(s) (first: '" << names.front()
           << "'); pass --weights FILE.safetensors";
       return failure();
     }
-    llvm::Expected<attune::SafetensorsFile> weights =
-        attune::SafetensorsFile::open(weightsFile);
+    std::string problem;
+    std::unique_ptr<::attune::SafetensorsFile> weights =
+        ::attune::SafetensorsFile::open(weightsFile, problem);
     if (!weights) {
-      llvm::errs() << "error: " << llvm::toString(weights.takeError()) << "\n";
+      llvm::errs() << "error: " << problem << "\n";
       return failure();
     }
-    if (failed(attune::bindWeights(*module, *weights)))
+    if (failed(mlir::attune::bindWeights(*module, *weights)))
       return failure();
   }
 
@@ -631,14 +631,14 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     vulkanModule = cast<ModuleOp>((*module)->clone());
 
   if (hasCpu) {
-    attune::CpuStage stage = emit == Emit::Attune   ? attune::CpuStage::Attune
-                             : emit == Emit::Linalg ? attune::CpuStage::Linalg
-                                                    : attune::CpuStage::LLVM;
+    mlir::attune::CpuStage stage = emit == Emit::Attune   ? mlir::attune::CpuStage::Attune
+                             : emit == Emit::Linalg ? mlir::attune::CpuStage::Linalg
+                                                    : mlir::attune::CpuStage::LLVM;
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
     applyDefaultTimingPassManagerCLOptions(pm);
-    attune::CpuOptions options;
+    mlir::attune::CpuOptions options;
     options.parallel = parallel;
     options.ompSchedule = ompSchedule;
     options.ompChunk = ompChunk;
@@ -646,7 +646,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     options.attentionTileQ = attentionTileQ;
     options.attentionTileK = attentionTileK;
     options.attentionMinLength = attentionMinLength;
-    attune::buildCpuPipeline(pm, stage, options);
+    mlir::attune::buildCpuPipeline(pm, stage, options);
     if (failed(pm.run(*module)))
       return failure();
     if (emit == Emit::Attune || emit == Emit::Linalg || emit == Emit::LLVMMLIR)
@@ -655,8 +655,8 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
 
   std::optional<VulkanInfo> vulkan;
   if (hasVulkan) {
-    llvm::Expected<attune::VulkanProfile> profile =
-        attune::parseVulkanProfile(vulkanProfile);
+    llvm::Expected<mlir::attune::VulkanProfile> profile =
+        mlir::attune::parseVulkanProfile(vulkanProfile);
     if (!profile) {
       llvm::errs() << "error: " << llvm::toString(profile.takeError()) << "\n";
       return failure();
@@ -668,7 +668,8 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     for (auto func : vulkanModule->getOps<func::FuncOp>()) {
       if (!func.isPublic() || func.isExternal())
         continue;
-      auto name = StringAttr::get(&context, "attune_vk_" + func.getSymName());
+      auto name = StringAttr::get(
+          &context, artifact::kVulkanHostPrefix + func.getSymName().str());
       if (failed(SymbolTable::replaceAllSymbolUses(func, name, *vulkanModule)))
         return failure();
       func.setSymNameAttr(name);
@@ -678,18 +679,18 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       return failure();
     applyDefaultTimingPassManagerCLOptions(pm);
     if (emit == Emit::Attune || emit == Emit::Linalg) {
-      attune::buildCpuPipeline(pm, emit == Emit::Attune
-                                       ? attune::CpuStage::Attune
-                                       : attune::CpuStage::Linalg);
+      mlir::attune::buildCpuPipeline(pm, emit == Emit::Attune
+                                       ? mlir::attune::CpuStage::Attune
+                                       : mlir::attune::CpuStage::Linalg);
       if (failed(pm.run(*vulkanModule)))
         return failure();
       return printModule(*vulkanModule);
     }
-    attune::VulkanStage stage = emit == Emit::Gpu     ? attune::VulkanStage::Gpu
-                                : emit == Emit::Spirv ? attune::VulkanStage::Spirv
-                                                      : attune::VulkanStage::LLVM;
+    mlir::attune::VulkanStage stage = emit == Emit::Gpu     ? mlir::attune::VulkanStage::Gpu
+                                : emit == Emit::Spirv ? mlir::attune::VulkanStage::Spirv
+                                                      : mlir::attune::VulkanStage::LLVM;
     // With both targets, the CPU pipeline has explained the fusions.
-    attune::buildVulkanPipeline(pm, stage, *profile,
+    mlir::attune::buildVulkanPipeline(pm, stage, *profile,
                                 explainFusion && !hasCpu);
     if (failed(pm.run(*vulkanModule)))
       return failure();
@@ -736,12 +737,11 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
         return failure();
       }
       for (auto global : vulkanModule->getOps<LLVM::GlobalOp>()) {
-        if (!global.getSymName().starts_with("attune_vk_spirv_"))
+        StringRef kernel = global.getSymName();
+        if (!kernel.consume_front(artifact::kSpirvPrefix))
           continue;
         auto bytes = cast<StringAttr>(*global.getValue());
-        std::string path = (dumpSpirv + "/" +
-                            global.getSymName().drop_front(16) + ".spv")
-                               .str();
+        std::string path = (dumpSpirv + "/" + kernel + ".spv").str();
         std::error_code ec;
         llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
         if (ec) {
@@ -802,7 +802,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple());
   if (failed(addRuntimeInterface(*llvmModule, *entries, external, hasCpu,
-                                 vulkan)))
+                                 vulkan, *tm)))
     return failure();
   optimize(*llvmModule, *tm);
 
@@ -857,8 +857,8 @@ int main(int argc, char **argv) {
       "  attune-compile MODEL.mlir --weights W.safetensors -o MODEL.so\n");
 
   DialectRegistry registry;
-  registry.insert<attune::AttuneDialect>();
-  attune::registerFastSubsetModels(registry);
+  registry.insert<mlir::attune::AttuneDialect>();
+  mlir::attune::registerFastSubsetModels(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);

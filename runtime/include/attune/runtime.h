@@ -32,6 +32,15 @@ extern "C" {
 #define ATTUNE_API
 #endif
 
+/* The version of the API this header declares; raised when a declaration
+ * changes. attune_runtime_api_version() is the library's. */
+#define ATTUNE_RUNTIME_API_VERSION 1
+ATTUNE_API int attune_runtime_api_version(void);
+/* The artifact metadata format this runtime reads (attune/artifact.h): an
+ * artifact of another format is refused with a message saying to recompile
+ * it. */
+ATTUNE_API int attune_artifact_format_version(void);
+
 typedef struct attune_status attune_status;
 ATTUNE_API const char *attune_status_message(const attune_status *status);
 ATTUNE_API void attune_status_free(attune_status *status);

@@ -1,6 +1,7 @@
-//===- Tensor.cpp - statuses, tensors and .npy files ----------------------===//
+//===- Tensor.cpp - statuses, tensors, descriptors and .npy files ---------===//
 
 #include "Internal.h"
+#include "attune/artifact.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <limits>
 #include <memory>
 
+using namespace attune;
 using namespace attune::runtime;
 
 attune_status *attune::runtime::error(const char *format, ...) {
@@ -42,6 +44,69 @@ int64_t attune::runtime::elementCount(const int64_t *shape, size_t rank) {
   return count;
 }
 
+//===----------------------------------------------------------------------===//
+// Memref descriptors
+//===----------------------------------------------------------------------===//
+
+bool attune::runtime::isRowMajor(size_t rank, const int64_t *desc) {
+  int64_t expect = 1;
+  for (size_t d = rank; d-- > 0;) {
+    if (desc[3 + d] != 1 && desc[3 + rank + d] != expect)
+      return false;
+    expect *= desc[3 + d];
+  }
+  return true;
+}
+
+attune_status *attune::runtime::copyResult(attune_dtype dtype, size_t rank,
+                                           const int64_t *desc,
+                                           const char *aligned,
+                                           attune_tensor **out) {
+  attune_tensor *t = nullptr;
+  if (attune_status *s = attune_tensor_create(dtype, rank, desc + 3, &t))
+    return s;
+  size_t elem = attune_dtype_size(dtype);
+  size_t count = attune_tensor_num_elements(t);
+  const char *base = aligned + desc[2] * elem;
+  // Row-major results are one copy; anything else goes element-wise.
+  if (isRowMajor(rank, desc)) {
+    if (count)
+      std::memcpy(t->data, base, count * elem);
+  } else {
+    std::vector<int64_t> index(rank, 0);
+    for (size_t n = 0; n < count; ++n) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < rank; ++d)
+        offset += index[d] * desc[3 + rank + d];
+      std::memcpy(static_cast<char *>(t->data) + n * elem, base + offset * elem,
+                  elem);
+      for (size_t d = rank; d-- > 0;)
+        if (++index[d] < desc[3 + d])
+          break;
+        else
+          index[d] = 0;
+    }
+  }
+  *out = t;
+  return nullptr;
+}
+
+std::vector<int64_t> attune::runtime::rowMajorDescriptor(
+    uint64_t address, const std::vector<int64_t> &shape) {
+  size_t rank = shape.size();
+  std::vector<int64_t> desc(3 + 2 * rank);
+  desc[0] = desc[1] = static_cast<int64_t>(address);
+  desc[2] = 0;
+  int64_t stride = 1;
+  for (size_t d = rank; d-- > 0;) {
+    desc[3 + d] = shape[d];
+    desc[3 + rank + d] = stride;
+    stride *= shape[d];
+  }
+  return desc;
+}
+
+
 extern "C" {
 
 const char *attune_status_message(const attune_status *status) {
@@ -51,33 +116,13 @@ const char *attune_status_message(const attune_status *status) {
 void attune_status_free(attune_status *status) { delete status; }
 
 const char *attune_dtype_name(attune_dtype dtype) {
-  switch (dtype) {
-  case ATTUNE_F32:
-    return "f32";
-  case ATTUNE_F16:
-    return "f16";
-  case ATTUNE_BF16:
-    return "bf16";
-  case ATTUNE_I32:
-    return "i32";
-  case ATTUNE_I64:
-    return "i64";
-  }
-  return "unknown";
+  const artifact::DtypeInfo *d = artifact::dtypeInfo(dtype);
+  return d ? d->name : "unknown";
 }
 
 size_t attune_dtype_size(attune_dtype dtype) {
-  switch (dtype) {
-  case ATTUNE_F32:
-  case ATTUNE_I32:
-    return 4;
-  case ATTUNE_F16:
-  case ATTUNE_BF16:
-    return 2;
-  case ATTUNE_I64:
-    return 8;
-  }
-  return 0;
+  const artifact::DtypeInfo *d = artifact::dtypeInfo(dtype);
+  return d ? d->size : 0;
 }
 
 static attune_status *checkShape(attune_dtype dtype, size_t rank,
@@ -240,19 +285,22 @@ attune_status *attune_tensor_read_npy(const char *path, attune_tensor **out) {
     return error("%s: big-endian dtype '%s' is not supported; use "
                  "array.astype('<%s')",
                  path, descr.c_str(), descr.c_str() + 1);
-  std::string kind = descr.substr(1);
-  attune_dtype dtype;
-  if (kind == "f4")
-    dtype = ATTUNE_F32;
-  else if (kind == "f2")
-    dtype = ATTUNE_F16;
-  else if (kind == "i4")
-    dtype = ATTUNE_I32;
-  else if (kind == "i8")
-    dtype = ATTUNE_I64;
-  else
-    return error("%s: unsupported dtype '%s' (expected <f4, <f2, <i4 or <i8)",
-                 path, descr.c_str());
+  const artifact::DtypeInfo *info = nullptr;
+  std::string known;
+  for (const artifact::DtypeInfo &d : artifact::kDtypes) {
+    if (!d.npy)
+      continue;
+    known += std::string(known.empty() ? "" : ", ") + d.npy;
+    // '|' marks a byte order that does not apply; '=' is the host's, which
+    // is little-endian on every machine Attune runs on.
+    if (descr.substr(1) == d.npy + 1 &&
+        (descr[0] == '<' || descr[0] == '|' || descr[0] == '='))
+      info = &d;
+  }
+  if (!info)
+    return error("%s: unsupported dtype '%s' (expected one of %s)", path,
+                 descr.c_str(), known.c_str());
+  attune_dtype dtype = info->dtype;
 
   std::vector<int64_t> shape;
   const char *p = shapeText.c_str();
@@ -291,23 +339,11 @@ attune_status *attune_tensor_read_npy(const char *path, attune_tensor **out) {
 
 attune_status *attune_tensor_write_npy(const attune_tensor *tensor,
                                        const char *path) {
-  const char *descr = nullptr;
-  switch (tensor->dtype) {
-  case ATTUNE_F32:
-    descr = "<f4";
-    break;
-  case ATTUNE_F16:
-    descr = "<f2";
-    break;
-  case ATTUNE_I32:
-    descr = "<i4";
-    break;
-  case ATTUNE_I64:
-    descr = "<i8";
-    break;
-  case ATTUNE_BF16:
-    return error("%s: NumPy has no bfloat16; convert the tensor first", path);
-  }
+  const artifact::DtypeInfo *info = artifact::dtypeInfo(tensor->dtype);
+  if (!info || !info->npy)
+    return error("%s: NumPy has no %s dtype; convert the tensor first", path,
+                 attune_dtype_name(tensor->dtype));
+  const char *descr = info->npy;
   // NumPy's tuple syntax: (), (5,), (2, 3).
   std::string shape = "(";
   for (size_t i = 0; i < tensor->shape.size(); ++i)

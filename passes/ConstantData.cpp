@@ -1,0 +1,110 @@
+//===- ConstantData.cpp - the bytes of constant tensors -------------------===//
+//
+// Helpers for passes that transform weights at compile time (packing,
+// transposition): the bytes behind a constant, its name, and the artifact
+// dtype of an element type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+using namespace mlir;
+
+const char *mlir::attune::artifactDtypeName(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF16())
+    return "f16";
+  if (type.isBF16())
+    return "bf16";
+  if (type.isSignlessInteger(32))
+    return "i32";
+  if (type.isSignlessInteger(64))
+    return "i64";
+  return nullptr;
+}
+
+std::optional<std::vector<char>> mlir::attune::constantBytes(Value v) {
+  // A static, unit-stride slice of a constant (a part of a packed in_proj
+  // weight): its elements, row-major, from the source's.
+  if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
+    auto srcType = dyn_cast<RankedTensorType>(slice.getSourceType());
+    if (!srcType || !srcType.hasStaticShape() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(slice.getStaticSizes()) ||
+        llvm::any_of(slice.getStaticStrides(),
+                     [](int64_t s) { return s != 1; }))
+      return std::nullopt;
+    std::optional<std::vector<char>> src = constantBytes(slice.getSource());
+    if (!src)
+      return std::nullopt;
+    size_t width = srcType.getElementTypeBitWidth() / 8;
+    ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+    ArrayRef<int64_t> sizes = slice.getStaticSizes();
+    ArrayRef<int64_t> shape = srcType.getShape();
+    int64_t rank = srcType.getRank(), count = 1;
+    for (int64_t d : sizes)
+      count *= d;
+    std::vector<char> bytes;
+    bytes.reserve(count * width);
+    // Rows of the innermost dim, copied whole.
+    int64_t rowLen = sizes.empty() ? 1 : sizes.back();
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t n = 0; n < count; n += rowLen) {
+      int64_t at = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        at = at * shape[d] + offsets[d] + index[d];
+      const char *from = src->data() + at * width;
+      bytes.insert(bytes.end(), from, from + rowLen * width);
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        if (++index[d] < sizes[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    return bytes;
+  }
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  if (!cst)
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return std::nullopt;
+  size_t width = type.getElementTypeBitWidth() / 8;
+  size_t size = type.getNumElements() * width;
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != size)
+      return std::nullopt;
+    return std::vector<char>(blob->getData().begin(), blob->getData().end());
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+  if (!dense || !isa<FloatType>(type.getElementType()))
+    return std::nullopt;
+  ArrayRef<char> raw = dense.getRawData();
+  if (!dense.isSplat())
+    return std::vector<char>(raw.begin(), raw.end());
+  std::vector<char> bytes;
+  bytes.reserve(size);
+  for (int64_t i = 0; i < type.getNumElements(); ++i)
+    bytes.insert(bytes.end(), raw.begin(), raw.begin() + width);
+  return bytes;
+}
+
+std::string mlir::attune::constantKey(Value v, StringRef fallback) {
+  if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
+    std::string key = constantKey(slice.getSource(), fallback) + "_slice";
+    for (int64_t o : slice.getStaticOffsets())
+      key += "_" + std::to_string(o);
+    return key;
+  }
+  if (auto cst = v.getDefiningOp<arith::ConstantOp>())
+    if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue()))
+      return res.getRawHandle().getKey().str();
+  return fallback.str();
+}

@@ -1,0 +1,36 @@
+//===- Cpu.h - running a model's CPU code -----------------------*- C++ -*-===//
+
+#ifndef ATTUNE_RUNTIME_CPU_CPU_H
+#define ATTUNE_RUNTIME_CPU_CPU_H
+
+#include "../core/Internal.h"
+#include "attune/artifact.h"
+
+namespace attune::cpu {
+
+/// The CPU code of an opened model.
+struct Program {
+  /// From the OpenMP runtime the model links; null if it links none.
+  void (*setNumThreads)(int) = nullptr;
+  int (*inParallel)() = nullptr;
+  /// Whether the code allocates through the runtime's allocator (its results
+  /// are then bufferAlloc blocks) or, compiled before that routing, malloc.
+  bool routedAllocation = false;
+};
+
+/// Points the allocation hooks of `library` at the runtime's allocator and
+/// finds its OpenMP runtime.
+Program bind(void *library);
+
+/// Runs the entry wrapper `invoke` on `inputs` (checked by the caller) and
+/// hands its results to the caller as new tensors. `numThreads` > 0 sets the
+/// OpenMP thread count of this thread first.
+attune_status *run(const Program &program, void (*invoke)(void **),
+                   const char *where, int numThreads,
+                   const std::vector<artifact::TensorSpec> &outputs,
+                   const attune_tensor *const *inputs, size_t numInputs,
+                   attune_tensor **results);
+
+} // namespace attune::cpu
+
+#endif // ATTUNE_RUNTIME_CPU_CPU_H

@@ -1,0 +1,188 @@
+//===- attune/artifact.h - the compiler-runtime contract --------*- C++ -*-===//
+//
+// What attune-compile writes into a model library and libattune_runtime
+// reads from it, defined once for both sides: the exported symbol names, the
+// dtype table, and the metadata record (`Metadata`) with its one serializer
+// and one parser. Neither side spells a symbol name or a metadata keyword
+// anywhere else. C++17, no MLIR or LLVM.
+//
+// A model library exports:
+//   kMetadataSymbol        const char[]: serialize(Metadata), NUL-terminated
+//   kInvokePrefix + E      void (void **args) per entry E on the CPU:
+//                          args[0] -> the result descriptors, back to back,
+//                          args[1 + i] -> the descriptor of input i; a rank-r
+//                          memref descriptor is {allocated, aligned, offset,
+//                          sizes[r], strides[r]}
+//   kVulkanInvokePrefix + E  the same for the Vulkan host code of entry E
+//   kSpirvPrefix + K       the SPIR-V words of kernel K (Vulkan)
+//   kMallocHook, kFreeHook   pointer slots the runtime fills with its
+//                          allocator (the CPU code allocates through them)
+//   kCheckHandler          pointer slot for the handler of failed run-time
+//                          checks: void (const char *message), no return
+// and, with --weights-external, one global per weight (Metadata::weights).
+//
+// The metadata is text, one record per line (see Artifact.cpp for the
+// grammar); its first line names the format version. A runtime refuses an
+// artifact of any other version and says to recompile it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_ARTIFACT_H
+#define ATTUNE_ARTIFACT_H
+
+#include "attune/runtime.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attune::artifact {
+
+/// The metadata format this compiler writes and this runtime reads.
+/// 2: adds the `cpu` record (target CPU and features).
+inline constexpr int kFormatVersion = 2;
+
+//===----------------------------------------------------------------------===//
+// Symbols
+//===----------------------------------------------------------------------===//
+
+inline constexpr char kMetadataSymbol[] = "attune_model_metadata";
+inline constexpr char kInvokePrefix[] = "attune_invoke_";
+inline constexpr char kVulkanInvokePrefix[] = "attune_vk_invoke_";
+/// The Vulkan host function of entry E is kVulkanHostPrefix + E (so that a
+/// library can serve both targets).
+inline constexpr char kVulkanHostPrefix[] = "attune_vk_";
+inline constexpr char kSpirvPrefix[] = "attune_vk_spirv_";
+/// Device-resident globals of the Vulkan host code (weights, constants).
+inline constexpr char kVulkanGlobalPrefix[] = "attune_vk_global_";
+/// External weights: kWeightPrefix + N.
+inline constexpr char kWeightPrefix[] = "attune_weight_";
+inline constexpr char kMallocHook[] = "attune_cpu_malloc_hook";
+inline constexpr char kFreeHook[] = "attune_cpu_free_hook";
+inline constexpr char kCheckHandler[] = "attune_check_handler";
+/// The Vulkan host code's calls into the runtime.
+inline constexpr char kVulkanDispatch[] = "attune_vk_dispatch";
+
+//===----------------------------------------------------------------------===//
+// Dtypes
+//===----------------------------------------------------------------------===//
+
+/// One row per attune_dtype: its name in the metadata and in tools, its
+/// size, its safetensors name and its NumPy descr (null: none).
+struct DtypeInfo {
+  attune_dtype dtype;
+  const char *name;
+  size_t size;
+  const char *safetensors;
+  const char *npy;
+};
+inline constexpr DtypeInfo kDtypes[] = {
+    {ATTUNE_F32, "f32", 4, "F32", "<f4"},
+    {ATTUNE_F16, "f16", 2, "F16", "<f2"},
+    {ATTUNE_BF16, "bf16", 2, "BF16", nullptr},
+    {ATTUNE_I32, "i32", 4, "I32", "<i4"},
+    {ATTUNE_I64, "i64", 8, "I64", "<i8"},
+};
+/// The row of `dtype`, or null for a value outside the enum.
+const DtypeInfo *dtypeInfo(attune_dtype dtype);
+/// The row named `name` ("f32", ...), or null.
+const DtypeInfo *dtypeNamed(const std::string &name);
+/// The row whose safetensors name is `name` ("F32", ...), or null.
+const DtypeInfo *dtypeOfSafetensors(const std::string &name);
+/// Bytes per element of a safetensors dtype (also those Attune does not
+/// compute in: F64, I8, BOOL, ...), or 0 if unknown.
+size_t safetensorsElementSize(const std::string &name);
+
+//===----------------------------------------------------------------------===//
+// CPU features
+//===----------------------------------------------------------------------===//
+
+/// The x86-64 ISA extensions (LLVM's feature names) that generated code may
+/// use and the runtime can test with cpuid. An artifact records those its
+/// target CPU has; the runtime refuses to open it on a CPU that lacks one.
+/// Tuning flags (prefer-256-bit, fast-gather, ...) are not ISA extensions
+/// and are not recorded.
+inline constexpr const char *kX86IsaFeatures[] = {
+    "cmov",       "cx8",          "cx16",         "fxsr",
+    "mmx",        "sse",          "sse2",         "sse3",
+    "ssse3",      "sse4.1",       "sse4.2",       "popcnt",
+    "sahf",       "lzcnt",        "bmi",          "bmi2",
+    "movbe",      "pclmul",       "aes",          "sha",
+    "rdrnd",      "rdseed",       "adx",          "prfchw",
+    "xsave",      "f16c",         "fma",          "avx",
+    "avx2",       "avxvnni",      "avxifma",      "avxvnniint8",
+    "avxneconvert", "avx512f",    "avx512cd",     "avx512bw",
+    "avx512dq",   "avx512vl",     "avx512ifma",   "avx512vbmi",
+    "avx512vbmi2", "avx512vnni",  "avx512bitalg", "avx512vpopcntdq",
+    "avx512bf16", "avx512fp16",   "avx512vp2intersect", "gfni",
+    "vaes",       "vpclmulqdq",   "amx-tile",     "amx-int8",
+    "amx-bf16",   "amx-fp16",
+};
+
+//===----------------------------------------------------------------------===//
+// Metadata
+//===----------------------------------------------------------------------===//
+
+struct TensorSpec {
+  std::string name;
+  attune_dtype dtype = ATTUNE_F32;
+  std::vector<int64_t> shape; // -1: dynamic
+};
+
+/// One entry point: a public function of the model.
+struct EntrySpec {
+  std::string name;
+  std::vector<TensorSpec> inputs, outputs;
+};
+
+/// One SPIR-V kernel of the Vulkan target.
+struct KernelSpec {
+  std::string entry;  // the kernel's entry point name in the SPIR-V
+  std::string symbol; // the global holding its SPIR-V words
+  std::string where;  // module@location, for messages (no white space)
+  size_t bytes = 0, buffers = 0, pushConstants = 0;
+  uint32_t workgroup[3] = {1, 1, 1};
+  /// Invocations one subgroup must hold (the kernel reduces over its
+  /// workgroup with subgroup arithmetic); 0: no subgroup operations.
+  uint32_t subgroup = 0;
+};
+
+/// A global the Vulkan host code reads (weights, constants): uploaded once.
+struct GlobalSpec {
+  std::string symbol;
+  size_t bytes = 0;
+};
+
+/// A weight kept outside the library (--weights-external): the global
+/// `symbol` receives the safetensors tensor `tensor.name`.
+struct WeightSpec {
+  std::string symbol;
+  TensorSpec tensor;
+};
+
+struct Metadata {
+  bool hasCpu = false, hasVulkan = false;
+  /// The CPU the code was compiled for (an LLVM CPU name) and the ISA
+  /// features it may use (LLVM names without '+': "avx2", "avx512f", ...).
+  std::string cpuName;
+  std::vector<std::string> cpuFeatures;
+  std::string vulkanProfile;
+  std::vector<KernelSpec> kernels;
+  std::vector<GlobalSpec> globals;
+  std::vector<EntrySpec> entries;
+  /// --weights-external: the file recorded at compile time ("-": none).
+  std::string weightsFile = "-";
+  std::vector<WeightSpec> weights;
+};
+
+/// The metadata text (ends in "end\n"). Names must hold no white space.
+std::string serialize(const Metadata &metadata);
+
+/// Parses `text` into `out`. Returns an empty string on success, else what
+/// is wrong ("format version 1, expected 2: recompile ...", "corrupt ...").
+std::string parse(const char *text, Metadata &out);
+
+} // namespace attune::artifact
+
+#endif // ATTUNE_ARTIFACT_H
