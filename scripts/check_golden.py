@@ -3,6 +3,7 @@
 attune-run and compares each output (attune-run --expect).
 
   check_golden.py MODEL.mlir --golden DIR --bin BUILD/bin --work TMP [--atol X] [--rtol X]
+                 [--compile-arg ARG]... [--run-arg ARG]... [--runner 'CMD ARGS']
 
 Exits non-zero if compilation fails or any output is outside tolerance.
 """
@@ -22,6 +23,9 @@ def main():
     p.add_argument("--rtol", default="0")
     p.add_argument("--compile-arg", action="append", default=[])
     p.add_argument("--run-arg", action="append", default=[])
+    p.add_argument("--runner", default="",
+                   help="a command prefix for attune-run, e.g. "
+                        "'qemu-x86_64 -cpu Haswell'")
     args = p.parse_args()
 
     name = Path(args.model).stem
@@ -53,7 +57,8 @@ def main():
             cases[order[-1]] += ["--expect", f"{rest[0]}={golden / rest[1]}"]
     failed = False
     for case in order:
-        cmd = [f"{args.bin}/attune-run", str(library), *cases[case],
+        cmd = [*args.runner.split(), f"{args.bin}/attune-run", str(library),
+               *cases[case],
                "--atol", args.atol, "--rtol", args.rtol, *args.run_arg]
         print(f"# case {case}", flush=True)
         if subprocess.call(cmd) != 0:

@@ -13,6 +13,9 @@ packages=(
   python3-yaml python3-pygments
   # Vulkan: loader, lavapipe, validation layer, spirv-val.
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers spirv-tools valgrind
+  # An emulated older CPU (qemu-x86_64 -cpu Haswell) for the tests of
+  # artifacts that must refuse to load, or must run, without AVX-512.
+  qemu-user
   # Reference data.
   python3-torch python3-numpy
 )

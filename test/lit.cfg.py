@@ -66,6 +66,13 @@ for var in ["XDG_RUNTIME_DIR", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "LP_NUM_TH
 if os.path.exists("/usr/bin/valgrind"):
     config.available_features.add("valgrind")
 
+# qemu-user runs the tools on an emulated older CPU (-cpu Haswell: no
+# AVX-512), whatever the host: the tests of artifacts that must refuse to
+# load, or must run, where the CPU lacks an extension.
+import shutil
+if shutil.which("qemu-x86_64"):
+    config.available_features.add("qemu")
+
 # The host CPU's ISA extensions, for the tests that run code compiled for a
 # named CPU (cpu-avx2, cpu-avx512f, ...). Nothing else may depend on the
 # host CPU: tests compile for the host, or for an x86-64 level it runs.

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CpuFeatures.h"
 #include "Internal.h"
 #include "Weights.h"
 #include "../cpu/Cpu.h"
@@ -50,6 +51,9 @@ struct attune_model {
   std::string deviceName = "cpu";
   bool profiling = false;
   std::string report;
+  // attune_model_inspect: metadata only, nothing bound, nothing runs.
+  bool inspectOnly = false;
+  std::string targetInfo;
 };
 
 /// Reads the metadata of `model.library` and finds each entry's code.
@@ -103,9 +107,8 @@ attune_status *attune_model_open_with_weights(const char *path,
   return attune_model_open_on(path, weights, nullptr, out);
 }
 
-attune_status *attune_model_open_on(const char *path, const char *weights,
-                                    attune_device *device,
-                                    attune_model **out) {
+/// dlopens `path` and reads its metadata: no code of the model runs.
+static attune_status *openLibrary(const char *path, attune_model **out) {
   if (!path || !out)
     return error("attune_model_open: NULL argument");
   // dlopen searches the library path for names without a slash.
@@ -120,7 +123,41 @@ attune_status *attune_model_open_on(const char *path, const char *weights,
     attune_model_close(model);
     return status;
   }
+  *out = model;
+  return nullptr;
+}
+
+attune_status *attune_model_inspect(const char *path, attune_model **out) {
+  attune_model *model = nullptr;
+  if (attune_status *s = openLibrary(path, &model))
+    return s;
+  model->inspectOnly = true;
+  model->deviceName = "none (inspected)";
+  *out = model;
+  return nullptr;
+}
+
+attune_status *attune_model_open_on(const char *path, const char *weights,
+                                    attune_device *device,
+                                    attune_model **out) {
+  attune_model *model = nullptr;
+  if (attune_status *s = openLibrary(path, &model))
+    return s;
+  void *library = model->library;
   const artifact::Metadata &meta = model->metadata;
+  // The code (the CPU kernels, or the Vulkan host code) runs on this CPU:
+  // refuse before any of it runs if it uses an extension this CPU lacks.
+  std::string missing = missingCpuFeatures(meta.cpuFeatures);
+  if (!missing.empty()) {
+    attune_status *s = error(
+        "%s: the model was compiled for CPU '%s' and uses ISA extensions this "
+        "CPU lacks: %s. Recompile it here (attune-compile --cpu=native) or for "
+        "an x86-64 level every machine it must run on has (--cpu=x86-64-v2, "
+        "x86-64-v3 or x86-64-v4)",
+        path, meta.cpuName.c_str(), missing.c_str());
+    attune_model_close(model);
+    return s;
+  }
   model->cpu = cpu::bind(library);
   // Models without any check have no handler slot.
   if (void *slot = dlsym(library, artifact::kCheckHandler)) {
@@ -250,6 +287,10 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
                                 size_t numOutputs) {
   if (!m || entryIndex >= m->entries.size())
     return error("attune_model_run: no entry point #%zu", entryIndex);
+  if (m->inspectOnly)
+    return error("%s: opened with attune_model_inspect, which runs nothing; "
+                 "open it with attune_model_open to run it",
+                 m->path.c_str());
   const Entry &code = m->entries[entryIndex];
   const artifact::EntrySpec &entry = code.spec;
   const char *where = entry.name.c_str();
@@ -316,6 +357,33 @@ attune_status *attune_model_set_profiling(attune_model *m, int enable) {
 
 const char *attune_model_profile(const attune_model *m) {
   return m->report.c_str();
+}
+
+const char *attune_model_target_info(const attune_model *m) {
+  if (!m->targetInfo.empty())
+    return m->targetInfo.c_str();
+  const artifact::Metadata &meta = m->metadata;
+  std::string &text = const_cast<attune_model *>(m)->targetInfo;
+  text = "targets:";
+  if (meta.hasCpu)
+    text += " cpu";
+  if (meta.hasVulkan)
+    text += " vulkan";
+  text += "\ncpu: " + (meta.cpuName.empty() ? "unknown" : meta.cpuName) +
+          "\ncpu-features:";
+  for (size_t i = 0; i < meta.cpuFeatures.size(); ++i)
+    text += (i ? ", " : " ") + meta.cpuFeatures[i];
+  std::string missing = missingCpuFeatures(meta.cpuFeatures);
+  text += "\nruns on this cpu: " +
+          (missing.empty() ? std::string("yes") : "no, it lacks " + missing);
+  if (meta.hasVulkan)
+    text += "\nvulkan-profile: " + meta.vulkanProfile + " (" +
+            std::to_string(meta.kernels.size()) + " kernels)";
+  if (!meta.weights.empty())
+    text += "\nweights: " + std::to_string(meta.weights.size()) +
+            " external, from " + meta.weightsFile;
+  text += "\n";
+  return text.c_str();
 }
 
 const char *attune_model_device(const attune_model *m) {

@@ -10,6 +10,7 @@
 
 #include "attune/artifact.h"
 #include "attune/safetensors.h"
+#include "runtime/core/CpuFeatures.h"
 
 #include <cstdio>
 #include <cstring>
@@ -166,6 +167,23 @@ static void testDtypes() {
   EXPECT(artifact::safetensorsElementSize("F13") == 0);
 }
 
+static void testCpuFeatures() {
+  // The runtime can test every extension an artifact may record.
+  for (const char *feature : artifact::kX86IsaFeatures) {
+    ++checks;
+    if (!runtime::knowsCpuFeature(feature)) {
+      ++failures;
+      std::printf("FAILED: the runtime cannot test CPU feature '%s'\n",
+                  feature);
+    }
+  }
+  // Every x86-64 CPU has SSE2; no CPU has an unknown feature.
+  EXPECT(runtime::hostHasCpuFeature("sse2"));
+  EXPECT(runtime::missingCpuFeatures({"sse", "sse2"}).empty());
+  EXPECT_CONTAINS(runtime::missingCpuFeatures({"sse2", "warp-drive"}),
+                  "warp-drive (unknown to this runtime)");
+}
+
 /// A safetensors file: the header's length, the header, then `data`.
 static std::string safetensors(const std::string &header,
                                const std::string &data) {
@@ -265,6 +283,7 @@ int main() {
   testMetadataRoundTrip();
   testMetadataRefused();
   testDtypes();
+  testCpuFeatures();
   testSafetensors();
   if (failures) {
     std::printf("%d of %d checks failed\n", failures, checks);

@@ -142,8 +142,14 @@ static cl::opt<int64_t> attentionMinLength(
     cl::desc("Tile attention from this static key length on (dynamic lengths "
              "are always tiled)"),
     cl::init(128), cl::cat(category));
-static cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: host)"),
-                                cl::init(""), cl::cat(category));
+static cl::opt<std::string> cpu(
+    "cpu",
+    cl::desc("Target CPU: native (the default: this machine), an x86-64 "
+             "level for artifacts that run on a fleet (x86-64, x86-64-v2, "
+             "x86-64-v3, x86-64-v4) or a CPU name (haswell, icelake-server, "
+             "sapphirerapids, znver4, ...). The artifact records the ISA "
+             "extensions it uses and refuses to load on a CPU without them"),
+    cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     features("features", cl::desc("Target features, e.g. +avx2,-avx512f "
                                   "(default: the host's)"),
@@ -424,13 +430,42 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine() {
                  << "\n";
     return nullptr;
   }
-  std::string cpuName = cpu.empty() ? llvm::sys::getHostCPUName().str() : cpu;
+  bool host = cpu.empty() || cpu == "native";
+  std::string cpuName = host ? llvm::sys::getHostCPUName().str() : cpu;
   std::string featureString = features;
-  if (cpu.empty() && features.empty()) {
+  if (host && features.empty()) {
     SmallVector<std::string> hostFeatures;
     for (const auto &f : llvm::sys::getHostCPUFeatures())
       hostFeatures.push_back((f.second ? "+" : "-") + f.first().str());
     featureString = llvm::join(hostFeatures, ",");
+  }
+  // Unknown names are errors, not LLVM's warning and a generic CPU.
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(
+      t->createMCSubtargetInfo(llvm::Triple(triple), "", ""));
+  if (!generic->isCPUStringValid(cpuName)) {
+    llvm::errs() << "error: --cpu=" << cpu << ": unknown CPU (e.g. native, "
+                 << "x86-64, x86-64-v2, x86-64-v3, x86-64-v4, haswell, "
+                    "skylake-avx512, icelake-server, sapphirerapids, znver3, "
+                    "znver4; `llc -mcpu=help` lists them all)\n";
+    return nullptr;
+  }
+  if (!features.empty()) {
+    SmallVector<StringRef> list;
+    StringRef(features).split(list, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef f : list) {
+      StringRef name = f.drop_front(f.starts_with("+") || f.starts_with("-"));
+      bool known = (f.starts_with("+") || f.starts_with("-")) &&
+                   llvm::any_of(generic->getAllProcessorFeatures(),
+                                [&](const llvm::SubtargetFeatureKV &kv) {
+                                  return name == kv.Key;
+                                });
+      if (!known) {
+        llvm::errs() << "error: --features=" << features << ": '" << f
+                     << "' is not +FEATURE or -FEATURE with a known x86 "
+                        "feature (e.g. +avx2, -avx512f)\n";
+        return nullptr;
+      }
+    }
   }
   llvm::TargetOptions options;
   return std::unique_ptr<llvm::TargetMachine>(t->createTargetMachine(

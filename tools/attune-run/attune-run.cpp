@@ -42,7 +42,9 @@ void usage() {
       "  --expect NAME=FILE.npy  compare an output with reference data\n"
       "  --atol X, --rtol X      tolerance for --expect: |a - e| <= atol + rtol*|e|\n"
       "                          (default atol 1e-4, rtol 0)\n"
-      "  --info                  print the entry points and their signatures\n"
+      "  --info                  print what the model was compiled for (targets,\n"
+      "                          CPU and ISA extensions, Vulkan profile) and its\n"
+      "                          entry points; needs no device\n"
       "  --device=D              cpu (default), vulkan, vulkan:N, vulkan:NAME, or auto\n"
       "                          (Vulkan if a device opens, else the CPU)\n"
       "  --compare=D1,D2         run on both devices in one process and print the\n"
@@ -295,6 +297,25 @@ int main(int argc, char **argv) {
     usage();
     return fail("no model given");
   }
+  auto printEntries = [](const attune::Model &m) {
+    for (size_t e = 0; e < m.numEntries(); ++e) {
+      std::printf("entry %s\n", m.entryName(e).c_str());
+      for (const attune_tensor_info &t : m.inputs(e))
+        std::printf("  input  %s\n", signature(t).c_str());
+      for (const attune_tensor_info &t : m.outputs(e))
+        std::printf("  output %s\n", signature(t).c_str());
+    }
+  };
+  // --info alone describes the artifact without a device: it opens a model
+  // compiled for another CPU or for Vulkan only just as well.
+  if (info && inputArgs.empty() && deviceSpecs.empty() && !profile) {
+    attune::Model m;
+    if (attune::Status s = attune::Model::inspect(modelPath, m); !s)
+      return fail(s.message());
+    std::printf("%s", m.targetInfo().c_str());
+    printEntries(m);
+    return 0;
+  }
   if (deviceSpecs.empty())
     deviceSpecs.push_back("cpu");
 
@@ -324,15 +345,10 @@ int main(int argc, char **argv) {
     if (attune::Status s = model.findEntry(entryName, entry); !s)
       return fail(s.message());
   if (info) {
+    std::printf("%s", model.targetInfo().c_str());
     for (auto &m : models)
       std::printf("device %s\n", m.device().c_str());
-    for (size_t e = 0; e < model.numEntries(); ++e) {
-      std::printf("entry %s\n", model.entryName(e).c_str());
-      for (const attune_tensor_info &t : model.inputs(e))
-        std::printf("  input  %s\n", signature(t).c_str());
-      for (const attune_tensor_info &t : model.outputs(e))
-        std::printf("  output %s\n", signature(t).c_str());
-    }
+    printEntries(model);
     if (inputArgs.empty())
       return 0;
   }

@@ -105,6 +105,17 @@ ATTUNE_API attune_status *attune_model_open_with_weights(const char *path,
                                                          const char *weights,
                                                          attune_model **out);
 ATTUNE_API void attune_model_close(attune_model *model);
+/* Opens a model to describe it, not to run it: its metadata is read and
+ * nothing else is done (no device, no weights, no check that this CPU runs
+ * its code). attune_model_run on it fails. */
+ATTUNE_API attune_status *attune_model_inspect(const char *path,
+                                               attune_model **out);
+/* What the artifact was compiled for, one "key: value" line each:
+ * "targets: cpu vulkan", "cpu: NAME", "cpu-features: avx, avx2, ...",
+ * "runs on this cpu: yes" (or "no, it lacks ..."), and where they apply
+ * "vulkan-profile: ..." and "weights: ...". Opening a model whose code uses
+ * an ISA extension this CPU lacks fails with those extensions named. */
+ATTUNE_API const char *attune_model_target_info(const attune_model *model);
 
 /* Devices. `spec`: "cpu"; "vulkan" (the first discrete, integrated, virtual
  * or CPU Vulkan device, in that order); "vulkan:N" (device index N);

@@ -128,7 +128,20 @@ public:
     return s;
   }
 
+  /// Opens `path` to describe it, not to run it (attune_model_inspect).
+  static Status inspect(const std::string &path, Model &out) {
+    attune_model *m = nullptr;
+    Status s(attune_model_inspect(path.c_str(), &m));
+    if (s)
+      out.m_.reset(m);
+    return s;
+  }
+
   std::string device() const { return attune_model_device(m_.get()); }
+  /// What the artifact was compiled for (attune_model_target_info).
+  std::string targetInfo() const {
+    return attune_model_target_info(m_.get());
+  }
   Status setProfiling(bool enable) {
     return Status(attune_model_set_profiling(m_.get(), enable ? 1 : 0));
   }
