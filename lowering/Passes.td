@@ -25,51 +25,6 @@ def AttuneInsertRuntimeChecks : Pass<"attune-insert-runtime-checks"> {
   let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
 }
 
-def AttuneRuntimeAllocator
-    : Pass<"attune-runtime-allocator", "::mlir::ModuleOp"> {
-  let summary = "Route the CPU host code's heap buffers through the runtime";
-  let description = [{
-    Run on the LLVM dialect of the CPU target, after
-    `finalize-memref-to-llvm`: every call of `malloc` and `free` (the
-    buffers `memref.alloc` makes and the deallocation frees) calls
-    `attune_cpu_malloc` and `attune_cpu_free` instead. These are internal
-    functions that call through the exported function-pointer globals
-    `attune_cpu_malloc_hook` and `attune_cpu_free_hook`, which hold `malloc`
-    and `free` until the Attune runtime, on loading the model, writes its own
-    allocator into both. The runtime keeps freed buffers of 64 KiB or more
-    and hands them back to the next allocation of the same size, so a model
-    run repeatedly reuses the same pages instead of faulting in fresh zeroed
-    ones each run (glibc returns such blocks to the system: about 1,100 page
-    faults per run of a BERT-base encoder layer at L = 128). Loaded without
-    the runtime, the model uses libc's allocator. Slots rather than symbol
-    interposition: the routing does not depend on how the host loaded the
-    runtime (a `RTLD_LOCAL` library interposes nothing), and the runtime
-    knows that a model's buffers are its own.
-
-    Before:
-    ```mlir
-    llvm.func @malloc(i64) -> !llvm.ptr
-    %p = llvm.call @malloc(%size) : (i64) -> !llvm.ptr
-    ```
-    After:
-    ```mlir
-    llvm.func @malloc(i64) -> !llvm.ptr
-    %p = llvm.call @attune_cpu_malloc(%size) : (i64) -> !llvm.ptr
-    llvm.mlir.global external @attune_cpu_malloc_hook() : !llvm.ptr {
-      %0 = llvm.mlir.addressof @malloc : !llvm.ptr
-      llvm.return %0 : !llvm.ptr
-    }
-    llvm.func internal @attune_cpu_malloc(%n: i64) -> !llvm.ptr {
-      %0 = llvm.mlir.addressof @attune_cpu_malloc_hook : !llvm.ptr
-      %1 = llvm.load %0 : !llvm.ptr -> !llvm.ptr
-      %2 = llvm.call %1(%n) : !llvm.ptr, (i64) -> !llvm.ptr
-      llvm.return %2 : !llvm.ptr
-    }
-    ```
-  }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
-}
-
 def AttuneLowerRuntimeChecks
     : Pass<"attune-lower-runtime-checks", "::mlir::ModuleOp"> {
   let summary = "Turn failed cf.asserts into errors the runtime reports";
@@ -850,6 +805,55 @@ def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
   ];
+}
+
+def AttuneRouteRuntimeCalls
+    : Pass<"attune-route-runtime-calls", "::mlir::ModuleOp"> {
+  let summary = "Call the runtime through pointer slots it fills at load";
+  let description = [{
+    Run on the LLVM dialect of the CPU code and of the Vulkan host code,
+    after `finalize-memref-to-llvm` and `convert-func-to-llvm`: every call
+    of a function in `attune/artifact.h`'s `kRuntimeImports` (the CPU code's
+    `malloc` and `free`; the Vulkan host code's `_mlir_memref_to_llvm_alloc`,
+    `_mlir_memref_to_llvm_free` and `_mlir_ciface_attune_vk_dispatch`) calls
+    an internal wrapper instead, which calls through an exported
+    function-pointer global. The runtime writes its own functions into those
+    slots when it opens the model.
+
+    Slots rather than symbols resolved by the dynamic linker: the model
+    needs nothing from the global scope, so it opens in a host that loaded
+    `libattune_runtime.so` with `RTLD_LOCAL` (Python's ctypes does), and
+    the runtime knows that a model's buffers are its own. The CPU slots hold
+    libc's `malloc` and `free` until then (the library also runs without the
+    runtime); the Vulkan ones hold null, and their declarations go.
+
+    The runtime's allocator keeps freed buffers of 64 KiB or more and hands
+    them back to the next allocation of the same size, so a model run
+    repeatedly reuses the same pages instead of faulting in fresh zeroed ones
+    each run.
+
+    Before:
+    ```mlir
+    llvm.func @malloc(i64) -> !llvm.ptr
+    %p = llvm.call @malloc(%size) : (i64) -> !llvm.ptr
+    ```
+    After:
+    ```mlir
+    llvm.func @malloc(i64) -> !llvm.ptr
+    %p = llvm.call @attune_cpu_malloc(%size) : (i64) -> !llvm.ptr
+    llvm.mlir.global external @attune_cpu_malloc_hook() : !llvm.ptr {
+      %0 = llvm.mlir.addressof @malloc : !llvm.ptr
+      llvm.return %0 : !llvm.ptr
+    }
+    llvm.func internal @attune_cpu_malloc(%n: i64) -> !llvm.ptr {
+      %0 = llvm.mlir.addressof @attune_cpu_malloc_hook : !llvm.ptr
+      %1 = llvm.load %0 : !llvm.ptr -> !llvm.ptr
+      %2 = llvm.call %1(%n) : !llvm.ptr, (i64) -> !llvm.ptr
+      llvm.return %2 : !llvm.ptr
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // ATTUNE_LOWERING_PASSES_TD

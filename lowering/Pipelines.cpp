@@ -129,7 +129,7 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
       failed(parsePassPipeline(kCpuToLLVM, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
   pm.addPass(createAttuneLowerRuntimeChecks());
-  pm.addPass(createAttuneRuntimeAllocator());
+  pm.addPass(createAttuneRouteRuntimeCalls());
   if (failed(parsePassPipeline(kCpuFinishLLVM, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
 }
@@ -279,6 +279,7 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
   if (failed(parsePassPipeline(kVulkanHostToLLVM, pm)))
     llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");
   pm.addPass(createAttuneLowerRuntimeChecks());
+  pm.addPass(createAttuneRouteRuntimeCalls());
   if (failed(parsePassPipeline(kCpuFinishLLVM, pm)))
     llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");
 }

@@ -14,7 +14,6 @@
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNEINSERTRUNTIMECHECKS
 #define GEN_PASS_DEF_ATTUNELOWERRUNTIMECHECKS
-#define GEN_PASS_DEF_ATTUNERUNTIMEALLOCATOR
 #include "lowering/Passes.h.inc"
 } // namespace mlir::attune
 
@@ -92,58 +91,4 @@ struct AttuneLowerRuntimeChecksPass
   }
 };
 
-struct AttuneRuntimeAllocatorPass
-    : mlir::attune::impl::AttuneRuntimeAllocatorBase<
-          AttuneRuntimeAllocatorPass> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
-    auto ptr = LLVM::LLVMPointerType::get(ctx);
-    struct Route {
-      StringRef libc, function, hook;
-    };
-    const Route routes[] = {
-        {"malloc", "attune_cpu_malloc", "attune_cpu_malloc_hook"},
-        {"free", "attune_cpu_free", "attune_cpu_free_hook"}};
-    for (const Route &route : routes) {
-      auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(route.libc);
-      if (!decl || !decl.isExternal())
-        continue;
-      for (StringRef name : {route.function, route.hook})
-        if (Operation *clash = module.lookupSymbol(name)) {
-          clash->emitError() << "attune-runtime-allocator: the module "
-                                "already defines '"
-                             << name << "'";
-          return signalPassFailure();
-        }
-      if (failed(SymbolTable::replaceAllSymbolUses(
-              decl, StringAttr::get(ctx, route.function), module)))
-        return signalPassFailure();
-      Location loc = decl.getLoc();
-      OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-      // The exported slot, libc's function until the runtime writes its own.
-      auto hook = LLVM::GlobalOp::create(b, loc, ptr, /*isConstant=*/false,
-                                         LLVM::Linkage::External, route.hook,
-                                         Attribute());
-      Block *init = new Block();
-      hook.getInitializerRegion().push_back(init);
-      b.setInsertionPointToStart(init);
-      LLVM::ReturnOp::create(
-          b, loc, ValueRange{LLVM::AddressOfOp::create(b, loc, decl)});
-      // The function the code calls: an indirect call through the slot.
-      b.setInsertionPointToEnd(module.getBody());
-      auto fn = LLVM::LLVMFuncOp::create(b, loc, route.function,
-                                         decl.getFunctionType(),
-                                         LLVM::Linkage::Internal);
-      Block *entry = fn.addEntryBlock(b);
-      b.setInsertionPointToStart(entry);
-      Value target = LLVM::LoadOp::create(
-          b, loc, ptr, LLVM::AddressOfOp::create(b, loc, hook));
-      SmallVector<Value> operands = {target};
-      llvm::append_range(operands, entry->getArguments());
-      auto call = LLVM::CallOp::create(b, loc, decl.getFunctionType(), operands);
-      LLVM::ReturnOp::create(b, loc, call.getResults());
-    }
-  }
-};
 } // namespace

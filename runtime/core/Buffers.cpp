@@ -10,7 +10,7 @@ using namespace attune::runtime;
 
 // attune-compile routes the CPU code's malloc and free through the
 // function pointers attune_cpu_malloc_hook and attune_cpu_free_hook
-// (attune-runtime-allocator), which hold malloc and free until
+// (attune-route-runtime-calls), which hold malloc and free until
 // attune_model_open writes bufferAlloc and bufferFree into them. Freed
 // buffers of 64 KiB or more, the model's and the tensors', are kept by size
 // for the next allocation of the same size: a model run

@@ -95,7 +95,7 @@ attune_status *invokeGuarded(void (*fn)(void **), void **args,
 /// The same for runtime functions that the model's code calls.
 [[noreturn]] void failRun(const std::string &message);
 
-/// The model code's allocator (artifact::kMallocHook): bufferAlloc, failing
+/// The model code's allocator (artifact::kMalloc's slot): bufferAlloc, failing
 /// the run on out of memory instead of returning NULL.
 void *modelAlloc(size_t size);
 

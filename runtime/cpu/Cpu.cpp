@@ -23,11 +23,11 @@ cpu::Program cpu::bind(void *library) {
       dlsym(library, "omp_set_num_threads"));
   program.inParallel =
       reinterpret_cast<int (*)()>(dlsym(library, "omp_in_parallel"));
-  // The model's allocation hooks (attune-runtime-allocator): ours from now on.
-  if (void *slot = dlsym(library, artifact::kMallocHook)) {
+  // The model's allocation hooks (attune-route-runtime-calls): ours from now on.
+  if (void *slot = dlsym(library, artifact::kMalloc.slot)) {
     void *(*alloc)(size_t) = modelAlloc;
     std::memcpy(slot, &alloc, sizeof(alloc));
-    if (void *freeSlot = dlsym(library, artifact::kFreeHook)) {
+    if (void *freeSlot = dlsym(library, artifact::kFree.slot)) {
       void (*release)(void *) = bufferFree;
       std::memcpy(freeSlot, &release, sizeof(release));
     }

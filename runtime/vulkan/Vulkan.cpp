@@ -782,11 +782,51 @@ void Program::releaseRunRegions() {
   staging.clear();
 }
 
+// The runtime functions the host code calls (below), through the slots of
+// artifact::kRuntimeImports.
+/// A 1-D memref descriptor as the host code passes it.
+template <typename T> struct MemRef1 {
+  T *allocated, *aligned;
+  int64_t offset, size, stride;
+};
+void *hostAlloc(size_t size);
+void hostFree(void *ptr);
+void hostDispatch(int64_t id, int64_t gx, int64_t gy, int64_t gz,
+                  MemRef1<int64_t> *buffers, MemRef1<int32_t> *push);
+
+/// Points the host code's runtime slots of `library` at our functions.
+static attune_status *bindHostCode(void *library, const char *path) {
+  struct Binding {
+    const artifact::RuntimeImport &import;
+    void *function;
+  };
+  const Binding bindings[] = {
+      {artifact::kVulkanAlloc, reinterpret_cast<void *>(&hostAlloc)},
+      {artifact::kVulkanFree, reinterpret_cast<void *>(&hostFree)},
+      {artifact::kVulkanDispatchCall, reinterpret_cast<void *>(&hostDispatch)},
+  };
+  for (const Binding &b : bindings) {
+    void *slot = dlsym(library, b.import.slot);
+    if (!slot) {
+      // Every Vulkan host code dispatches; not every one allocates or frees.
+      if (&b.import == &artifact::kVulkanDispatchCall)
+        return error("%s: the Vulkan host code has no %s slot (compiled by an "
+                     "older attune-compile? recompile it)",
+                     path, b.import.slot);
+      continue;
+    }
+    std::memcpy(slot, &b.function, sizeof(void *));
+  }
+  return nullptr;
+}
+
 attune_status *createProgram(Device *device, void *library,
                              const std::string &modelPath,
                              const std::vector<KernelSpec> &specs,
                              const std::vector<GlobalSpec> &globals,
                              Program **out) {
+  if (attune_status *s = bindHostCode(library, modelPath.c_str()))
+    return s;
   Device &d = *device;
   int messagesBefore = d.validationMessages.load();
   auto p = std::make_unique<Program>();
@@ -954,14 +994,6 @@ attune_status *createProgram(Device *device, void *library,
 void destroyProgram(Program *program) { delete program; }
 
 std::string profileReport(const Program *program) { return program->report; }
-
-namespace {
-/// A 1-D memref descriptor as the host code passes it.
-template <typename T> struct MemRef1 {
-  T *allocated, *aligned;
-  int64_t offset, size, stride;
-};
-} // namespace
 
 attune_status *run(Program *p, const char *where, const RunIO &io,
                    attune_status *(*invoke)(void *, void **),
@@ -1173,9 +1205,9 @@ namespace {
 }
 } // namespace
 
-extern "C" {
+namespace attune::vulkan {
 
-ATTUNE_API void *_mlir_memref_to_llvm_alloc(size_t size) {
+void *hostAlloc(size_t size) {
   Program *p = current;
   if (!p)
     outsideRun("_mlir_memref_to_llvm_alloc");
@@ -1188,7 +1220,7 @@ ATTUNE_API void *_mlir_memref_to_llvm_alloc(size_t size) {
   return reinterpret_cast<void *>(p->addRegion(size, b));
 }
 
-ATTUNE_API void _mlir_memref_to_llvm_free(void *ptr) {
+void hostFree(void *ptr) {
   Program *p = current;
   if (!p)
     outsideRun("_mlir_memref_to_llvm_free");
@@ -1199,10 +1231,8 @@ ATTUNE_API void _mlir_memref_to_llvm_free(void *ptr) {
   p->regions.erase(it);
 }
 
-ATTUNE_API void _mlir_ciface_attune_vk_dispatch(int64_t id, int64_t gx,
-                                                int64_t gy, int64_t gz,
-                                                MemRef1<int64_t> *buffers,
-                                                MemRef1<int32_t> *push) {
+void hostDispatch(int64_t id, int64_t gx, int64_t gy, int64_t gz,
+                  MemRef1<int64_t> *buffers, MemRef1<int32_t> *push) {
   Program *p = current;
   if (!p)
     outsideRun("attune_vk_dispatch");
@@ -1297,4 +1327,4 @@ ATTUNE_API void _mlir_ciface_attune_vk_dispatch(int64_t id, int64_t gx,
   ++p->dispatches;
 }
 
-} // extern "C"
+} // namespace attune::vulkan

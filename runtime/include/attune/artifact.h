@@ -15,8 +15,10 @@
 //                          sizes[r], strides[r]}
 //   kVulkanInvokePrefix + E  the same for the Vulkan host code of entry E
 //   kSpirvPrefix + K       the SPIR-V words of kernel K (Vulkan)
-//   kMallocHook, kFreeHook   pointer slots the runtime fills with its
-//                          allocator (the CPU code allocates through them)
+//   RuntimeImport::slot    pointer slots the runtime fills with its
+//                          functions (kRuntimeImports: the CPU code's
+//                          allocator, the Vulkan host code's allocator and
+//                          dispatch)
 //   kCheckHandler          pointer slot for the handler of failed run-time
 //                          checks: void (const char *message), no return
 // and, with --weights-external, one global per weight (Metadata::weights).
@@ -58,11 +60,39 @@ inline constexpr char kSpirvPrefix[] = "attune_vk_spirv_";
 inline constexpr char kVulkanGlobalPrefix[] = "attune_vk_global_";
 /// External weights: kWeightPrefix + N.
 inline constexpr char kWeightPrefix[] = "attune_weight_";
-inline constexpr char kMallocHook[] = "attune_cpu_malloc_hook";
-inline constexpr char kFreeHook[] = "attune_cpu_free_hook";
 inline constexpr char kCheckHandler[] = "attune_check_handler";
-/// The Vulkan host code's calls into the runtime.
+/// The function the Vulkan host code calls to record a kernel dispatch
+/// (its C interface, _mlir_ciface_attune_vk_dispatch, is a RuntimeImport).
 inline constexpr char kVulkanDispatch[] = "attune_vk_dispatch";
+
+/// A function the model's code calls in the runtime. The code calls it
+/// through an exported pointer slot that the runtime fills when it opens the
+/// model (attune-route-runtime-calls), never through a symbol resolved from
+/// the global scope: a model opens in a process that loaded the runtime
+/// with RTLD_LOCAL (Python's ctypes) just as well.
+struct RuntimeImport {
+  const char *callee;  // what the lowered code declares and calls
+  const char *wrapper; // the internal function it calls instead
+  const char *slot;    // the exported pointer slot
+  /// The slot holds `callee` itself (libc's) until the runtime fills it, so
+  /// that the library also runs without the runtime; else it holds null.
+  bool libcFallback;
+};
+inline constexpr RuntimeImport kMalloc = {"malloc", "attune_cpu_malloc",
+                                          "attune_cpu_malloc_hook", true};
+inline constexpr RuntimeImport kFree = {"free", "attune_cpu_free",
+                                        "attune_cpu_free_hook", true};
+inline constexpr RuntimeImport kVulkanAlloc = {
+    "_mlir_memref_to_llvm_alloc", "attune_vk_alloc", "attune_vk_alloc_hook",
+    false};
+inline constexpr RuntimeImport kVulkanFree = {
+    "_mlir_memref_to_llvm_free", "attune_vk_free", "attune_vk_free_hook",
+    false};
+inline constexpr RuntimeImport kVulkanDispatchCall = {
+    "_mlir_ciface_attune_vk_dispatch", "attune_vk_dispatch_call",
+    "attune_vk_dispatch_hook", false};
+inline constexpr RuntimeImport kRuntimeImports[] = {
+    kMalloc, kFree, kVulkanAlloc, kVulkanFree, kVulkanDispatchCall};
 
 //===----------------------------------------------------------------------===//
 // Dtypes
