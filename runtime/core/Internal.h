@@ -96,8 +96,11 @@ attune_status *invokeGuarded(void (*fn)(void **), void **args,
 [[noreturn]] void failRun(const std::string &message);
 
 /// The model code's allocator (artifact::kMalloc's slot): bufferAlloc, failing
-/// the run on out of memory instead of returning NULL.
+/// the run on out of memory instead of returning NULL; the buffers a run
+/// allocates on its own thread are freed if it fails.
 void *modelAlloc(size_t size);
+/// Its free (artifact::kFree's slot).
+void modelFree(void *p);
 
 } // namespace attune::runtime
 

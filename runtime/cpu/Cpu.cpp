@@ -28,7 +28,7 @@ cpu::Program cpu::bind(void *library) {
     void *(*alloc)(size_t) = modelAlloc;
     std::memcpy(slot, &alloc, sizeof(alloc));
     if (void *freeSlot = dlsym(library, artifact::kFree.slot)) {
-      void (*release)(void *) = bufferFree;
+      void (*release)(void *) = modelFree;
       std::memcpy(freeSlot, &release, sizeof(release));
     }
     program.routedAllocation = true;

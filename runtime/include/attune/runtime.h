@@ -180,8 +180,8 @@ ATTUNE_API attune_status *attune_model_set_num_threads(attune_model *model,
  * against the metadata (dtype, rank, static dimensions). On success,
  * outputs[0 .. num_outputs) receive new tensors that the caller frees.
  * A failed shape check inside the model, or a buffer the model cannot
- * allocate, fails the run with a message (CPU buffers allocated by the run
- * until then are not freed); an allocation that fails inside a parallel
+ * allocate, fails the run with a message (the buffers the run had allocated
+ * are freed); an allocation that fails inside a parallel
  * region of a --parallel model reports on stderr and aborts, since the
  * other threads cannot be unwound. */
 ATTUNE_API attune_status *attune_model_run(const attune_model *model,
