@@ -56,16 +56,20 @@ inline constexpr llvm::StringLiteral kBarrierCallee = "__attune_gpu_barrier";
 inline constexpr llvm::StringLiteral kSubgroupAddCallee =
     "__attune_gpu_subgroup_add";
 
+/// The options of attune-cpu-pipeline (lowering/PipelineOptions.def).
 struct CpuOptions {
-  /// Run the kernels' parallel loops on OpenMP threads.
-  bool parallel = false;
-  /// With `parallel`: attune-omp-schedule's options.
-  std::string ompSchedule = "guided";
-  int64_t ompChunk = 0;
-  /// Report each fusion and each rejected candidate as a remark.
-  bool explainFusion = false;
-  /// attune-tile-attention's options.
-  int64_t attentionTileQ = 64, attentionTileK = 64, attentionMinLength = 128;
+#define ATTUNE_COMMON_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)                 \
+  TYPE FIELD = DEFAULT;
+#define ATTUNE_CPU_OPTION ATTUNE_COMMON_OPTION
+#include "lowering/PipelineOptions.def"
+};
+
+/// The options of attune-vulkan-pipeline (lowering/PipelineOptions.def).
+struct VulkanOptions {
+#define ATTUNE_COMMON_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)                 \
+  TYPE FIELD = DEFAULT;
+#define ATTUNE_VULKAN_OPTION ATTUNE_COMMON_OPTION
+#include "lowering/PipelineOptions.def"
 };
 
 void buildCpuPipeline(OpPassManager &pm, CpuStage last = CpuStage::LLVM,
@@ -103,10 +107,15 @@ struct VulkanProfile {
 /// shared-memory-bytes, subgroup-size, fp16, fused-attention, shared-attention,
 /// subgroup-attention). Returns an error message on failure.
 llvm::Expected<VulkanProfile> parseVulkanProfile(llvm::StringRef spec);
+/// The profile `options` ask for: `profile` parsed, with fused attention
+/// off if `fusedAttention` is.
+llvm::Expected<VulkanProfile> vulkanProfileOf(const VulkanOptions &options);
 
 /// Stages of `attune-vulkan-pipeline`.
 enum class VulkanStage {
-  Gpu,   // bufferized host code with outlined gpu.module kernels
+  Attune, // decomposed and fused attune ops, canonicalized
+  Linalg, // linalg on tensors, with the run-time checks
+  Gpu,    // bufferized host code with outlined gpu.module kernels
   Spirv, // kernels converted to spirv.module, dispatch calls in the host code
   LLVM,  // host code in the LLVM dialect, SPIR-V in byte-array globals
 };

@@ -13,9 +13,11 @@
 #include "mlir/Interfaces/SubsetOpInterface.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
+using namespace mlir::attune;
 
 // Bufferization and deallocation: every returned buffer is a fresh
 // allocation the caller owns. Scratch buffers of a static size that a loop
@@ -244,6 +246,8 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
                                        const VulkanProfile &profile,
                                        bool explainFusion) {
   buildAttuneFusions(pm, explainFusion);
+  if (last == VulkanStage::Attune)
+    return;
   if (profile.fusedAttention) {
     AttuneGpuAttentionOptions attention;
     attention.workgroupSize = profile.workgroupSize;
@@ -257,6 +261,8 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
   addLinalgCleanup(pm);
   pm.addPass(createAttuneInsertRuntimeChecks());
   pm.addPass(createCanonicalizerPass());
+  if (last == VulkanStage::Linalg)
+    return;
   if (failed(parsePassPipeline(kCpuBufferize, pm)))
     llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");
   AttuneMapToGpuOptions map;
@@ -285,74 +291,79 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
 }
 
 namespace {
-struct VulkanPipelineOptions : PassPipelineOptions<VulkanPipelineOptions> {
-  Option<std::string> profile{
-      *this, "profile",
-      llvm::cl::desc("Target profile: baseline | lavapipe | desktop, then "
-                     "optional ;key=value overrides"),
-      llvm::cl::init("baseline")};
-  Option<std::string> stage{
-      *this, "stage", llvm::cl::desc("Last stage: gpu | spirv | llvm"),
-      llvm::cl::init("llvm")};
-};
+// The named pipelines' options: lowering/PipelineOptions.def.
+#define ATTUNE_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)               \
+  Option<TYPE> FIELD{*this, FLAG, llvm::cl::desc(HELP),                        \
+                     llvm::cl::init(DEFAULT)};
+#define ATTUNE_COPY_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)                   \
+  result.FIELD = FIELD;
 
 struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
-  Option<bool> parallel{*this, "parallel",
-                        llvm::cl::desc("Parallel loops through OpenMP"),
-                        llvm::cl::init(false)};
-  Option<std::string> ompSchedule{
-      *this, "omp-schedule",
-      llvm::cl::desc("With parallel: the worksharing loops' OpenMP schedule "
-                     "(static | dynamic | guided | runtime)"),
-      llvm::cl::init("guided")};
-  Option<int64_t> ompChunk{
-      *this, "omp-chunk",
-      llvm::cl::desc("With parallel: iterations per chunk (0: the runtime's "
-                     "default)"),
-      llvm::cl::init(0)};
-  Option<int64_t> tileQ{*this, "attention-tile-q",
-                        llvm::cl::desc("Queries per attention tile"),
-                        llvm::cl::init(64)};
-  Option<int64_t> tileK{*this, "attention-tile-k",
-                        llvm::cl::desc("Keys per attention tile"),
-                        llvm::cl::init(64)};
-  Option<int64_t> minLength{
-      *this, "attention-min-length",
-      llvm::cl::desc("Tile attention from this static key length on"),
-      llvm::cl::init(128)};
+#define ATTUNE_COMMON_OPTION ATTUNE_PIPELINE_OPTION
+#define ATTUNE_CPU_OPTION ATTUNE_PIPELINE_OPTION
+#include "lowering/PipelineOptions.def"
+  CpuOptions get() const {
+    CpuOptions result;
+#define ATTUNE_COMMON_OPTION ATTUNE_COPY_OPTION
+#define ATTUNE_CPU_OPTION ATTUNE_COPY_OPTION
+#include "lowering/PipelineOptions.def"
+    return result;
+  }
+};
+
+struct VulkanPipelineOptions : PassPipelineOptions<VulkanPipelineOptions> {
+#define ATTUNE_COMMON_OPTION ATTUNE_PIPELINE_OPTION
+#define ATTUNE_VULKAN_OPTION ATTUNE_PIPELINE_OPTION
+#include "lowering/PipelineOptions.def"
+  Option<std::string> stage{
+      *this, "stage",
+      llvm::cl::desc("Last stage: attune | linalg | gpu | spirv | llvm"),
+      llvm::cl::init("llvm")};
+  VulkanOptions get() const {
+    VulkanOptions result;
+#define ATTUNE_COMMON_OPTION ATTUNE_COPY_OPTION
+#define ATTUNE_VULKAN_OPTION ATTUNE_COPY_OPTION
+#include "lowering/PipelineOptions.def"
+    return result;
+  }
 };
 } // namespace
+
+llvm::Expected<VulkanProfile>
+mlir::attune::vulkanProfileOf(const VulkanOptions &options) {
+  llvm::Expected<VulkanProfile> profile = parseVulkanProfile(options.profile);
+  if (profile && !options.fusedAttention)
+    profile->fusedAttention = false;
+  return profile;
+}
 
 void mlir::attune::registerAttunePipelines() {
   PassPipelineRegistration<CpuPipelineOptions>(
       "attune-cpu-pipeline",
       "attune -> linalg -> bufferized loops -> LLVM dialect (weights bound)",
       [](OpPassManager &pm, const CpuPipelineOptions &options) {
-        CpuOptions cpu;
-        cpu.parallel = options.parallel;
-        cpu.ompSchedule = options.ompSchedule;
-        cpu.ompChunk = options.ompChunk;
-        cpu.attentionTileQ = options.tileQ;
-        cpu.attentionTileK = options.tileK;
-        cpu.attentionMinLength = options.minLength;
-        buildCpuPipeline(pm, CpuStage::LLVM, cpu);
+        buildCpuPipeline(pm, CpuStage::LLVM, options.get());
       });
   PassPipelineRegistration<VulkanPipelineOptions>(
       "attune-vulkan-pipeline",
       "attune -> linalg -> GPU kernels -> SPIR-V + host code in the LLVM "
       "dialect (weights bound)",
       [](OpPassManager &pm, const VulkanPipelineOptions &options) {
+        VulkanOptions vulkan = options.get();
         // Pass-pipeline options cannot hold ',': overrides use ';'.
-        std::string spec = options.profile;
-        std::replace(spec.begin(), spec.end(), ';', ',');
-        llvm::Expected<VulkanProfile> profile = parseVulkanProfile(spec);
+        std::replace(vulkan.profile.begin(), vulkan.profile.end(), ';', ',');
+        llvm::Expected<VulkanProfile> profile = vulkanProfileOf(vulkan);
         if (!profile)
           llvm::report_fatal_error(llvm::toString(profile.takeError()).c_str(),
                                    /*gen_crash_diag=*/false);
-        VulkanStage stage = options.stage == "gpu"     ? VulkanStage::Gpu
-                            : options.stage == "spirv" ? VulkanStage::Spirv
-                                                       : VulkanStage::LLVM;
-        buildVulkanPipeline(pm, stage, *profile);
+        VulkanStage stage =
+            llvm::StringSwitch<VulkanStage>(options.stage.getValue())
+                .Case("attune", VulkanStage::Attune)
+                .Case("linalg", VulkanStage::Linalg)
+                .Case("gpu", VulkanStage::Gpu)
+                .Case("spirv", VulkanStage::Spirv)
+                .Default(VulkanStage::LLVM);
+        buildVulkanPipeline(pm, stage, *profile, vulkan.explainFusion);
       });
 }
 
@@ -424,7 +435,7 @@ struct FastSubsetModel
     if (sharedSlice(op, candidate))
       return equivalenceFn(cast<SubsetOpInterface>(op).getTensorContainer(),
                            candidate.getTensorContainer());
-    return detail::defaultOperatesOnEquivalentSubset(op, candidate,
+    return mlir::detail::defaultOperatesOnEquivalentSubset(op, candidate,
                                                      equivalenceFn);
   }
   /// The same slice twice is not disjoint from itself unless it is empty:
@@ -439,7 +450,7 @@ struct FastSubsetModel
     if (std::optional<HyperrectangularSlice> slice = sharedSlice(op, candidate);
         slice && llvm::all_of(slice->getMixedSizes(), positive))
       return false;
-    return detail::defaultOperatesOnDisjointSubset(op, candidate,
+    return mlir::detail::defaultOperatesOnDisjointSubset(op, candidate,
                                                    equivalenceFn);
   }
 };

@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Passes.h"
+#include "lowering/Vulkan/KernelTable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -39,7 +40,6 @@
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNEVULKANABI
-#define GEN_PASS_DEF_ATTUNESERIALIZESPIRV
 #include "lowering/Passes.h.inc"
 } // namespace mlir::attune
 
@@ -47,9 +47,9 @@ using namespace mlir;
 
 namespace {
 
-constexpr StringLiteral kKernelsAttr = "attune.vulkan.kernels";
-constexpr StringLiteral kGlobalsAttr = "attune.vulkan.globals";
-constexpr StringLiteral kDispatch = "attune_vk_dispatch";
+using mlir::attune::vulkan::kGlobalsAttr;
+using mlir::attune::vulkan::kKernelsAttr;
+constexpr StringLiteral kDispatch = ::attune::artifact::kVulkanDispatch;
 
 /// Rewrites one outlined kernel and its launch.
 class KernelRewriter {
@@ -331,7 +331,7 @@ struct AttuneVulkanAbiPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     // attune-map-to-gpu has replaced the calls of the stand-ins.
-    for (StringRef callee : {attune::kBarrierCallee, attune::kSubgroupAddCallee})
+    for (StringRef callee : {mlir::attune::kBarrierCallee, mlir::attune::kSubgroupAddCallee})
       if (auto decl = module.lookupSymbol<func::FuncOp>(callee);
           decl && decl.symbolKnownUseEmpty(module))
         decl.erase();
@@ -472,17 +472,10 @@ struct AttuneVulkanAbiPass
 
       auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
 
-      NamedAttribute fields[] = {
-          b.getNamedAttr("loc", b.getStringAttr(where)),
-          b.getNamedAttr("module", b.getStringAttr(gpuModule.getName())),
-          b.getNamedAttr("entry", b.getStringAttr(kernel.getName())),
-          b.getNamedAttr("buffers", b.getI64IntegerAttr(rewriter.numBuffers)),
-          b.getNamedAttr("push_constants",
-                         b.getI64IntegerAttr(rewriter.hostParams.size())),
-          b.getNamedAttr("workgroup", b.getDenseI32ArrayAttr(workgroup)),
-          b.getNamedAttr("subgroup",
-                         b.getI64IntegerAttr(subgroups ? invocations : 0))};
-      kernels.push_back(b.getDictionaryAttr(fields));
+      kernels.push_back(mlir::attune::vulkan::kernelRecord(
+          b, where, gpuModule.getName(), kernel.getName(), rewriter.numBuffers,
+          rewriter.hostParams.size(), workgroup,
+          subgroups ? invocations : 0));
     }
     module->setAttr(kKernelsAttr, ArrayAttr::get(ctx, kernels));
 
@@ -502,7 +495,7 @@ struct AttuneVulkanAbiPass
         // fills them; private ones (constants) get a stable public name.
         name = global.isPublic()
                    ? global.getSymNameAttr()
-                   : StringAttr::get(ctx, "attune_vk_global_" +
+                   : StringAttr::get(ctx, ::attune::artifact::kVulkanGlobalPrefix +
                                               std::to_string(globals.size()));
         MemRefType type = global.getType();
         if (!type.hasStaticShape())
@@ -510,10 +503,7 @@ struct AttuneVulkanAbiPass
         int64_t bytes = type.getNumElements() *
                         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
         OpBuilder gb(global);
-        NamedAttribute fields[] = {
-            gb.getNamedAttr("symbol", name),
-            gb.getNamedAttr("bytes", gb.getI64IntegerAttr(bytes))};
-        globals.push_back(gb.getDictionaryAttr(fields));
+        globals.push_back(mlir::attune::vulkan::globalRecord(gb, name, bytes));
         if (name != global.getSymNameAttr()) {
           if (failed(SymbolTable::replaceAllSymbolUses(global, name, module)))
             return WalkResult::interrupt();
@@ -526,69 +516,6 @@ struct AttuneVulkanAbiPass
     if (walk.wasInterrupted())
       return signalPassFailure();
     module->setAttr(kGlobalsAttr, ArrayAttr::get(ctx, globals));
-  }
-};
-
-struct AttuneSerializeSpirvPass
-    : mlir::attune::impl::AttuneSerializeSpirvBase<AttuneSerializeSpirvPass> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
-    auto kernels = module->getAttrOfType<ArrayAttr>(kKernelsAttr);
-    if (!kernels) {
-      module.emitError() << "has no " << kKernelsAttr
-                         << " attribute; run attune-vulkan-abi first";
-      return signalPassFailure();
-    }
-    llvm::StringMap<std::pair<std::string, int64_t>> blobs;
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    for (auto spv : llvm::make_early_inc_range(module.getOps<spirv::ModuleOp>())) {
-      StringRef name = spv.getName().value_or("");
-      name.consume_front("__spv__");
-      // spirv-lower-abi-attrs gives every interface variable a binding;
-      // the push-constant block must have none (VUID-...-06491).
-      spv.walk([](spirv::GlobalVariableOp var) {
-        auto ptr = cast<spirv::PointerType>(var.getType());
-        if (ptr.getStorageClass() == spirv::StorageClass::PushConstant) {
-          var->removeAttr("binding");
-          var->removeAttr("descriptor_set");
-        }
-      });
-      SmallVector<uint32_t> words;
-      if (failed(spirv::serialize(spv, words))) {
-        spv.emitError() << "cannot be serialized to SPIR-V";
-        return signalPassFailure();
-      }
-      std::string symbol = ("attune_vk_spirv_" + name).str();
-      StringRef bytes(reinterpret_cast<const char *>(words.data()),
-                      words.size() * sizeof(uint32_t));
-      auto type = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8),
-                                           bytes.size());
-      LLVM::GlobalOp::create(b, spv.getLoc(), type, /*isConstant=*/true,
-                             LLVM::Linkage::External, symbol,
-                             b.getStringAttr(bytes), /*alignment=*/4);
-      blobs[name] = {symbol, (int64_t)bytes.size()};
-      spv.erase();
-    }
-    SmallVector<Attribute> updated;
-    for (Attribute a : kernels) {
-      auto kernel = cast<DictionaryAttr>(a);
-      StringRef gpuModule = kernel.getAs<StringAttr>("module").getValue();
-      auto it = blobs.find(gpuModule);
-      if (it == blobs.end()) {
-        module.emitError() << "kernel module '" << gpuModule
-                           << "' was not converted to SPIR-V";
-        return signalPassFailure();
-      }
-      NamedAttrList fields(kernel);
-      fields.set("spirv_symbol", b.getStringAttr(it->second.first));
-      fields.set("spirv_bytes", b.getI64IntegerAttr(it->second.second));
-      updated.push_back(fields.getDictionary(ctx));
-    }
-    module->setAttr(kKernelsAttr, ArrayAttr::get(ctx, updated));
-    for (auto gm : llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>()))
-      gm.erase();
-    module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
   }
 };
 

@@ -1,0 +1,458 @@
+//===- Compile.cpp - the compile flow: model -> artifact ------------------===//
+
+#include "driver/Compile.h"
+#include "driver/Artifact.h"
+#include "dialect/AttuneDialect.h"
+#include "dialect/AttuneOps.h"
+#include "lowering/Vulkan/KernelTable.h"
+#include "passes/BindWeights.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace mlir::attune::driver {
+
+namespace artifact = ::attune::artifact;
+
+void registerCompilerDialects(DialectRegistry &registry) {
+  registry.insert<AttuneDialect>();
+  registerFastSubsetModels(registry);
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+FailureOr<artifact::TensorSpec> tensorSpec(Location loc, Type type,
+                                           DictionaryAttr attrs,
+                                           std::string defaultName,
+                                           StringRef what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return emitError(loc) << what << " has type " << type
+                          << "; entry points take and return ranked tensors",
+           failure();
+  artifact::TensorSpec spec;
+  spec.name = std::move(defaultName);
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>("attune.name"))
+      spec.name = name.str();
+  if (spec.name.empty() || llvm::any_of(spec.name, [](char c) {
+        return !llvm::isAlnum(c) && c != '_' && c != '.' && c != '-';
+      }))
+    return emitError(loc) << what << " name '" << spec.name
+                          << "' must be letters, digits, '_', '.' or '-'",
+           failure();
+  const char *dtype = artifactDtypeName(tensor.getElementType());
+  if (!dtype)
+    return emitError(loc) << what << " has element type "
+                          << tensor.getElementType()
+                          << "; entry points take f32, f16, bf16, i32 or i64 "
+                             "tensors",
+           failure();
+  spec.dtype = artifact::dtypeNamed(dtype)->dtype;
+  for (int64_t d : tensor.getShape())
+    spec.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return spec;
+}
+
+/// Entry points are the public functions of the module.
+FailureOr<std::vector<artifact::EntrySpec>> collectEntries(ModuleOp module) {
+  std::vector<artifact::EntrySpec> entries;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    artifact::EntrySpec entry;
+    entry.name = func.getSymName().str();
+    FunctionType type = func.getFunctionType();
+    for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+      FailureOr<artifact::TensorSpec> spec = tensorSpec(
+          func.getLoc(), type.getInput(i), func.getArgAttrDict(i),
+          "input" + std::to_string(i),
+          ("input #" + std::to_string(i) + " of @" + entry.name));
+      if (failed(spec))
+        return failure();
+      entry.inputs.push_back(*spec);
+    }
+    for (unsigned i = 0; i < type.getNumResults(); ++i) {
+      FailureOr<artifact::TensorSpec> spec = tensorSpec(
+          func.getLoc(), type.getResult(i), func.getResultAttrDict(i),
+          "output" + std::to_string(i),
+          ("result #" + std::to_string(i) + " of @" + entry.name));
+      if (failed(spec))
+        return failure();
+      entry.outputs.push_back(*spec);
+    }
+    if (entry.outputs.empty())
+      return emitError(func.getLoc())
+                 << "entry point @" << entry.name << " returns nothing",
+             failure();
+    entries.push_back(std::move(entry));
+  }
+  if (entries.empty())
+    return emitError(module.getLoc())
+               << "the model has no public func.func to compile",
+           failure();
+  return entries;
+}
+
+//===----------------------------------------------------------------------===//
+// Weights
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<::attune::SafetensorsFile> openWeights(StringRef path) {
+  std::string problem;
+  std::unique_ptr<::attune::SafetensorsFile> file =
+      ::attune::SafetensorsFile::open(path.str(), problem);
+  if (!file)
+    llvm::errs() << "error: " << problem << "\n";
+  return file;
+}
+
+/// Externalizes the weights of `module` (attune-externalize-weights) and
+/// records them in `metadata`. With a weights file, every weight is first
+/// checked against it.
+LogicalResult externalizeWeights(ModuleOp module,
+                                 const ::attune::SafetensorsFile *file,
+                                 artifact::Metadata &metadata) {
+  metadata.weightsFile = "-";
+  bool ok = true;
+  if (file) {
+    SmallString<256> path(file->path());
+    llvm::sys::fs::make_absolute(path);
+    metadata.weightsFile = path.str().str();
+    module.walk(
+        [&](WeightOp op) { ok &= succeeded(checkWeight(op, *file)); });
+  }
+  module.walk([&](WeightOp op) {
+    if (llvm::any_of(op.getName(), [](char c) { return llvm::isSpace(c); })) {
+      op.emitOpError() << "weight name '" << op.getName()
+                       << "' contains white space; external weights need "
+                          "names without it";
+      ok = false;
+    }
+  });
+  if (!ok)
+    return failure();
+  PassManager pm(module.getContext());
+  pm.addPass(createAttuneExternalizeWeights());
+  if (failed(pm.run(module)))
+    return failure();
+  for (auto global : module.getOps<memref::GlobalOp>()) {
+    auto name = global->getAttrOfType<StringAttr>(kWeightNameAttr);
+    if (!name)
+      continue;
+    FailureOr<artifact::TensorSpec> spec = tensorSpec(
+        global.getLoc(),
+        RankedTensorType::get(global.getType().getShape(),
+                              global.getType().getElementType()),
+        nullptr, name.str(), "weight");
+    if (failed(spec))
+      return failure();
+    spec->name = name.str();
+    metadata.weights.push_back({global.getSymName().str(), *spec});
+  }
+  return success();
+}
+
+/// Binds the weights of `module` to `options.weightsFile`, or externalizes
+/// them (--weights-external), before anything else: a model and its weights
+/// that disagree fail early, at the weight's location.
+LogicalResult prepareWeights(ModuleOp module, const CompileOptions &options,
+                             artifact::Metadata &metadata) {
+  SmallVector<std::string> names;
+  module->walk([&](WeightOp op) { names.push_back(op.getName().str()); });
+  if (names.empty())
+    return success();
+  if (options.weightsExternal) {
+    std::unique_ptr<::attune::SafetensorsFile> file;
+    if (!options.weightsFile.empty() &&
+        !(file = openWeights(options.weightsFile)))
+      return failure();
+    return externalizeWeights(module, file.get(), metadata);
+  }
+  if (options.weightsFile.empty())
+    return emitError(module->getLoc())
+           << "the model has " << names.size()
+           << " attune.weight op(s) (first: '" << names.front()
+           << "'); pass --weights FILE.safetensors";
+  std::unique_ptr<::attune::SafetensorsFile> weights =
+      openWeights(options.weightsFile);
+  if (!weights)
+    return failure();
+  return bindWeights(module, *weights);
+}
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+LogicalResult checkOptions(const CompileOptions &options, bool &hasCpu,
+                           bool &hasVulkan) {
+  hasCpu = hasVulkan = false;
+  SmallVector<StringRef> names;
+  StringRef(options.target).split(names, ',');
+  for (StringRef name : names) {
+    if (name == "cpu") {
+      hasCpu = true;
+    } else if (name == "vulkan") {
+      hasVulkan = true;
+    } else {
+      llvm::errs() << "error: --target=" << options.target
+                   << ": unknown target '" << name
+                   << "' (targets: cpu, vulkan, cpu,vulkan)\n";
+      return failure();
+    }
+  }
+  const CpuOptions &cpu = options.cpuPipeline;
+  if (!cpu.parallel && (cpu.ompSchedule != CpuOptions().ompSchedule ||
+                        cpu.ompChunk != CpuOptions().ompChunk)) {
+    llvm::errs() << "error: --omp-schedule and --omp-chunk need --parallel\n";
+    return failure();
+  }
+  if (!llvm::is_contained({"static", "dynamic", "guided", "runtime"},
+                          cpu.ompSchedule)) {
+    llvm::errs() << "error: --omp-schedule=" << cpu.ompSchedule
+                 << ": expected static, dynamic, guided or runtime\n";
+    return failure();
+  }
+  if (cpu.ompChunk < 0 || (cpu.ompChunk > 0 && cpu.ompSchedule == "runtime")) {
+    llvm::errs() << "error: --omp-chunk=" << cpu.ompChunk << ": expected "
+                 << (cpu.ompChunk < 0 ? "a chunk of 0 or more iterations"
+                                      : "no chunk with --omp-schedule=runtime "
+                                        "(OMP_SCHEDULE carries it)")
+                 << "\n";
+    return failure();
+  }
+  if (hasVulkan && cpu.parallel && !hasCpu) {
+    llvm::errs() << "error: --parallel is a CPU option; --target=vulkan "
+                    "runs its kernels on the device\n";
+    return failure();
+  }
+  Emit emit = options.emit;
+  if ((emit == Emit::Gpu || emit == Emit::Spirv) && (hasCpu || !hasVulkan)) {
+    llvm::errs() << "error: --emit=gpu and --emit=spirv need --target=vulkan\n";
+    return failure();
+  }
+  if (hasCpu && hasVulkan &&
+      (emit == Emit::Attune || emit == Emit::Linalg || emit == Emit::LLVMMLIR)) {
+    llvm::errs() << "error: --emit=attune, linalg and llvm-mlir show one "
+                    "target's IR; choose --target=cpu or --target=vulkan\n";
+    return failure();
+  }
+  if ((emit == Emit::Obj || emit == Emit::Lib) && options.output == "-") {
+    llvm::errs() << "error: --emit=obj and --emit=lib need -o PATH\n";
+    return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Outputs
+//===----------------------------------------------------------------------===//
+
+LogicalResult printModule(ModuleOp module, StringRef output) {
+  std::string error;
+  auto out = openOutputFile(output, &error);
+  if (!out) {
+    llvm::errs() << "error: " << error << "\n";
+    return failure();
+  }
+  module.print(out->os());
+  out->keep();
+  return success();
+}
+
+LogicalResult dumpSpirv(ModuleOp vulkanModule, StringRef dir) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    llvm::errs() << "error: cannot create " << dir << ": " << ec.message()
+                 << "\n";
+    return failure();
+  }
+  for (auto global : vulkanModule.getOps<LLVM::GlobalOp>()) {
+    StringRef kernel = global.getSymName();
+    if (!kernel.consume_front(artifact::kSpirvPrefix))
+      continue;
+    auto bytes = cast<StringAttr>(*global.getValue());
+    std::string path = (dir + "/" + kernel + ".spv").str();
+    std::error_code ec;
+    llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      llvm::errs() << "error: cannot write " << path << ": " << ec.message()
+                   << "\n";
+      return failure();
+    }
+    out << bytes.getValue();
+  }
+  return success();
+}
+
+LogicalResult writeArtifact(llvm::Module &module, llvm::TargetMachine &tm,
+                            const CompileOptions &options) {
+  if (options.emit == Emit::LLVMIR) {
+    std::string error;
+    auto out = openOutputFile(options.output, &error);
+    if (!out) {
+      llvm::errs() << "error: " << error << "\n";
+      return failure();
+    }
+    module.print(out->os(), nullptr);
+    out->keep();
+    return success();
+  }
+  if (options.emit == Emit::Obj)
+    return emitObject(module, tm, options.output);
+  SmallString<128> object;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("attune", "o", object)) {
+    llvm::errs() << "error: cannot create a temporary object file: "
+                 << ec.message() << "\n";
+    return failure();
+  }
+  llvm::FileRemover removeObject(object);
+  if (failed(emitObject(module, tm, object)))
+    return failure();
+  return linkSharedLibrary(object, options.output,
+                           options.cpuPipeline.parallel);
+}
+
+/// A pass manager with the command line's MLIR options (--mlir-timing,
+/// --mlir-print-ir-after-all, ...).
+FailureOr<std::unique_ptr<PassManager>> newPassManager(MLIRContext &context) {
+  auto pm = std::make_unique<PassManager>(&context);
+  if (failed(applyPassManagerCLOptions(*pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(*pm);
+  return pm;
+}
+
+} // namespace
+
+LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                      const CompileOptions &options) {
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return failure();
+  bool hasCpu, hasVulkan;
+  if (failed(checkOptions(options, hasCpu, hasVulkan)))
+    return failure();
+  Emit emit = options.emit;
+  // Bad --cpu or --features names fail before any work.
+  std::unique_ptr<llvm::TargetMachine> tm =
+      createTargetMachine(options.cpu, options.features);
+  if (!tm)
+    return failure();
+
+  artifact::Metadata metadata;
+  metadata.hasCpu = hasCpu;
+  metadata.hasVulkan = hasVulkan;
+  FailureOr<std::vector<artifact::EntrySpec>> entries = collectEntries(*module);
+  if (failed(entries))
+    return failure();
+  metadata.entries = std::move(*entries);
+  // The names now live in the metadata; the lowering has no use for them.
+  for (auto func : module->getOps<func::FuncOp>()) {
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.removeArgAttr(i, "attune.name");
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      func.removeResultAttr(i, StringAttr::get(&context, "attune.name"));
+  }
+  if (failed(prepareWeights(*module, options, metadata)))
+    return failure();
+
+  // One lowering per target, from the same bound module.
+  OwningOpRef<ModuleOp> vulkanModule;
+  if (hasVulkan)
+    vulkanModule = cast<ModuleOp>((*module)->clone());
+
+  if (hasCpu) {
+    CpuStage stage = emit == Emit::Attune   ? CpuStage::Attune
+                     : emit == Emit::Linalg ? CpuStage::Linalg
+                                            : CpuStage::LLVM;
+    FailureOr<std::unique_ptr<PassManager>> pm = newPassManager(context);
+    if (failed(pm))
+      return failure();
+    buildCpuPipeline(**pm, stage, options.cpuPipeline);
+    if (failed((*pm)->run(*module)))
+      return failure();
+    if (emit == Emit::Attune || emit == Emit::Linalg || emit == Emit::LLVMMLIR)
+      return printModule(*module, options.output);
+  }
+
+  if (hasVulkan) {
+    llvm::Expected<VulkanProfile> profile =
+        vulkanProfileOf(options.vulkanPipeline);
+    if (!profile) {
+      llvm::errs() << "error: " << llvm::toString(profile.takeError()) << "\n";
+      return failure();
+    }
+    // Host functions get their own names so that both targets can share
+    // one library.
+    for (auto func : vulkanModule->getOps<func::FuncOp>()) {
+      if (!func.isPublic() || func.isExternal())
+        continue;
+      auto name = StringAttr::get(
+          &context, artifact::kVulkanHostPrefix + func.getSymName().str());
+      if (failed(SymbolTable::replaceAllSymbolUses(func, name, *vulkanModule)))
+        return failure();
+      func.setSymNameAttr(name);
+    }
+    VulkanStage stage = emit == Emit::Attune   ? VulkanStage::Attune
+                        : emit == Emit::Linalg ? VulkanStage::Linalg
+                        : emit == Emit::Gpu    ? VulkanStage::Gpu
+                        : emit == Emit::Spirv  ? VulkanStage::Spirv
+                                               : VulkanStage::LLVM;
+    FailureOr<std::unique_ptr<PassManager>> pm = newPassManager(context);
+    if (failed(pm))
+      return failure();
+    // With both targets, the CPU pipeline has explained the fusions.
+    buildVulkanPipeline(**pm, stage, *profile,
+                        options.vulkanPipeline.explainFusion && !hasCpu);
+    if (failed((*pm)->run(*vulkanModule)))
+      return failure();
+    if (emit == Emit::Attune || emit == Emit::Linalg || emit == Emit::Gpu ||
+        emit == Emit::Spirv || emit == Emit::LLVMMLIR)
+      return printModule(*vulkanModule, options.output);
+    metadata.vulkanProfile = profile->name;
+    if (failed(vulkan::readKernelTable(*vulkanModule, metadata.kernels,
+                                       metadata.globals)))
+      return failure();
+    if (!options.dumpSpirv.empty() &&
+        failed(dumpSpirv(*vulkanModule, options.dumpSpirv)))
+      return failure();
+  }
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = buildArtifactModule(
+      llvmContext, hasCpu ? *module : ModuleOp(),
+      hasVulkan ? *vulkanModule : ModuleOp(), std::move(metadata), *tm);
+  if (!llvmModule)
+    return failure();
+  return writeArtifact(*llvmModule, *tm, options);
+}
+
+} // namespace mlir::attune::driver
