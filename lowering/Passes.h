@@ -17,6 +17,7 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "dialect/Markers.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
@@ -45,16 +46,6 @@ enum class CpuStage {
 /// projections); with `explain`, each fusion decision is a remark.
 void buildAttuneFusions(OpPassManager &pm, bool explain = false);
 
-/// The k loop of a GEMM's full register tiles (attune-tile-gemm marks it,
-/// attune-prefetch-panels adds its prefetches and drops the mark).
-inline constexpr llvm::StringLiteral kPanelKLoopAttr = "attune.panel_k_loop";
-
-/// The stand-in for gpu.barrier in kernels built before bufferization
-/// (attune-gpu-attention); attune-map-to-gpu replaces its calls.
-inline constexpr llvm::StringLiteral kBarrierCallee = "__attune_gpu_barrier";
-/// Likewise for `gpu.subgroup_reduce add ... uniform` on f32.
-inline constexpr llvm::StringLiteral kSubgroupAddCallee =
-    "__attune_gpu_subgroup_add";
 
 /// The options of attune-cpu-pipeline (lowering/PipelineOptions.def).
 struct CpuOptions {

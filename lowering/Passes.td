@@ -1,9 +1,223 @@
-//===- Passes.td - conversions out of attune ---------------*- tablegen -*-===//
+//===- Passes.td - out of attune, to the targets -----------*- tablegen -*-===//
+//
+// The passes that take a model out of the attune dialect: the conversion to
+// linalg (AttuneToLinalg/), the CPU code generation (CPU/), the Vulkan
+// kernels and host code (Vulkan/) and the model's interface to the runtime
+// (RuntimeInterface/). Alphabetical by flag.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef ATTUNE_LOWERING_PASSES_TD
 #define ATTUNE_LOWERING_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+
+def AttuneEpilogueInRegisters
+    : Pass<"attune-epilogue-in-registers", "::mlir::func::FuncOp"> {
+  let summary = "Apply each GEMM's activation to its register tiles in the last k tile";
+  let description = [{
+    Runs on bufferized IR after `attune-tile-gemm`, which leaves a GEMM with
+    an element-wise epilogue (a linear layer's activation) as, per cache
+    tile, a loop over k tiles whose register tiles store their accumulators
+    into the tile, then a loop over the tile's rows that reads each row back,
+    applies the epilogue and writes the output.
+
+    This pass peels the last k tile off that loop and, in it, applies the
+    epilogue's element-wise ops to each register tile's accumulators while
+    they are still in registers and writes the result to the output rows
+    (a `vector.shape_cast` where the tile and the output lay rows along
+    different dims, as with a panel-major intermediate). The row loop goes,
+    and so do the last k tile's stores into the tile when nothing else
+    reads its buffer (an allocation viewed only as that tile, and freed).
+
+    It applies where the row loop reads one row vector of a tile at a time
+    at its induction variable and writes one at its induction variable,
+    with only element-wise ops on row vectors between; where the k tile loop
+    before it has constant bounds and runs register tile loops covering the
+    tile's rows from 0 to the row loop's bound, one store each, along the
+    same dim; and where nothing with side effects runs between the two.
+    Anything else is left as it is.
+
+    Before (one cache tile; `%tile` an intermediate of [1, 1, rows, 64]):
+    ```mlir
+    scf.for %kt = %c0 to %c768 step %c128 {
+      scf.for %r = %c0 to %full step %c4 {
+        %v = memref.subview %tile[0, 0, %r, 0] [1, 1, 4, 64] [1, 1, 1, 1] : ...
+        %acc = scf.for %k = ... -> (vector<1x1x4x64xf32>) { ... }
+        vector.transfer_write %acc, %v[%c0, %c0, %c0, %c0] : vector<1x1x4x64xf32>, ...
+      }
+      scf.for %r = %full to %rows step %c4 { ... }
+    }
+    scf.for %r = %c0 to %rows step %c1 {
+      %x = vector.transfer_read %tile[%c0, %c0, %r, %c0], %pad : ..., vector<1x1x1x64xf32>
+      %y = arith.maximumf %x, %zero : vector<1x1x1x64xf32>
+      vector.transfer_write %y, %out[%c0, %r, %c0, %c0] : vector<1x1x1x64xf32>, ...
+    }
+    ```
+    After:
+    ```mlir
+    scf.for %kt = %c0 to %c640 step %c128 { ... as before ... }
+    scf.for %r = %c0 to %full step %c4 {
+      %v = memref.subview %tile[0, 0, %r, 0] [1, 1, 4, 64] [1, 1, 1, 1] : ...
+      %acc = scf.for %k = ... -> (vector<1x1x4x64xf32>) { ... }
+      %z = vector.broadcast %zero : vector<1x1x1x64xf32> to vector<1x1x4x64xf32>
+      %y = arith.maximumf %acc, %z : vector<1x1x4x64xf32>
+      %s = vector.shape_cast %y : vector<1x1x4x64xf32> to vector<1x4x1x64xf32>
+      vector.transfer_write %s, %out[%c0, %r, %c0, %c0] : vector<1x4x1x64xf32>, ...
+    }
+    scf.for %r = %full to %rows step %c4 { ... }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+def AttuneFreeAfterLastUse
+    : Pass<"attune-free-after-last-use", "::mlir::func::FuncOp"> {
+  let summary = "Free each intermediate buffer right after its last use";
+  let description = [{
+    Runs on bufferized IR, after `buffer-deallocation-pipeline` and
+    `convert-bufferization-to-memref`. Ownership-based deallocation frees
+    the buffers a block owns at the block's end: in a model's `forward`, one
+    block, every intermediate buffer of every layer stays allocated until
+    the model returns. A 12-layer encoder then writes each layer's
+    intermediates into buffers of their own, 250 of them live at once
+    (about 240 MB at L = 512), where freeing them as they die hands the next
+    layer the buffers the last one used (the runtime keeps freed blocks by
+    size), still in cache.
+
+    This pass moves each unconditional `memref.dealloc` of a
+    `memref.alloc` in a function's block to right after the last op of that block that uses the buffer or
+    any view of it (ops that take a memref and return one, loop iter_args
+    and results, uses nested in regions counted at their ancestor in the
+    block). A buffer that reaches a terminator of the block (returned, or
+    passed to a successor) or a conditional `memref.dealloc` stays as it
+    is, and so does a dealloc where any view of the buffer is freed too or
+    has its address taken as an integer
+    (`memref.extract_aligned_pointer_as_index`).
+
+    Before:
+    ```mlir
+    %a = memref.alloc() : memref<64xf32>
+    linalg.fill ins(%c : f32) outs(%a : memref<64xf32>)
+    linalg.copy ins(%a : memref<64xf32>) outs(%out : memref<64xf32>)
+    %b = memref.alloc() : memref<64xf32>
+    ...
+    memref.dealloc %a : memref<64xf32>
+    memref.dealloc %b : memref<64xf32>
+    ```
+    After:
+    ```mlir
+    %a = memref.alloc() : memref<64xf32>
+    linalg.fill ins(%c : f32) outs(%a : memref<64xf32>)
+    linalg.copy ins(%a : memref<64xf32>) outs(%out : memref<64xf32>)
+    memref.dealloc %a : memref<64xf32>
+    %b = memref.alloc() : memref<64xf32>
+    ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def AttuneFuseElementwise : Pass<"attune-fuse-elementwise"> {
+  let summary = "Fuse chains of element-wise linalg.generic ops";
+  let description = [{
+    Upstream linalg element-wise fusion (`populateElementwiseOpsFusionPatterns`)
+    with a control that keeps it profitable: an all-parallel `linalg.generic`
+    whose only user is another all-parallel `linalg.generic` is merged into
+    it, so a chain such as `scale -> add -> tanh` runs as one loop nest that
+    reads its inputs once and writes one result. Producers with several
+    users stay (fusing would recompute them); contractions and reductions
+    are never a side of a fusion (their loops would recompute the producer
+    per reduction step); ops marked for an Attune schedule (`attune.*`
+    attributes: GEMMs, their epilogues, attention tile ops) are left to it.
+
+    Before:
+    ```mlir
+    %a = linalg.generic {... iterator_types = ["parallel"]} ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %m = arith.mulf %in, %c : f32
+        linalg.yield %m : f32
+    } -> tensor<16xf32>
+    %b = linalg.generic {... iterator_types = ["parallel"]} ins(%a : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %t = math.tanh %in : f32
+        linalg.yield %t : f32
+    } -> tensor<16xf32>
+    ```
+    After: one generic computing `tanh(x * c)`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
+  let summary = "Lower soft attune.attention to one fused GPU kernel";
+  let description = [{
+    For the Vulkan target: each soft `attune.attention` without
+    `return_weights` (f32, value head dim at most 128) becomes one
+    `scf.parallel` over query rows `(b, h, i)` on buffers; each row runs the
+    online softmax over the keys it can see, with the running maximum, sum
+    and the `Dv` output accumulators in registers:
+
+    ```
+    for j in [lo(i), hi(i)):          causal / window / key lengths bound it
+      s = scale * q[i] . k[j] (+ bias[i, j])
+      e = exp(-|s - m|)                one exp per score
+      m, c, p = s > m ? (s, e, 1) : (m, 1, e)
+      l = l c + p;  acc = acc c + p v[j]
+    out[i] = acc / l                   0 for a row that sees no key
+    ```
+
+    No `[Lq, Lk]` tensor is built and the op is a single kernel, where the
+    plain lowering writes and rereads the scores between several. Extents
+    that must agree (batches, key/value lengths, bias) are checked at run
+    time. Hard selection and `return_weights` keep the plain lowering.
+
+    With `shared-memory-bytes` room for at least 8 keys and values
+    (`4 (D + Dv)` bytes each), the kernel is a `gpu.launch` whose workgroups
+    take `workgroup-size` consecutive query rows of one (batch, head): the
+    keys the tile can see are staged through workgroup memory, up to 32 at
+    a time (`spirv.storage_class<Workgroup>` buffers, `gpu.barrier` around
+    each cooperative load), so each key and value is read from global
+    memory once per workgroup instead of once per query row; the key loop
+    is bounded by the masks of the whole tile (uniform, as the barriers
+    require) and each row masks the rest inline. With less shared memory,
+    one invocation per row as above.
+
+    With `subgroup-size` S of 2 or more (profiles whose devices have
+    subgroup arithmetic), a subgroup per query row instead: workgroups of S
+    invocations, one row each; lane t holds dims `t + S u` of the query row
+    (in registers for the whole key loop) and of the output accumulators,
+    so the lanes of a row read consecutive floats of each key and value row
+    together; each score is the `gpu.subgroup_reduce add` (uniform: the key
+    loop's bounds are the row's) of the lanes' partial dot products, and the
+    running max and sum are the same in every lane. Dims past D or Dv (when
+    S does not divide them) load zero and are not stored. The runtime
+    refuses a device whose subgroups are smaller than S.
+  }];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
+           "Query rows per workgroup (the profile's workgroup size)">,
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
+           /*default=*/"16384",
+           "Workgroup memory for the key/value tiles; too little for 8 keys "
+           "selects the per-row kernel">,
+    Option<"subgroupSize", "subgroup-size", "int64_t", /*default=*/"0",
+           "Invocations per subgroup the device guarantees at least; 2 or "
+           "more selects the kernel with a subgroup per query row (0: no "
+           "subgroup operations)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::spirv::SPIRVDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
 
 def AttuneInsertRuntimeChecks : Pass<"attune-insert-runtime-checks"> {
   let summary = "Check at run time that dynamic extents agree";
@@ -77,6 +291,85 @@ def AttuneLowerStridedCopies : Pass<"attune-lower-strided-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def AttuneMapToGpu : Pass<"attune-map-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map bufferized linalg ops to GPU workgroups and invocations";
+  let description = [{
+    Prepares a bufferized host function for `convert-parallel-loops-to-gpu`:
+
+    - `memref.copy` becomes `linalg.copy`, so every data movement runs on the
+      device (the host code of a Vulkan model never touches tensor data).
+    - Every linalg op becomes an `scf.parallel` nest over its parallel dims,
+      with its reduction dims as sequential `scf.for` loops inside. A rank-0
+      op gets a one-iteration loop.
+    - `math.erf`, which SPIR-V's GLSL instruction set lacks, becomes a
+      polynomial.
+    - Each outermost nest keeps at most 3 dims (the leading ones are
+      collapsed), is tiled by the workgroup shape and mapped innermost dim
+      first: tiles to `block_x/y/z`, the points of a tile to
+      `thread_x/y/z`. The innermost dim gets as many invocations as its
+      static extent uses (a power of two, at most `workgroup-size`), the next
+      dim the rest of the workgroup; invocations past the end of a dim do nothing.
+
+    Example: a `[?, ?, 64]` elementwise op with `workgroup-size=64` becomes
+    grid `(1, L, B)` of `64 x 1 x 1` invocations.
+  }];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
+           "Invocations per workgroup">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def AttuneMergeConstants
+    : Pass<"attune-merge-constants", "::mlir::ModuleOp"> {
+  let summary = "Merge constant globals with byte-identical contents";
+  let description = [{
+    Runs on bufferized IR, where each distinct constant attribute has become
+    a private constant `memref.global`. Constants with different attributes
+    but the same contents stay apart there: weights bound under different
+    names (a model whose layers are copies of one initialization, such as
+    `nn.TransformerEncoder`'s deep copies before training, or tied
+    weights), and the packed and transposed copies the lowering makes of
+    each. This pass keeps one global per (type, contents) and points every
+    `memref.get_global` of the others at it, so the artifact embeds each
+    distinct tensor once and a run streams it from one place (where the
+    copies' total would not fit in the caches, each copy came from memory).
+
+    Only private constant globals with a non-splat `dense` or
+    `dense_resource` value take part; globals of other types never merge,
+    whatever their bytes. Contents are compared byte by byte after a hash
+    match. The kept global gets the larger of the two alignments.
+
+    Measured: the 12-layer bench encoder bound to its PyTorch
+    initialization (12 deep copies of one layer) compiles to 28.7 MB instead
+    of 340 MB, with the same outputs; its run time did not change beyond
+    the noise on 1 or 2 threads (the weight prefetches already hid memory).
+    Hashing is about 0.1 s per 340 MB of weights.
+
+    Before:
+    ```mlir
+    memref.global "private" constant @__constant_a : memref<2xf32> = dense_resource<a> {alignment = 64 : i64}
+    memref.global "private" constant @__constant_b : memref<2xf32> = dense_resource<b> {alignment = 64 : i64}
+    ...
+    %0 = memref.get_global @__constant_a : memref<2xf32>
+    %1 = memref.get_global @__constant_b : memref<2xf32>
+    ```
+    After (`a` and `b` hold the same bytes):
+    ```mlir
+    memref.global "private" constant @__constant_a : memref<2xf32> = dense_resource<a> {alignment = 64 : i64}
+    ...
+    %0 = memref.get_global @__constant_a : memref<2xf32>
+    %1 = memref.get_global @__constant_a : memref<2xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def AttuneOmpSchedule : Pass<"attune-omp-schedule"> {
   let summary = "Choose how the OpenMP worksharing loops share out their iterations";
   let description = [{
@@ -140,159 +433,6 @@ def AttuneOmpSchedule : Pass<"attune-omp-schedule"> {
            "Iterations per chunk (0: the runtime's default)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
-}
-
-def AttuneMergeConstants
-    : Pass<"attune-merge-constants", "::mlir::ModuleOp"> {
-  let summary = "Merge constant globals with byte-identical contents";
-  let description = [{
-    Runs on bufferized IR, where each distinct constant attribute has become
-    a private constant `memref.global`. Constants with different attributes
-    but the same contents stay apart there: weights bound under different
-    names (a model whose layers are copies of one initialization, such as
-    `nn.TransformerEncoder`'s deep copies before training, or tied
-    weights), and the packed and transposed copies the lowering makes of
-    each. This pass keeps one global per (type, contents) and points every
-    `memref.get_global` of the others at it, so the artifact embeds each
-    distinct tensor once and a run streams it from one place (where the
-    copies' total would not fit in the caches, each copy came from memory).
-
-    Only private constant globals with a non-splat `dense` or
-    `dense_resource` value take part; globals of other types never merge,
-    whatever their bytes. Contents are compared byte by byte after a hash
-    match. The kept global gets the larger of the two alignments.
-
-    Measured: the 12-layer bench encoder bound to its PyTorch
-    initialization (12 deep copies of one layer) compiles to 28.7 MB instead
-    of 340 MB, with the same outputs; its run time did not change beyond
-    the noise on 1 or 2 threads (the weight prefetches already hid memory).
-    Hashing is about 0.1 s per 340 MB of weights.
-
-    Before:
-    ```mlir
-    memref.global "private" constant @__constant_a : memref<2xf32> = dense_resource<a> {alignment = 64 : i64}
-    memref.global "private" constant @__constant_b : memref<2xf32> = dense_resource<b> {alignment = 64 : i64}
-    ...
-    %0 = memref.get_global @__constant_a : memref<2xf32>
-    %1 = memref.get_global @__constant_b : memref<2xf32>
-    ```
-    After (`a` and `b` hold the same bytes):
-    ```mlir
-    memref.global "private" constant @__constant_a : memref<2xf32> = dense_resource<a> {alignment = 64 : i64}
-    ...
-    %0 = memref.get_global @__constant_a : memref<2xf32>
-    %1 = memref.get_global @__constant_a : memref<2xf32>
-    ```
-  }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
-}
-
-def AttuneFreeAfterLastUse
-    : Pass<"attune-free-after-last-use", "::mlir::func::FuncOp"> {
-  let summary = "Free each intermediate buffer right after its last use";
-  let description = [{
-    Runs on bufferized IR, after `buffer-deallocation-pipeline` and
-    `convert-bufferization-to-memref`. Ownership-based deallocation frees
-    the buffers a block owns at the block's end: in a model's `forward`, one
-    block, every intermediate buffer of every layer stays allocated until
-    the model returns. A 12-layer encoder then writes each layer's
-    intermediates into buffers of their own, 250 of them live at once
-    (about 240 MB at L = 512), where freeing them as they die hands the next
-    layer the buffers the last one used (the runtime keeps freed blocks by
-    size), still in cache.
-
-    This pass moves each unconditional `memref.dealloc` of a
-    `memref.alloc` in a function's block to right after the last op of that block that uses the buffer or
-    any view of it (ops that take a memref and return one, loop iter_args
-    and results, uses nested in regions counted at their ancestor in the
-    block). A buffer that reaches a terminator of the block (returned, or
-    passed to a successor) or a conditional `memref.dealloc` stays as it
-    is, and so does a dealloc where any view of the buffer is freed too or
-    has its address taken as an integer
-    (`memref.extract_aligned_pointer_as_index`).
-
-    Before:
-    ```mlir
-    %a = memref.alloc() : memref<64xf32>
-    linalg.fill ins(%c : f32) outs(%a : memref<64xf32>)
-    linalg.copy ins(%a : memref<64xf32>) outs(%out : memref<64xf32>)
-    %b = memref.alloc() : memref<64xf32>
-    ...
-    memref.dealloc %a : memref<64xf32>
-    memref.dealloc %b : memref<64xf32>
-    ```
-    After:
-    ```mlir
-    %a = memref.alloc() : memref<64xf32>
-    linalg.fill ins(%c : f32) outs(%a : memref<64xf32>)
-    linalg.copy ins(%a : memref<64xf32>) outs(%out : memref<64xf32>)
-    memref.dealloc %a : memref<64xf32>
-    %b = memref.alloc() : memref<64xf32>
-    ...
-    ```
-  }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
-}
-
-def AttuneEpilogueInRegisters
-    : Pass<"attune-epilogue-in-registers", "::mlir::func::FuncOp"> {
-  let summary = "Apply each GEMM's activation to its register tiles in the last k tile";
-  let description = [{
-    Runs on bufferized IR after `attune-tile-gemm`, which leaves a GEMM with
-    an element-wise epilogue (a linear layer's activation) as, per cache
-    tile, a loop over k tiles whose register tiles store their accumulators
-    into the tile, then a loop over the tile's rows that reads each row back,
-    applies the epilogue and writes the output.
-
-    This pass peels the last k tile off that loop and, in it, applies the
-    epilogue's element-wise ops to each register tile's accumulators while
-    they are still in registers and writes the result to the output rows
-    (a `vector.shape_cast` where the tile and the output lay rows along
-    different dims, as with a panel-major intermediate). The row loop goes,
-    and so do the last k tile's stores into the tile when nothing else
-    reads its buffer (an allocation viewed only as that tile, and freed).
-
-    It applies where the row loop reads one row vector of a tile at a time
-    at its induction variable and writes one at its induction variable,
-    with only element-wise ops on row vectors between; where the k tile loop
-    before it has constant bounds and runs register tile loops covering the
-    tile's rows from 0 to the row loop's bound, one store each, along the
-    same dim; and where nothing with side effects runs between the two.
-    Anything else is left as it is.
-
-    Before (one cache tile; `%tile` an intermediate of [1, 1, rows, 64]):
-    ```mlir
-    scf.for %kt = %c0 to %c768 step %c128 {
-      scf.for %r = %c0 to %full step %c4 {
-        %v = memref.subview %tile[0, 0, %r, 0] [1, 1, 4, 64] [1, 1, 1, 1] : ...
-        %acc = scf.for %k = ... -> (vector<1x1x4x64xf32>) { ... }
-        vector.transfer_write %acc, %v[%c0, %c0, %c0, %c0] : vector<1x1x4x64xf32>, ...
-      }
-      scf.for %r = %full to %rows step %c4 { ... }
-    }
-    scf.for %r = %c0 to %rows step %c1 {
-      %x = vector.transfer_read %tile[%c0, %c0, %r, %c0], %pad : ..., vector<1x1x1x64xf32>
-      %y = arith.maximumf %x, %zero : vector<1x1x1x64xf32>
-      vector.transfer_write %y, %out[%c0, %r, %c0, %c0] : vector<1x1x1x64xf32>, ...
-    }
-    ```
-    After:
-    ```mlir
-    scf.for %kt = %c0 to %c640 step %c128 { ... as before ... }
-    scf.for %r = %c0 to %full step %c4 {
-      %v = memref.subview %tile[0, 0, %r, 0] [1, 1, 4, 64] [1, 1, 1, 1] : ...
-      %acc = scf.for %k = ... -> (vector<1x1x4x64xf32>) { ... }
-      %z = vector.broadcast %zero : vector<1x1x1x64xf32> to vector<1x1x4x64xf32>
-      %y = arith.maximumf %acc, %z : vector<1x1x4x64xf32>
-      %s = vector.shape_cast %y : vector<1x1x4x64xf32> to vector<1x4x1x64xf32>
-      vector.transfer_write %s, %out[%c0, %r, %c0, %c0] : vector<1x4x1x64xf32>, ...
-    }
-    scf.for %r = %full to %rows step %c4 { ... }
-    ```
-  }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"
-  ];
 }
 
 def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
@@ -393,35 +533,144 @@ def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
   ];
 }
 
-def AttuneFuseElementwise : Pass<"attune-fuse-elementwise"> {
-  let summary = "Fuse chains of element-wise linalg.generic ops";
+def AttuneRouteRuntimeCalls
+    : Pass<"attune-route-runtime-calls", "::mlir::ModuleOp"> {
+  let summary = "Call the runtime through pointer slots it fills at load";
   let description = [{
-    Upstream linalg element-wise fusion (`populateElementwiseOpsFusionPatterns`)
-    with a control that keeps it profitable: an all-parallel `linalg.generic`
-    whose only user is another all-parallel `linalg.generic` is merged into
-    it, so a chain such as `scale -> add -> tanh` runs as one loop nest that
-    reads its inputs once and writes one result. Producers with several
-    users stay (fusing would recompute them); contractions and reductions
-    are never a side of a fusion (their loops would recompute the producer
-    per reduction step); ops marked for an Attune schedule (`attune.*`
-    attributes: GEMMs, their epilogues, attention tile ops) are left to it.
+    Run on the LLVM dialect of the CPU code and of the Vulkan host code,
+    after `finalize-memref-to-llvm` and `convert-func-to-llvm`: every call
+    of a function in `attune/artifact.h`'s `kRuntimeImports` (the CPU code's
+    `malloc` and `free`; the Vulkan host code's `_mlir_memref_to_llvm_alloc`,
+    `_mlir_memref_to_llvm_free` and `_mlir_ciface_attune_vk_dispatch`) calls
+    an internal wrapper instead, which calls through an exported
+    function-pointer global. The runtime writes its own functions into those
+    slots when it opens the model.
+
+    Slots rather than symbols resolved by the dynamic linker: the model
+    needs nothing from the global scope, so it opens in a host that loaded
+    `libattune_runtime.so` with `RTLD_LOCAL` (Python's ctypes does), and
+    the runtime knows that a model's buffers are its own. The CPU slots hold
+    libc's `malloc` and `free` until then (the library also runs without the
+    runtime); the Vulkan ones hold null, and their declarations go.
+
+    The runtime's allocator keeps freed buffers of 64 KiB or more and hands
+    them back to the next allocation of the same size, so a model run
+    repeatedly reuses the same pages instead of faulting in fresh zeroed ones
+    each run.
 
     Before:
     ```mlir
-    %a = linalg.generic {... iterator_types = ["parallel"]} ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) {
-      ^bb0(%in: f32, %out: f32):
-        %m = arith.mulf %in, %c : f32
-        linalg.yield %m : f32
-    } -> tensor<16xf32>
-    %b = linalg.generic {... iterator_types = ["parallel"]} ins(%a : tensor<16xf32>) outs(%e : tensor<16xf32>) {
-      ^bb0(%in: f32, %out: f32):
-        %t = math.tanh %in : f32
-        linalg.yield %t : f32
-    } -> tensor<16xf32>
+    llvm.func @malloc(i64) -> !llvm.ptr
+    %p = llvm.call @malloc(%size) : (i64) -> !llvm.ptr
     ```
-    After: one generic computing `tanh(x * c)`.
+    After:
+    ```mlir
+    llvm.func @malloc(i64) -> !llvm.ptr
+    %p = llvm.call @attune_cpu_malloc(%size) : (i64) -> !llvm.ptr
+    llvm.mlir.global external @attune_cpu_malloc_hook() : !llvm.ptr {
+      %0 = llvm.mlir.addressof @malloc : !llvm.ptr
+      llvm.return %0 : !llvm.ptr
+    }
+    llvm.func internal @attune_cpu_malloc(%n: i64) -> !llvm.ptr {
+      %0 = llvm.mlir.addressof @attune_cpu_malloc_hook : !llvm.ptr
+      %1 = llvm.load %0 : !llvm.ptr -> !llvm.ptr
+      %2 = llvm.call %1(%n) : !llvm.ptr, (i64) -> !llvm.ptr
+      llvm.return %2 : !llvm.ptr
+    }
+    ```
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def AttuneSerializeSpirv : Pass<"attune-serialize-spirv", "::mlir::ModuleOp"> {
+  let summary = "Serialize converted kernels into SPIR-V byte arrays";
+  let description = [{
+    Runs after `convert-gpu-to-spirv`: each `spirv.module` beside its
+    `gpu.module` is serialized into a public LLVM global
+    `attune_vk_spirv_<gpu module>` (an `i8` array of SPIR-V words), its
+    symbol and size are added to the module's `attune.vulkan.kernels`
+    entries, and the `spirv.module` and `gpu.module` ops are dropped. What
+    remains is host code only.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def AttuneTileAttention : Pass<"attune-tile-attention"> {
+  let summary = "Lower attune.attention as tiled online softmax (FlashAttention-2)";
+  let description = [{
+    Lowers soft `attune.attention` (without the weights result) to loops over
+    batch, heads and query tiles, each reducing over key tiles with a running
+    maximum `m`, running sum `l` and accumulator `acc` that are rescaled by
+    `exp(m_old - m_new)` when the maximum grows; the output tile is
+    `acc / l`. Working memory is per tile: no `[Lq, Lk]` scores exist.
+
+    The key loop of a query tile runs only over keys some query of the tile
+    can see: `[lo, hi)` with `hi` bounded by the key padding length and, with
+    `causal`, by the last query's position (about half the work), and `lo`
+    raised by a sliding `window`. Masks are applied from indices inside the
+    boundary tiles only: a key tile inside the range every query of the
+    query tile sees is used unmasked (an `scf.if` per key tile). A query
+    tile whose range
+    is empty gives zeros, as `attune.attention` specifies. Dynamic extents
+    the loops assume equal (the batch of queries, keys, values, lengths and
+    bias; the keys' and values' length) are asserted at run time.
+
+    Without a bias (static tiles), queries, keys and values are padded to
+    whole tiles (copied only where a length is not a multiple of the tile)
+    and the queries transposed and scaled once, tile by tile; scores are
+    computed transposed, `sT = k_tile qT_tile` (`[TK, TQ]`), so that the
+    softmax's maximum and sum over keys are element-wise across rows rather
+    than horizontal reductions, and `acc += pT^T v_tile` reads pT's rows as
+    its broadcast operand. The softmax's `exp` is a Cody-Waite reduction
+    and a degree-6 polynomial for arguments <= 0 (1.5 ulp; exactly 0 for
+    masked scores).
+
+    Cost rule: the tiled form is used when the key length is dynamic or at
+    least `min-length`; shorter static sequences keep the plain form of
+    `--convert-attune-to-linalg`, which is cheaper when the scores fit in
+    cache. Tile sizes are options; the defaults suit CPU caches. An
+    `attune.tile_q_cap = N` attribute on an op caps its query tile at `N`
+    (attune-absorb-kv-projections sets 32 on its attention of few rows).
+
+    Before:
+    ```mlir
+    %o = attune.attention %q, %k, %v {causal}
+        : (tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>)
+        -> tensor<1x12x?x64xf32>
+    ```
+    After (schematically):
+    ```mlir
+    scf.for %b ... scf.for %h ... scf.for %i0 = 0 to %Lq step 64 {
+      // %hi = min(Lk, i0 + tq) for causal
+      scf.for %j0 = %lo to %hi step 64 iter_args(%m, %l, %acc) {
+        // sT = k_tile (q_tile * scale)^T, masked on boundary tiles only
+        // m' = max(m, colmax sT); pT = exp(sT - m')
+        // l' = l exp(m - m') + colsum pT; acc' = acc exp(m - m') + pT^T v_tile
+      }
+      // out[b, h, i0:i0+tq] = acc / l
+    }
+    ```
+  }];
+  let options = [
+    Option<"tileQ", "tile-q", "int64_t", /*default=*/"64",
+           "Queries per tile">,
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"64",
+           "Keys per tile">,
+    Option<"minLength", "min-length", "int64_t", /*default=*/"128",
+           "Tile when the static key length is at least this (dynamic "
+           "lengths are always tiled)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Batch and heads as an scf.forall (threads with "
+           "attune-cpu-pipeline{parallel}); static tiles only">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
 }
 
 def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
@@ -523,81 +772,47 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
   ];
 }
 
-def AttuneTileAttention : Pass<"attune-tile-attention"> {
-  let summary = "Lower attune.attention as tiled online softmax (FlashAttention-2)";
+def AttuneVulkanAbi : Pass<"attune-vulkan-abi", "::mlir::ModuleOp"> {
+  let summary = "Fix the kernel ABI and turn launches into Vulkan runtime calls";
   let description = [{
-    Lowers soft `attune.attention` (without the weights result) to loops over
-    batch, heads and query tiles, each reducing over key tiles with a running
-    maximum `m`, running sum `l` and accumulator `acc` that are rescaled by
-    `exp(m_old - m_new)` when the maximum grows; the output tile is
-    `acc / l`. Working memory is per tile: no `[Lq, Lk]` scores exist.
+    For every `gpu.launch_func` of an outlined kernel:
 
-    The key loop of a query tile runs only over keys some query of the tile
-    can see: `[lo, hi)` with `hi` bounded by the key padding length and, with
-    `causal`, by the last query's position (about half the work), and `lo`
-    raised by a sliding `window`. Masks are applied from indices inside the
-    boundary tiles only: a key tile inside the range every query of the
-    query tile sees is used unmasked (an `scf.if` per key tile). A query
-    tile whose range
-    is empty gives zeros, as `attune.attention` specifies. Dynamic extents
-    the loops assume equal (the batch of queries, keys, values, lengths and
-    bias; the keys' and values' length) are asserted at run time.
+    - The kernel takes one `memref<?xT>` storage buffer per memref argument
+      (bound at the view's aligned base address) and one push-constant block
+      `memref<Nxi32, #spirv.storage_class<PushConstant>>` holding, in order,
+      every dynamic offset, size and stride of its views and every scalar
+      argument. Loads and stores index the flat buffers; static offsets and
+      strides stay constants. So dynamic batch and sequence lengths reach
+      the shaders without recompiling.
+    - `spirv.entry_point_abi` carries the launch's workgroup size, which
+      must be a constant within `max-workgroup-invocations`; the push
+      constants must fit in `push-constant-bytes`.
+    - The launch becomes
+      `func.call @attune_vk_dispatch(%id, %gx, %gy, %gz, %buffers, %push)`
+      with the buffer addresses (`memref<?xi64>`) and the push constants
+      (`memref<?xi32>`) in stack arrays. Workgroup counts stay host values
+      computed from the runtime shapes.
 
-    Without a bias (static tiles), queries, keys and values are padded to
-    whole tiles (copied only where a length is not a multiple of the tile)
-    and the queries transposed and scaled once, tile by tile; scores are
-    computed transposed, `sT = k_tile qT_tile` (`[TK, TQ]`), so that the
-    softmax's maximum and sum over keys are element-wise across rows rather
-    than horizontal reductions, and `acc += pT^T v_tile` reads pT's rows as
-    its broadcast operand. The softmax's `exp` is a Cody-Waite reduction
-    and a degree-6 polynomial for arguments <= 0 (1.5 ulp; exactly 0 for
-    masked scores).
+    The module gets `attune.vulkan.kernels` (per kernel id: gpu module,
+    entry, buffer and push-constant counts, workgroup size) and
+    `attune.vulkan.globals`: the globals the host code reads (weights,
+    constants), renamed `attune_vk_global_<n>` and made public so that the
+    runtime uploads them to the device once.
 
-    Cost rule: the tiled form is used when the key length is dynamic or at
-    least `min-length`; shorter static sequences keep the plain form of
-    `--convert-attune-to-linalg`, which is cheaper when the scores fit in
-    cache. Tile sizes are options; the defaults suit CPU caches. An
-    `attune.tile_q_cap = N` attribute on an op caps its query tile at `N`
-    (attune-absorb-kv-projections sets 32 on its attention of few rows).
-
-    Before:
-    ```mlir
-    %o = attune.attention %q, %k, %v {causal}
-        : (tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>)
-        -> tensor<1x12x?x64xf32>
-    ```
-    After (schematically):
-    ```mlir
-    scf.for %b ... scf.for %h ... scf.for %i0 = 0 to %Lq step 64 {
-      // %hi = min(Lk, i0 + tq) for causal
-      scf.for %j0 = %lo to %hi step 64 iter_args(%m, %l, %acc) {
-        // sT = k_tile (q_tile * scale)^T, masked on boundary tiles only
-        // m' = max(m, colmax sT); pT = exp(sT - m')
-        // l' = l exp(m - m') + colsum pT; acc' = acc exp(m - m') + pT^T v_tile
-      }
-      // out[b, h, i0:i0+tq] = acc / l
-    }
-    ```
+    A kernel that uses a buffer other than by load, store or `memref.dim`
+    is rejected with the op named.
   }];
   let options = [
-    Option<"tileQ", "tile-q", "int64_t", /*default=*/"64",
-           "Queries per tile">,
-    Option<"tileK", "tile-k", "int64_t", /*default=*/"64",
-           "Keys per tile">,
-    Option<"minLength", "min-length", "int64_t", /*default=*/"128",
-           "Tile when the static key length is at least this (dynamic "
-           "lengths are always tiled)">,
-    Option<"parallel", "parallel", "bool", /*default=*/"false",
-           "Batch and heads as an scf.forall (threads with "
-           "attune-cpu-pipeline{parallel}); static tiles only">,
+    Option<"pushConstantBytes", "push-constant-bytes", "int64_t",
+           /*default=*/"128", "Push-constant bytes a kernel may use">,
+    Option<"maxWorkgroupInvocations", "max-workgroup-invocations", "int64_t",
+           /*default=*/"128", "Invocations a workgroup may have">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
-    "::mlir::cf::ControlFlowDialect",
-    "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::spirv::SPIRVDialect",
   ];
 }
 
@@ -646,214 +861,6 @@ def ConvertAttuneToLinalg : Pass<"convert-attune-to-linalg"> {
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
-}
-
-def AttuneMapToGpu : Pass<"attune-map-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Map bufferized linalg ops to GPU workgroups and invocations";
-  let description = [{
-    Prepares a bufferized host function for `convert-parallel-loops-to-gpu`:
-
-    - `memref.copy` becomes `linalg.copy`, so every data movement runs on the
-      device (the host code of a Vulkan model never touches tensor data).
-    - Every linalg op becomes an `scf.parallel` nest over its parallel dims,
-      with its reduction dims as sequential `scf.for` loops inside. A rank-0
-      op gets a one-iteration loop.
-    - `math.erf`, which SPIR-V's GLSL instruction set lacks, becomes a
-      polynomial.
-    - Each outermost nest keeps at most 3 dims (the leading ones are
-      collapsed), is tiled by the workgroup shape and mapped innermost dim
-      first: tiles to `block_x/y/z`, the points of a tile to
-      `thread_x/y/z`. The innermost dim gets as many invocations as its
-      static extent uses (a power of two, at most `workgroup-size`), the next
-      dim the rest of the workgroup; invocations past the end of a dim do nothing.
-
-    Example: a `[?, ?, 64]` elementwise op with `workgroup-size=64` becomes
-    grid `(1, L, B)` of `64 x 1 x 1` invocations.
-  }];
-  let options = [
-    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
-           "Invocations per workgroup">,
-  ];
-  let dependentDialects = [
-    "::mlir::affine::AffineDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::linalg::LinalgDialect",
-    "::mlir::scf::SCFDialect",
-  ];
-}
-
-def AttuneVulkanAbi : Pass<"attune-vulkan-abi", "::mlir::ModuleOp"> {
-  let summary = "Fix the kernel ABI and turn launches into Vulkan runtime calls";
-  let description = [{
-    For every `gpu.launch_func` of an outlined kernel:
-
-    - The kernel takes one `memref<?xT>` storage buffer per memref argument
-      (bound at the view's aligned base address) and one push-constant block
-      `memref<Nxi32, #spirv.storage_class<PushConstant>>` holding, in order,
-      every dynamic offset, size and stride of its views and every scalar
-      argument. Loads and stores index the flat buffers; static offsets and
-      strides stay constants. So dynamic batch and sequence lengths reach
-      the shaders without recompiling.
-    - `spirv.entry_point_abi` carries the launch's workgroup size, which
-      must be a constant within `max-workgroup-invocations`; the push
-      constants must fit in `push-constant-bytes`.
-    - The launch becomes
-      `func.call @attune_vk_dispatch(%id, %gx, %gy, %gz, %buffers, %push)`
-      with the buffer addresses (`memref<?xi64>`) and the push constants
-      (`memref<?xi32>`) in stack arrays. Workgroup counts stay host values
-      computed from the runtime shapes.
-
-    The module gets `attune.vulkan.kernels` (per kernel id: gpu module,
-    entry, buffer and push-constant counts, workgroup size) and
-    `attune.vulkan.globals`: the globals the host code reads (weights,
-    constants), renamed `attune_vk_global_<n>` and made public so that the
-    runtime uploads them to the device once.
-
-    A kernel that uses a buffer other than by load, store or `memref.dim`
-    is rejected with the op named.
-  }];
-  let options = [
-    Option<"pushConstantBytes", "push-constant-bytes", "int64_t",
-           /*default=*/"128", "Push-constant bytes a kernel may use">,
-    Option<"maxWorkgroupInvocations", "max-workgroup-invocations", "int64_t",
-           /*default=*/"128", "Invocations a workgroup may have">,
-  ];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::func::FuncDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::spirv::SPIRVDialect",
-  ];
-}
-
-def AttuneSerializeSpirv : Pass<"attune-serialize-spirv", "::mlir::ModuleOp"> {
-  let summary = "Serialize converted kernels into SPIR-V byte arrays";
-  let description = [{
-    Runs after `convert-gpu-to-spirv`: each `spirv.module` beside its
-    `gpu.module` is serialized into a public LLVM global
-    `attune_vk_spirv_<gpu module>` (an `i8` array of SPIR-V words), its
-    symbol and size are added to the module's `attune.vulkan.kernels`
-    entries, and the `spirv.module` and `gpu.module` ops are dropped. What
-    remains is host code only.
-  }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
-}
-
-def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
-  let summary = "Lower soft attune.attention to one fused GPU kernel";
-  let description = [{
-    For the Vulkan target: each soft `attune.attention` without
-    `return_weights` (f32, value head dim at most 128) becomes one
-    `scf.parallel` over query rows `(b, h, i)` on buffers; each row runs the
-    online softmax over the keys it can see, with the running maximum, sum
-    and the `Dv` output accumulators in registers:
-
-    ```
-    for j in [lo(i), hi(i)):          causal / window / key lengths bound it
-      s = scale * q[i] . k[j] (+ bias[i, j])
-      e = exp(-|s - m|)                one exp per score
-      m, c, p = s > m ? (s, e, 1) : (m, 1, e)
-      l = l c + p;  acc = acc c + p v[j]
-    out[i] = acc / l                   0 for a row that sees no key
-    ```
-
-    No `[Lq, Lk]` tensor is built and the op is a single kernel, where the
-    plain lowering writes and rereads the scores between several. Extents
-    that must agree (batches, key/value lengths, bias) are checked at run
-    time. Hard selection and `return_weights` keep the plain lowering.
-
-    With `shared-memory-bytes` room for at least 8 keys and values
-    (`4 (D + Dv)` bytes each), the kernel is a `gpu.launch` whose workgroups
-    take `workgroup-size` consecutive query rows of one (batch, head): the
-    keys the tile can see are staged through workgroup memory, up to 32 at
-    a time (`spirv.storage_class<Workgroup>` buffers, `gpu.barrier` around
-    each cooperative load), so each key and value is read from global
-    memory once per workgroup instead of once per query row; the key loop
-    is bounded by the masks of the whole tile (uniform, as the barriers
-    require) and each row masks the rest inline. With less shared memory,
-    one invocation per row as above.
-
-    With `subgroup-size` S of 2 or more (profiles whose devices have
-    subgroup arithmetic), a subgroup per query row instead: workgroups of S
-    invocations, one row each; lane t holds dims `t + S u` of the query row
-    (in registers for the whole key loop) and of the output accumulators,
-    so the lanes of a row read consecutive floats of each key and value row
-    together; each score is the `gpu.subgroup_reduce add` (uniform: the key
-    loop's bounds are the row's) of the lanes' partial dot products, and the
-    running max and sum are the same in every lane. Dims past D or Dv (when
-    S does not divide them) load zero and are not stored. The runtime
-    refuses a device whose subgroups are smaller than S.
-  }];
-  let options = [
-    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
-           "Query rows per workgroup (the profile's workgroup size)">,
-    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
-           /*default=*/"16384",
-           "Workgroup memory for the key/value tiles; too little for 8 keys "
-           "selects the per-row kernel">,
-    Option<"subgroupSize", "subgroup-size", "int64_t", /*default=*/"0",
-           "Invocations per subgroup the device guarantees at least; 2 or "
-           "more selects the kernel with a subgroup per query row (0: no "
-           "subgroup operations)">,
-  ];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::bufferization::BufferizationDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::spirv::SPIRVDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect",
-  ];
-}
-
-def AttuneRouteRuntimeCalls
-    : Pass<"attune-route-runtime-calls", "::mlir::ModuleOp"> {
-  let summary = "Call the runtime through pointer slots it fills at load";
-  let description = [{
-    Run on the LLVM dialect of the CPU code and of the Vulkan host code,
-    after `finalize-memref-to-llvm` and `convert-func-to-llvm`: every call
-    of a function in `attune/artifact.h`'s `kRuntimeImports` (the CPU code's
-    `malloc` and `free`; the Vulkan host code's `_mlir_memref_to_llvm_alloc`,
-    `_mlir_memref_to_llvm_free` and `_mlir_ciface_attune_vk_dispatch`) calls
-    an internal wrapper instead, which calls through an exported
-    function-pointer global. The runtime writes its own functions into those
-    slots when it opens the model.
-
-    Slots rather than symbols resolved by the dynamic linker: the model
-    needs nothing from the global scope, so it opens in a host that loaded
-    `libattune_runtime.so` with `RTLD_LOCAL` (Python's ctypes does), and
-    the runtime knows that a model's buffers are its own. The CPU slots hold
-    libc's `malloc` and `free` until then (the library also runs without the
-    runtime); the Vulkan ones hold null, and their declarations go.
-
-    The runtime's allocator keeps freed buffers of 64 KiB or more and hands
-    them back to the next allocation of the same size, so a model run
-    repeatedly reuses the same pages instead of faulting in fresh zeroed ones
-    each run.
-
-    Before:
-    ```mlir
-    llvm.func @malloc(i64) -> !llvm.ptr
-    %p = llvm.call @malloc(%size) : (i64) -> !llvm.ptr
-    ```
-    After:
-    ```mlir
-    llvm.func @malloc(i64) -> !llvm.ptr
-    %p = llvm.call @attune_cpu_malloc(%size) : (i64) -> !llvm.ptr
-    llvm.mlir.global external @attune_cpu_malloc_hook() : !llvm.ptr {
-      %0 = llvm.mlir.addressof @malloc : !llvm.ptr
-      llvm.return %0 : !llvm.ptr
-    }
-    llvm.func internal @attune_cpu_malloc(%n: i64) -> !llvm.ptr {
-      %0 = llvm.mlir.addressof @attune_cpu_malloc_hook : !llvm.ptr
-      %1 = llvm.load %0 : !llvm.ptr -> !llvm.ptr
-      %2 = llvm.call %1(%n) : !llvm.ptr, (i64) -> !llvm.ptr
-      llvm.return %2 : !llvm.ptr
-    }
-    ```
-  }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // ATTUNE_LOWERING_PASSES_TD

@@ -34,8 +34,6 @@ std::optional<std::vector<char>> constantBytes(Value v);
 /// derived constants.
 std::string constantKey(Value v, StringRef fallback);
 
-/// The attribute naming the state_dict key of an externalized weight global.
-inline constexpr llvm::StringLiteral kWeightNameAttr = "attune.weight_name";
 
 /// Rewrites of composite ops into primitive attune ops, one per op.
 void populateDecomposeMultiHeadAttentionPatterns(RewritePatternSet &patterns);

@@ -22,21 +22,7 @@
 
 namespace mlir::attune {
 
-/// Marks the contraction generics `--attune-tile-gemm` tiles.
-inline constexpr llvm::StringLiteral kGemmAttr = "attune.gemm";
-/// A static-shaped [M, K] x [K, N] tile contraction (dims (m, n, k)) for
-/// attune-tile-gemm's register tiles, and static element-wise tile ops it
-/// vectorizes row by row (rank 2) or whole (rank 1).
-inline constexpr llvm::StringLiteral kTileGemmAttr = "attune.tile_gemm";
-inline constexpr llvm::StringLiteral kVectorizeAttr = "attune.vectorize";
-inline constexpr llvm::StringLiteral kVectorize1DAttr = "attune.vectorize_1d";
-/// A copy that transposes its two innermost dims (tiled attention's keys):
-/// 16 x 16 blocks, vectorized as in-register transposes.
-inline constexpr llvm::StringLiteral kTransposeTilesAttr =
-    "attune.transpose_tiles";
-/// An element-wise generic over a marked GEMM's [B, M, N] result (its only
-/// user): attune-tile-gemm computes it on each cache tile of the GEMM.
-inline constexpr llvm::StringLiteral kEpilogueAttr = "attune.epilogue";
+// The marks on the kernels for the CPU code generation: dialect/Markers.h.
 
 /// The body of a generic: block arguments (inputs then outputs) in `args`.
 using BodyFn = function_ref<void(OpBuilder &, Location, ValueRange args)>;

@@ -354,7 +354,7 @@ struct AttuneEpilogueInRegistersPass
     // One at a time, matching again after each rewrite: a rewrite clones
     // and erases loops, which may hold other candidates. Candidates that
     // stay are marked so as not to be tried again.
-    constexpr StringLiteral kTried = "attune.epilogue_tried";
+    constexpr StringLiteral kTried = attune::kEpilogueTriedAttr;
     while (true) {
       std::optional<Epilogue> next;
       getOperation()->walk([&](scf::ForOp loop) {

@@ -1,18 +1,20 @@
-//===- RuntimeChecks.cpp - dynamic shape checks that report, not abort ----===//
+//===- LowerRuntimeChecks.cpp - failed checks reported, not aborted -------===//
+//
+// A model must not kill its host process for bad input: each cf.assert
+// branches to a call of the runtime's check handler (see the pass
+// description in Passes.td).
+//
+//===----------------------------------------------------------------------===//
 
 #include "lowering/Passes.h"
-
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "lowering/AttuneToLinalg/KernelBuilder.h"
+#include "attune/artifact.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Interfaces/RuntimeVerifiableOpInterface.h"
 
 namespace mlir::attune {
-#define GEN_PASS_DEF_ATTUNEINSERTRUNTIMECHECKS
 #define GEN_PASS_DEF_ATTUNELOWERRUNTIMECHECKS
 #include "lowering/Passes.h.inc"
 } // namespace mlir::attune
@@ -20,30 +22,6 @@ namespace mlir::attune {
 using namespace mlir;
 
 namespace {
-struct AttuneInsertRuntimeChecksPass
-    : mlir::attune::impl::AttuneInsertRuntimeChecksBase<
-          AttuneInsertRuntimeChecksPass> {
-  void runOnOperation() override {
-    SmallVector<RuntimeVerifiableOpInterface> ops;
-    getOperation()->walk([&](RuntimeVerifiableOpInterface op) {
-      // Kernel bodies (linalg ops, the parallel loops of attune's own GPU
-      // kernels) compute safe indices themselves.
-      if (op->getParentOfType<linalg::LinalgOp>() ||
-          op->getParentOfType<scf::ParallelOp>() ||
-          op->getParentOfType<gpu::LaunchOp>())
-        return;
-      ops.push_back(op);
-    });
-    for (RuntimeVerifiableOpInterface op : ops) {
-      OpBuilder builder(op);
-      op.generateRuntimeVerification(
-          builder, op.getLoc(), [](Operation *failing, StringRef reason) {
-            return attune::shapeCheckMessage(failing->getLoc(), reason);
-          });
-    }
-  }
-};
-
 struct AttuneLowerRuntimeChecksPass
     : mlir::attune::impl::AttuneLowerRuntimeChecksBase<
           AttuneLowerRuntimeChecksPass> {
@@ -59,7 +37,7 @@ struct AttuneLowerRuntimeChecksPass
     // void (*attune_check_handler)(const char *), set by the runtime.
     auto handler = LLVM::GlobalOp::create(
         mb, module.getLoc(), ptr, /*isConstant=*/false, LLVM::Linkage::External,
-        "attune_check_handler", LLVM::ZeroAttr::get(ctx));
+        ::attune::artifact::kCheckHandler, LLVM::ZeroAttr::get(ctx));
     unsigned count = 0;
     for (cf::AssertOp op : asserts) {
       OpBuilder b(op);

@@ -26,21 +26,7 @@ namespace mlir::attune {
 
 using namespace mlir;
 
-/// Marks for GEMMs on 64-column panels (set by packGemms; the lowering's
-/// attune.gemm / attune.epilogue mean 32).
-static constexpr llvm::StringLiteral kGemmWideAttr = "attune.gemm_wide";
-static constexpr llvm::StringLiteral kEpilogueWideAttr =
-    "attune.epilogue_wide";
-/// A GEMM's cache tile with its init (zero fill or bias) fused in front of
-/// it (fuseGemmInits), for 32- and 64-column panels; and that init's tile.
-static constexpr llvm::StringLiteral kGemmCacheTileAttr =
-    "attune.gemm_cache_tile";
-static constexpr llvm::StringLiteral kGemmCacheTileWideAttr =
-    "attune.gemm_cache_tile_wide";
-static constexpr llvm::StringLiteral kInitTileAttr = "attune.init_tile";
-/// The init of a GEMM that writes attention heads (packHeadsGemms), already
-/// on the GEMM's output layout.
-static constexpr llvm::StringLiteral kHeadsInitAttr = "attune.heads_init";
+using namespace mlir::attune;
 
 // The GEMMs run on packed weights (see packGemms below): loops (b, m, nb, r,
 // k) over C[b, m, nb*W + r] += A[b, m, k] * P[nb, k, r] (C stored as
@@ -914,9 +900,6 @@ static LogicalResult fuseGemmInits(ModuleOp module, bool parallel) {
   return success();
 }
 
-/// attune.tile_gemm ops that take 4 x 64 register tiles (see
-/// markWideTileGemms).
-static constexpr StringLiteral kTileGemmWideAttr = "attune.tile_gemm_wide";
 
 /// Tiles each attention tile GEMM (`attune.tile_gemm`, static [M, K] x
 /// [K, N]) by 8 x 32 output tiles and fuses the op that makes its

@@ -1,0 +1,103 @@
+//===- Markers.h - the attributes passes leave for later passes -*- C++ -*-===//
+//
+// Every discardable attribute (and stand-in callee) one pass puts on the IR
+// for a later one to read, in one place: who sets it, who reads it, what it
+// means. Marks that a pass reads are gone from its output unless said
+// otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_DIALECT_MARKERS_H
+#define ATTUNE_DIALECT_MARKERS_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::attune {
+
+//===----------------------------------------------------------------------===//
+// On attune ops
+//===----------------------------------------------------------------------===//
+
+/// attune.attention: the query tile of --attune-tile-attention is at most
+/// this (set by attune-absorb-kv-projections where the queries are known to
+/// be few, so that a short query extent is padded less).
+inline constexpr llvm::StringLiteral kTileQCapAttr = "attune.tile_q_cap";
+
+//===----------------------------------------------------------------------===//
+// On globals
+//===----------------------------------------------------------------------===//
+
+/// memref.global: the state_dict key of an externalized weight
+/// (attune-externalize-weights; read by the compile flow for the metadata).
+inline constexpr llvm::StringLiteral kWeightNameAttr = "attune.weight_name";
+
+//===----------------------------------------------------------------------===//
+// On linalg ops, from convert-attune-to-linalg and attune-tile-attention,
+// for the CPU code generation (lowering/CPU)
+//===----------------------------------------------------------------------===//
+
+/// A linear layer's contraction generic, [B, M, K] x [K, N]: tiled on packed
+/// weights by the GEMM passes.
+inline constexpr llvm::StringLiteral kGemmAttr = "attune.gemm";
+/// An element-wise generic over a marked GEMM's [B, M, N] result (its only
+/// user): computed on each cache tile of the GEMM.
+inline constexpr llvm::StringLiteral kEpilogueAttr = "attune.epilogue";
+/// A static-shaped [M, K] x [K, N] tile contraction (dims (m, n, k)) of
+/// tiled attention: register tiles only.
+inline constexpr llvm::StringLiteral kTileGemmAttr = "attune.tile_gemm";
+/// Static element-wise and row-reduction tile ops: vectorized row by row
+/// (rank 2) or whole (rank 1).
+inline constexpr llvm::StringLiteral kVectorizeAttr = "attune.vectorize";
+inline constexpr llvm::StringLiteral kVectorize1DAttr = "attune.vectorize_1d";
+/// A copy that transposes its two innermost dims (tiled attention's keys):
+/// 16 x 16 blocks, vectorized as in-register transposes.
+inline constexpr llvm::StringLiteral kTransposeTilesAttr =
+    "attune.transpose_tiles";
+
+//===----------------------------------------------------------------------===//
+// Within attune-tile-gemm
+//===----------------------------------------------------------------------===//
+
+/// GEMMs and epilogues on 64-column panels (set by its GEMM packing; the
+/// lowering's attune.gemm / attune.epilogue then mean 32).
+inline constexpr llvm::StringLiteral kGemmWideAttr = "attune.gemm_wide";
+inline constexpr llvm::StringLiteral kEpilogueWideAttr = "attune.epilogue_wide";
+/// A GEMM's cache tile with its init (zero fill or bias) fused in front of
+/// it, for 32- and 64-column panels; and that init's tile.
+inline constexpr llvm::StringLiteral kGemmCacheTileAttr =
+    "attune.gemm_cache_tile";
+inline constexpr llvm::StringLiteral kGemmCacheTileWideAttr =
+    "attune.gemm_cache_tile_wide";
+inline constexpr llvm::StringLiteral kInitTileAttr = "attune.init_tile";
+/// The init of a GEMM that writes attention heads, already on the GEMM's
+/// output layout.
+inline constexpr llvm::StringLiteral kHeadsInitAttr = "attune.heads_init";
+/// attune.tile_gemm ops that take 4 x 64 register tiles (instead of 8 x 32).
+inline constexpr llvm::StringLiteral kTileGemmWideAttr =
+    "attune.tile_gemm_wide";
+
+//===----------------------------------------------------------------------===//
+// After attune-tile-gemm, on the bufferized loops
+//===----------------------------------------------------------------------===//
+
+/// The k loop of a GEMM's full register tiles (attune-tile-gemm marks it,
+/// attune-prefetch-panels adds its prefetches and drops the mark).
+inline constexpr llvm::StringLiteral kPanelKLoopAttr = "attune.panel_k_loop";
+/// attune-epilogue-in-registers: a loop it has tried (internal to the pass).
+inline constexpr llvm::StringLiteral kEpilogueTriedAttr =
+    "attune.epilogue_tried";
+
+//===----------------------------------------------------------------------===//
+// Vulkan stand-ins
+//===----------------------------------------------------------------------===//
+
+/// The stand-in for gpu.barrier in kernels built before bufferization
+/// (attune-gpu-attention); attune-map-to-gpu replaces its calls.
+inline constexpr llvm::StringLiteral kBarrierCallee = "__attune_gpu_barrier";
+/// Likewise for `gpu.subgroup_reduce add ... uniform` on f32.
+inline constexpr llvm::StringLiteral kSubgroupAddCallee =
+    "__attune_gpu_subgroup_add";
+
+} // namespace mlir::attune
+
+#endif // ATTUNE_DIALECT_MARKERS_H
