@@ -70,4 +70,44 @@ def Attune_Seq2SeqScore : I32EnumAttr<"Seq2SeqScore",
 def Attune_Seq2SeqScoreAttr
     : Attune_EnumAttr<Attune_Seq2SeqScore, "seq2seq_score">;
 
+//===----------------------------------------------------------------------===//
+// Code generation decisions
+//===----------------------------------------------------------------------===//
+
+def Attune_GemmTilingAttr : AttrDef<Attune_Dialect, "GemmTiling"> {
+  let mnemonic = "gemm_tiling";
+  let summary = "How the CPU code tiles one GEMM";
+  let description = [{
+    The tiling decision for one GEMM of the CPU code generation, written by
+    `--attune-select-cpu-tiling` as the discardable attribute `attune.tiling`
+    on a linear layer's contraction (`attune.gemm`), its epilogue and, later,
+    its cache tiles, and on tiled attention's tile contractions
+    (`attune.tile_gemm`); the GEMM passes (`--attune-pack-gemms`,
+    `--attune-fuse-gemm-inits`, `--attune-tile-gemm`) read it. Choosing is
+    separate from applying: a cost model of the target changes this
+    attribute, not the passes.
+
+    - `panel`: the columns of a weight panel and of a register tile (the
+      weights are packed as `[N / panel, K, panel]`);
+    - `rows`: the rows of a register tile (`rows x panel` accumulators);
+    - `k_tile`: the depth of a cache tile (one panel's `k_tile x panel`
+      slice stays in L1 while the register tiles stream past it);
+    - `cache_rows`: the rows of a cache tile (and of a parallel tile);
+    - `forall_panels`: the panels of a parallel (`scf.forall`) tile.
+
+    A tile contraction of tiled attention has register tiles only:
+    `k_tile`, `cache_rows` and `forall_panels` are 0.
+
+    ```mlir
+    %c = linalg.generic {...} ins(%a, %b : ...) outs(%init : ...)
+        attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 64,
+                 rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2>}
+    ```
+  }];
+  let parameters = (ins "int64_t":$panel, "int64_t":$rows, "int64_t":$k_tile,
+                        "int64_t":$cache_rows, "int64_t":$forall_panels);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // ATTUNE_ATTRS_TD

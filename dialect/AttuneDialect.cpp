@@ -16,6 +16,22 @@ using namespace mlir::attune;
 #define GET_ATTRDEF_CLASSES
 #include "dialect/AttuneAttrs.cpp.inc"
 
+LogicalResult
+GemmTilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       int64_t panel, int64_t rows, int64_t kTile,
+                       int64_t cacheRows, int64_t forallPanels) {
+  if (panel <= 0 || rows <= 0)
+    return emitError() << "panel and rows must be positive, got panel = "
+                       << panel << ", rows = " << rows;
+  if (kTile < 0 || cacheRows < 0 || forallPanels < 0)
+    return emitError() << "k_tile, cache_rows and forall_panels must not be "
+                          "negative";
+  if (cacheRows % rows != 0)
+    return emitError() << "cache_rows (" << cacheRows
+                       << ") must be a multiple of rows (" << rows << ")";
+  return success();
+}
+
 void AttuneDialect::initialize() {
   addOperations<
 #define GET_OP_LIST

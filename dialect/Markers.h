@@ -55,26 +55,27 @@ inline constexpr llvm::StringLiteral kTransposeTilesAttr =
     "attune.transpose_tiles";
 
 //===----------------------------------------------------------------------===//
-// Within attune-tile-gemm
+// Between the CPU kernel passes (lowering/CPU)
 //===----------------------------------------------------------------------===//
 
-/// GEMMs and epilogues on 64-column panels (set by its GEMM packing; the
-/// lowering's attune.gemm / attune.epilogue then mean 32).
-inline constexpr llvm::StringLiteral kGemmWideAttr = "attune.gemm_wide";
-inline constexpr llvm::StringLiteral kEpilogueWideAttr = "attune.epilogue_wide";
+/// The typed tiling decision (#attune.gemm_tiling) of a GEMM, its epilogue,
+/// its cache tiles and of attention's tile GEMMs: attune-select-cpu-tiling
+/// writes it; the GEMM passes read it.
+inline constexpr llvm::StringLiteral kTilingAttr = "attune.tiling";
+/// On the module: the CPU kernel passes have marked ops or vector code to
+/// finish (attune-select-cpu-tiling sets it where any op is marked,
+/// attune-vectorize-rows where it vectorized a row kernel); attune-tile-gemm,
+/// attune-accumulators-in-registers and attune-finish-cpu-kernels do nothing
+/// without it, and the last removes it.
+inline constexpr llvm::StringLiteral kCpuKernelsAttr = "attune.cpu_kernels";
 /// A GEMM's cache tile with its init (zero fill or bias) fused in front of
-/// it, for 32- and 64-column panels; and that init's tile.
+/// it (attune-fuse-gemm-inits); and that init's tile.
 inline constexpr llvm::StringLiteral kGemmCacheTileAttr =
     "attune.gemm_cache_tile";
-inline constexpr llvm::StringLiteral kGemmCacheTileWideAttr =
-    "attune.gemm_cache_tile_wide";
 inline constexpr llvm::StringLiteral kInitTileAttr = "attune.init_tile";
-/// The init of a GEMM that writes attention heads, already on the GEMM's
-/// output layout.
+/// The init of a GEMM that writes attention heads (attune-pack-head-gemms),
+/// already on the GEMM's output layout.
 inline constexpr llvm::StringLiteral kHeadsInitAttr = "attune.heads_init";
-/// attune.tile_gemm ops that take 4 x 64 register tiles (instead of 8 x 32).
-inline constexpr llvm::StringLiteral kTileGemmWideAttr =
-    "attune.tile_gemm_wide";
 
 //===----------------------------------------------------------------------===//
 // After attune-tile-gemm, on the bufferized loops

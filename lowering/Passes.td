@@ -12,6 +12,29 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AttuneAccumulatorsInRegisters : Pass<"attune-accumulators-in-registers", "::mlir::ModuleOp"> {
+  let summary = "Start the GEMMs' output tiles in registers";
+  let description = [{
+    After `attune-tile-gemm`: the fused init loop of a GEMM's cache tile
+    writes one panel row of the tile at a time, which the register tiles
+    then read back as their accumulators in the first k tile (a store per
+    missing line, then loads of the same lines). Those first reads become
+    the init row itself (an `scf.if` on the k tile loop's first iteration),
+    and the fill loop goes: the register tiles' stores are the output's
+    first touch. Does nothing without `attune.cpu_kernels`.
+
+    Before: `scf.for %r { vector.transfer_write %row, %tile[0, %r, 0, 0] }`
+    then `scf.for %k { %acc = vector.transfer_read %tile ... }`.
+    After: `scf.for %k { %acc = scf.if %first { %row broadcast } else {
+    vector.transfer_read ... } }`.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def AttuneEpilogueInRegisters
     : Pass<"attune-epilogue-in-registers", "::mlir::func::FuncOp"> {
   let summary = "Apply each GEMM's activation to its register tiles in the last k tile";
@@ -70,6 +93,32 @@ def AttuneEpilogueInRegisters
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+def AttuneFinishCpuKernels : Pass<"attune-finish-cpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "The last rewrites of the CPU kernels";
+  let description = [{
+    After the kernel schedule: the kernel marks and `attune.cpu_kernels`
+    go; vector add-reductions get `reassoc` (LLVM then adds in a tree);
+    vector `exp` becomes a polynomial; float min/max reductions become trees
+    of halvings; the dims of whole-output inits and of what is left of a
+    GEMM fused into its epilogue fold to the dims they equal (with
+    `parallel`, an empty slice inside a forall becomes an empty tensor of the
+    slice's shape). Does nothing without `attune.cpu_kernels`.
+
+    Before: `%m = vector.reduction <maximumf>, %v : vector<64xf32> into f32`.
+    After: `vector.extract_strided_slice` halves and `arith.maximumf` steps,
+    then a reduction of 8 lanes.
+  }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Empty slices in forall tiles become empty tensors">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 
@@ -149,6 +198,34 @@ def AttuneFuseElementwise : Pass<"attune-fuse-elementwise"> {
     After: one generic computing `tanh(x * c)`.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def AttuneFuseGemmInits : Pass<"attune-fuse-gemm-inits", "::mlir::ModuleOp"> {
+  let summary = "Fuse each GEMM's init into its cache tiles";
+  let description = [{
+    Each packed GEMM's init (a zero fill or the bias broadcast) is rebuilt on
+    the panel view and fused into the GEMM's cache tiles (`cache_rows` rows x
+    one panel; with `parallel`, inside an `scf.forall` over `cache_rows` x
+    `forall_panels` panels), so that each output tile is initialized right
+    before its k loops and their first reads hit L2. A GEMM with an
+    epilogue gets its init marked (`attune.init_tile`) for the schedule to
+    fuse into the epilogue's tiles. Each tile contraction of tiled attention
+    gets its accumulator's producer (the score tile's zero fill, the running
+    output's rescaling) fused into its register tiles.
+
+    Before: `linalg.fill` then `linalg.generic {attune.gemm}` over all rows.
+    After: `scf.for` over cache tiles, each a `linalg.fill` of the tile then
+    `linalg.generic {attune.gemm_cache_tile}` on it.
+  }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Cache tiles inside an scf.forall">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
 }
 
 def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
@@ -435,6 +512,59 @@ def AttuneOmpSchedule : Pass<"attune-omp-schedule"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def AttunePackGemms : Pass<"attune-pack-gemms", "::mlir::ModuleOp"> {
+  let summary = "Run each linear layer's GEMM on packed weight panels";
+  let description = [{
+    Each `[B, M, K] x [K, N]` GEMM with a tiling (`attune.gemm`, or the
+    GEMM under an `attune.epilogue`) becomes `C[b, m, nb, r] += A[b, m, k] *
+    P[nb, k, r]` over panels `P [N/W, K, W]` (W: the tiling's panel; a new
+    constant for constant weights), its output viewed as `[B, M, N/W, W]`,
+    or panel-major `[B, N/W, M, W]` where only its epilogue reads it. Each
+    register tile then reads one contiguous W-float row of a panel per k
+    step instead of one row of B `4N` bytes from the previous one.
+
+    Before:
+    ```mlir
+    %c = linalg.generic ins(%a, %w : tensor<?x?x768xf32>, tensor<768x3072xf32>)
+        outs(%init : tensor<?x?x3072xf32>) attrs = {attune.gemm, attune.tiling = ...}
+    ```
+    After:
+    ```mlir
+    %p = arith.constant dense_resource<...> : tensor<48x768x64xf32>
+    %c4 = linalg.generic ins(%a, %p : tensor<?x?x768xf32>, tensor<48x768x64xf32>)
+        outs(%init4 : tensor<?x?x48x64xf32>) attrs = {attune.gemm, attune.tiling = ...}
+    %c = tensor.collapse_shape %c4 [[0], [1], [2, 3]]
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def AttunePackHeadGemms : Pass<"attune-pack-head-gemms", "::mlir::ModuleOp"> {
+  let summary = "GEMMs whose output only attention heads read write the heads directly";
+  let description = [{
+    A GEMM (with its tiling) whose output is only sliced, split into heads
+    of the tiling's panel width and transposed to `[B, H, L, W]` (the packed
+    Q/K/V projection) becomes one GEMM per slice on packed weight panels,
+    writing `[B, S/W, M, W]` directly: the transposing copies go, and a
+    register tile's accumulators are contiguous. Runs before
+    `attune-vectorize-rows`, which would take the transposes.
+
+    Before: `linalg.generic {attune.gemm}` -> `extract_slice` ->
+    `expand_shape [B, M, H, 64]` -> `linalg.transpose [0, 2, 1, 3]`.
+    After: `linalg.generic {attune.gemm}` over packed panels, 5 loops
+    (b, nb, m, r, k), writing `[B, H, M, 64]`.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
   let summary = "Prefetch each GEMM's next weight slice while the current one runs";
   let description = [{
@@ -582,6 +712,34 @@ def AttuneRouteRuntimeCalls
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def AttuneSelectCpuTiling : Pass<"attune-select-cpu-tiling", "::mlir::ModuleOp"> {
+  let summary = "Decide each GEMM's tiling and write it as #attune.gemm_tiling";
+  let description = [{
+    The first of the CPU kernel passes. Each linear layer's contraction
+    (`attune.gemm`) and its epilogue, and each of tiled attention's tile
+    contractions (`attune.tile_gemm`), gets `attune.tiling =
+    #attune.gemm_tiling<...>`: the weight panel and register tile widths,
+    the register tile rows, the cache tile's depth and rows, the panels of a
+    parallel tile. The passes after it read the attribute; none decides a
+    tile size itself. The module gets `attune.cpu_kernels` when it has
+    marked kernels (see `dialect/Markers.h`). The rule is documented in
+    `docs/design.md` ("GEMM tiling").
+
+    Before:
+    ```mlir
+    %c = linalg.generic {...} ins(%a, %w : tensor<?x?x768xf32>, tensor<768x3072xf32>)
+        outs(%init : tensor<?x?x3072xf32>) attrs = {attune.gemm} {...}
+    ```
+    After:
+    ```mlir
+    %c = linalg.generic {...} ins(%a, %w : tensor<?x?x768xf32>, tensor<768x3072xf32>)
+        outs(%init : tensor<?x?x3072xf32>) attrs = {attune.gemm,
+        attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128,
+                                            cache_rows = 128, forall_panels = 2>} {...}
+    ```
+  }];
+}
+
 def AttuneSerializeSpirv : Pass<"attune-serialize-spirv", "::mlir::ModuleOp"> {
   let summary = "Serialize converted kernels into SPIR-V byte arrays";
   let description = [{
@@ -674,97 +832,84 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
 }
 
 def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
-  let summary = "Cache- and register-tile the linear layers' GEMMs; vectorize them and the row kernels";
+  let summary = "Tile and vectorize the GEMMs and tile ops as their tilings say; lower the vector code";
   let description = [{
-    Applies a transform-dialect schedule to the contraction generics that
-    `attune.linear` lowers to (marked `attune.gemm`: `[B, M, K] x [K, N]`
-    with the weight already transposed; N a multiple of 32). The weights are
-    packed as W-column panels `[N/W, K, W]` (W = 64 where 64 divides N, else
-    32) and the output viewed as `[B, M, N/W, W]`; cache tiles of 128 rows x
-    one panel x KTILE (128 rows: a weight panel streams from memory once
-    per 128 rows; 64 measured ~10 % slower at 128 x 768 x 3072, 256 slower
-    at 512 rows; KTILE = 128 for W = 64 and 256 for W = 32, so that a
-    panel's k tile, a slice of 32 KiB, stays in L1), their loops running
-    rows of 128, panels, k tiles, so that the slice after the current one
-    is the next in memory (`attune-prefetch-panels` fetches it ahead; the
-    full register tiles' k loops are marked `attune.panel_k_loop` for it),
-    then register tiles of 4 x 64
-    (W = 64: 4 broadcasts and 16 FMAs on four zmm registers per k step, 8
-    loads per 16 FMAs) or 8 x 32 (W = 32: 8 broadcasts, 16 FMAs, 10 loads;
-    measured ~15 % slower on an Ice Lake core), whose row loop is peeled so
-    that full tiles vectorize without masks, with the accumulator hoisted
-    out of the k loop; the column loop runs outside the row loop. The
-    remainder rows are vectorized one row at a time, each row's
-    accumulator carried through its own k loop. The GEMM's init (its zero
-    fill or bias broadcast) is rebuilt on the panel view and fused into each
-    cache tile (or epilogue tile), right before the tile's k loops, so the
-    accumulators' first loads hit L2 rather than a whole-output fill written
-    long before. Static tile ops of
-    tiled attention (`attune.tile_gemm`, `attune.vectorize`,
-    `attune.vectorize_1d`) get register tiles (4 x 64 where 4 divides M and
-    64 divides N, else 8 x 32) and row-wise vectorization;
-    a tile GEMM's accumulator producer (the score tile's zero fill, the
-    running output's rescaling by exp(m - m')) is fused into each register
-    tile, so the accumulator starts in registers instead of a filled or
-    rescaled copy of the tile. Vector `exp` becomes a polynomial and float
-    min/max reductions trees of halvings. (Schedule measured in
-    `shared/TOOLCHAIN.md` §2.)
+    Builds a transform-dialect schedule from the module's tilings (one group
+    per distinct `#attune.gemm_tiling`, wider panels first) and applies it:
+    GEMMs in cache tiles (`cache_rows` rows x one panel x `k_tile`, their
+    loops running rows, panels, k tiles) with register tiles of `rows` x
+    `panel` (the row loop peeled so that full tiles vectorize without masks;
+    the k loops of full tiles marked `attune.panel_k_loop` for
+    `attune-prefetch-panels`; the remaining rows one at a time); a GEMM with
+    an epilogue fused into the epilogue's tiles; attention's tile
+    contractions as register tiles; the row kernels' static tiles and the
+    fused inits vectorized; then, per function, contractions lowered to
+    FMAs with the accumulators hoisted out of the k loops, multi-reductions
+    and 16 x 16 transposes lowered. Does nothing without
+    `attune.cpu_kernels`.
 
-    Every other row kernel (an unmarked `linalg.generic` whose loops are all
-    parallel but possibly the last, a row reduction; the last loop static
-    with 16 to 4096 iterations, a multiple of 16 or at most 256; each
-    operand contiguous along it or broadcast across it, no gathers: layer
-    norms, residual adds, bias broadcasts, the softmax of short attention)
-    runs one row at a time, vectorized along the row in chunks of 64 (or 32,
-    16, the whole row: the largest that divides it), its sums
-    `vector.reduction`s with `reassoc` whose partial sums a loop over the
-    chunks carries in registers. (A 768-wide row as one vector spilled and
-    made LLVM's register allocation quadratic: minutes for a 12-layer
-    encoder.) Scalar, a layer norm's row sums were a chain of dependent
-    adds: residual + layer norm at 512 x 768 went from 1.13 to 0.37 ms (and
-    its error against PyTorch from 2.4e-6 to 9.5e-7). Row kernels that only
-    other row kernels read, with the rows of an element-wise one they feed
-    (a layer norm's row sum and variance, which only its normalization
-    reads), are fused into that one's row loop
-    (`tileConsumerAndFuseProducersUsingSCF`): each row's mean, variance and
-    normalized values are computed together, the row read from L1 after the
-    first pass, instead of three passes over all the rows (for 512 x 768,
-    3 MiB of input and residual, past L2). Measured (1 thread, best of 6-8
-    interleaved rounds): encoder layer 1 x 512 58.4 -> 56.4 ms, 8 x 128
-    102.9 -> 97.5 ms. A row kernel that anything else reads (a result, a
-    GEMM) is not fused. Tiled attention's query
-    transpose (`attune.transpose_tiles`) goes in 16 x 16 blocks, each one
-    vector read, a shuffle transpose and one vector write; as an
-    element-wise copy LLVM made it scatter stores. Rows shorter than 16 stay
-    scalar loops. With `parallel` the rows of a kernel outside any loop are
-    an `scf.forall`, so that they no longer run on one thread while the
-    others wait (inside a loop, such as a recurrence's steps, they stay
-    serial: a parallel region per step would cost more than its rows).
-
-    With `parallel`, each GEMM's cache tiles run inside an `scf.forall`
-    over tiles of 128 rows x 128 columns (2 or 4 panels), rows outer
-    (OpenMP threads in `attune-cpu-pipeline{parallel}`, whose guided
-    schedule, see `attune-omp-schedule`, gives each thread a large
-    contiguous first share of the flattened tiles, about its static one):
-    on a tall GEMM a thread gets whole row blocks, each reused over
-    all of N while it sits in L2, as in the serial nest; on a 128-row GEMM
-    the threads split the columns (768 make 6 tiles, an even share for 2 or
-    3 threads, where 256-column tiles made 3). Forall tiles over columns
-    alone re-read all of A for every 128 columns: at 2 threads, linear
-    768 -> 3072 took 5.1 against 4.0 ms at L = 200 and 38.0 against 33.9 at
-    L = 2048. A GEMM fused into its epilogue's forall tiles writes its
-    intermediate into an empty tensor of the forall tile's own shape (a
-    slice of the whole intermediate's `tensor.empty`, not a shared output
-    of the forall, bufferized to a private buffer copied into another per
-    tile); `attune-epilogue-in-registers` then applies the activation in
-    the register tiles, as in the serial nest.
+    Before: `linalg.generic {attune.gemm_cache_tile, attune.tiling = ...}`.
+    After: `scf.for` loops around `vector.fma` chains on `vector<64xf32>`
+    accumulators.
   }];
   let options = [
     Option<"parallel", "parallel", "bool", /*default=*/"false",
-           "Cache tiles inside an scf.forall over 128 x 128 tiles">,
+           "Cache tiles inside an scf.forall over cache_rows x forall_panels tiles">,
   ];
-  // The row kernels are tiled and vectorized before the schedule runs (and
-  // loads what its transforms generate).
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def AttuneTransposeTiles : Pass<"attune-transpose-tiles", "::mlir::ModuleOp"> {
+  let summary = "Transposing copies as vectorized 16 x 16 blocks";
+  let description = [{
+    A copy that transposes its two innermost dims (`attune.transpose_tiles`,
+    tiled attention's keys; both multiples of 16) runs in 16 x 16 blocks,
+    each one vector read, an in-register transpose and one vector write
+    (lowered to shuffles by `attune-tile-gemm`'s schedule). With `parallel`
+    the leading dims are an `scf.forall`.
+
+    Before: `linalg.generic {attune.transpose_tiles}` over `[B, H, L, 64]`.
+    After: loops over 16 x 16 blocks of `vector.transfer_read` +
+    `vector.transpose` + `vector.transfer_write`.
+  }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Leading dims as an scf.forall">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def AttuneVectorizeRows : Pass<"attune-vectorize-rows", "::mlir::ModuleOp"> {
+  let summary = "Vectorize the row kernels one row at a time";
+  let description = [{
+    Every unmarked row kernel (a `linalg.generic` or `linalg.transpose`
+    whose loops are all parallel but possibly the last, a row reduction;
+    the last loop static with 16 to 4096 iterations; each operand
+    contiguous along it or broadcast across it; no gathers: layer norms,
+    residual adds, the softmax of short attention) runs one row at a time,
+    vectorized along the row in chunks of 64 (or 32, 16, the whole row),
+    its sums `reassoc` vector reductions. Row kernels that only other row
+    kernels of the same rows read (a layer norm's mean and variance) are
+    fused into the row loop of the element-wise one they feed. With
+    `parallel`, the rows of a kernel outside any loop are an `scf.forall`.
+    Sets `attune.cpu_kernels` on the module when it vectorized anything.
+
+    Before: `linalg.generic ins(%x : tensor<?x768xf32>)` (a row kernel).
+    After: `scf.for %i` over rows containing `vector.transfer_read`s of
+    `vector<64xf32>` chunks.
+  }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Rows of kernels outside loops as an scf.forall">,
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",

@@ -84,6 +84,20 @@ static void addLinalgCleanup(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+/// The CPU kernel passes (lowering/CPU), in their order: a pass reads what
+/// the ones before it decided or marked.
+static void addCpuKernelPasses(OpPassManager &pm, bool parallel) {
+  pm.addPass(createAttuneSelectCpuTiling());
+  pm.addPass(createAttunePackHeadGemms());
+  pm.addPass(createAttuneVectorizeRows({parallel}));
+  pm.addPass(createAttuneTransposeTiles({parallel}));
+  pm.addPass(createAttunePackGemms());
+  pm.addPass(createAttuneFuseGemmInits({parallel}));
+  pm.addPass(createAttuneTileGemm({parallel}));
+  pm.addPass(createAttuneAccumulatorsInRegisters());
+  pm.addPass(createAttuneFinishCpuKernels({parallel}));
+}
+
 void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
                                     const CpuOptions &options) {
   buildAttuneFusions(pm, options.explainFusion);
@@ -105,10 +119,10 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   // Dynamic extents that must agree are checked before each kernel runs.
   pm.addPass(createAttuneInsertRuntimeChecks());
   pm.addPass(createCanonicalizerPass());
-  // The linear layers' GEMMs: cache and register tiles, vector FMAs.
-  AttuneTileGemmOptions gemm;
-  gemm.parallel = options.parallel;
-  pm.addPass(createAttuneTileGemm(gemm));
+  // The CPU kernels: each GEMM's tiling decided (a typed attribute), then
+  // applied: packed weights, vectorized rows, fused inits, cache and
+  // register tiles, vector FMAs.
+  addCpuKernelPasses(pm, options.parallel);
   if (last == CpuStage::Linalg)
     return;
   if (failed(parsePassPipeline(kCpuBufferize, pm)))
@@ -337,7 +351,22 @@ mlir::attune::vulkanProfileOf(const VulkanOptions &options) {
   return profile;
 }
 
+namespace {
+struct CpuKernelsOptions : PassPipelineOptions<CpuKernelsOptions> {
+  Option<bool> parallel{*this, "parallel",
+                        llvm::cl::desc("As attune-cpu-pipeline's parallel"),
+                        llvm::cl::init(false)};
+};
+} // namespace
+
 void mlir::attune::registerAttunePipelines() {
+  PassPipelineRegistration<CpuKernelsOptions>(
+      "attune-cpu-kernels",
+      "The CPU kernel passes of attune-cpu-pipeline, from "
+      "attune-select-cpu-tiling to attune-finish-cpu-kernels",
+      [](OpPassManager &pm, const CpuKernelsOptions &options) {
+        addCpuKernelPasses(pm, options.parallel);
+      });
   PassPipelineRegistration<CpuPipelineOptions>(
       "attune-cpu-pipeline",
       "attune -> linalg -> bufferized loops -> LLVM dialect (weights bound)",

@@ -1,0 +1,292 @@
+//===- CpuKernels.cpp - building blocks of the CPU kernel passes ----------===//
+
+#include "lowering/CPU/CpuKernels.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+namespace mlir::attune::cpu {
+
+namespace {
+/// The marks the lowering and attune-tile-attention put on ops for the
+/// kernel passes, and those the passes put on each other's ops.
+constexpr StringLiteral kMarks[] = {
+    kGemmAttr,          kEpilogueAttr,    kGemmCacheTileAttr,
+    kInitTileAttr,      kHeadsInitAttr,   kTileGemmAttr,
+    kVectorizeAttr,     kVectorize1DAttr, kTransposeTilesAttr,
+    kTilingAttr};
+} // namespace
+
+GemmTilingAttr tilingOf(Operation *op) {
+  return op->getAttrOfType<GemmTilingAttr>(kTilingAttr);
+}
+
+bool hasKernelMark(Operation *op) {
+  return llvm::any_of(kMarks, [&](StringRef m) { return op->hasAttr(m); });
+}
+
+void removeKernelMarks(Operation *op) {
+  for (StringRef attr : kMarks)
+    op->removeAttr(attr);
+}
+
+bool hasCpuKernels(ModuleOp module) {
+  return module->hasAttr(kCpuKernelsAttr);
+}
+
+Value splitColumns(OpBuilder &b, Location loc, Value v, int64_t width) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() /= width;
+  shape.push_back(width);
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    groups.push_back({d});
+  groups.push_back({rank - 1, rank});
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank + 1; ++d)
+    sizes.push_back(ShapedType::isDynamic(shape[d])
+                        ? OpFoldResult(tensor::DimOp::create(b, loc, v, d).getResult())
+                        : OpFoldResult(b.getIndexAttr(shape[d])));
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v, groups,
+      sizes);
+}
+
+Value joinColumns(OpBuilder &b, Location loc, Value v) {
+  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    groups.push_back({d});
+  groups.push_back({rank - 2, rank - 1});
+  return tensor::CollapseShapeOp::create(b, loc, v, groups);
+}
+
+Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width) {
+  auto type = cast<RankedTensorType>(w.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  auto packedType =
+      RankedTensorType::get({n / width, k, width}, type.getElementType());
+  if (std::optional<std::vector<char>> bytes = attune::constantBytes(w);
+      bytes && type.getElementType().isF32()) {
+    const float *src = reinterpret_cast<const float *>(bytes->data());
+    std::vector<float> dst(k * n);
+    for (int64_t nb = 0; nb < n / width; ++nb)
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int64_t r = 0; r < width; ++r)
+          dst[(nb * k + kk) * width + r] = src[kk * n + nb * width + r];
+    auto attr = DenseResourceElementsAttr::get(
+        packedType,
+        attune::constantKey(w, "weight") + "_p" + std::to_string(width),
+        HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
+    return arith::ConstantOp::create(b, loc, packedType, attr);
+  }
+  Value init = tensor::EmptyOp::create(b, loc, packedType.getShape(),
+                                       packedType.getElementType());
+  // B = W^T computed at run time: one transpose of W [N, K] as [N/W, W, K].
+  if (auto t = w.getDefiningOp<linalg::TransposeOp>();
+      t && t.getPermutation() == ArrayRef<int64_t>{1, 0}) {
+    Value wn = t.getInput();
+    Value split = tensor::ExpandShapeOp::create(
+        b, loc,
+        RankedTensorType::get({n / width, width, k}, type.getElementType()),
+        wn, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    return linalg::TransposeOp::create(b, loc, split, init,
+                                       ArrayRef<int64_t>{0, 2, 1})
+        ->getResult(0);
+  }
+  Value split = splitColumns(b, loc, w, width); // [K, N/W, W]
+  return linalg::TransposeOp::create(b, loc, split, init,
+                                     ArrayRef<int64_t>{1, 0, 2})
+      ->getResult(0);
+}
+
+Value broadcastBias(Operation *op) {
+  auto bcast = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!bcast || bcast.getNumDpsInputs() != 1 || bcast.getNumDpsInits() != 1 ||
+      bcast.getNumLoops() != 3)
+    return nullptr;
+  MLIRContext *ctx = op->getContext();
+  Value bias = bcast.getDpsInputs()[0];
+  auto biasType = dyn_cast<RankedTensorType>(bias.getType());
+  auto yield = cast<linalg::YieldOp>(bcast.getBody()->getTerminator());
+  if (!biasType || biasType.getRank() != 1 || biasType.isDynamicDim(0) ||
+      bcast.getIndexingMapsArray()[0] !=
+          AffineMap::get(3, 0, getAffineDimExpr(2, ctx)) ||
+      !bcast.getIndexingMapsArray()[1].isIdentity() ||
+      yield.getValues().size() != 1 ||
+      yield.getValues()[0] != bcast.getBody()->getArgument(0))
+    return nullptr;
+  return bias;
+}
+
+linalg::GenericOp panelBias(OpBuilder &b, Location loc, Value bias,
+                                   int64_t offset, int64_t size, int64_t width,
+                                   Value empty, unsigned panelDim) {
+  MLIRContext *ctx = b.getContext();
+  auto biasType = cast<RankedTensorType>(bias.getType());
+  Value part = bias;
+  if (offset != 0 || size != biasType.getDimSize(0))
+    part = tensor::ExtractSliceOp::create(
+        b, loc, bias, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(size)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  Value bias2 = tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get({size / width, width}, biasType.getElementType()),
+      part, ArrayRef<ReassociationIndices>{{0, 1}});
+  AffineExpr panel = getAffineDimExpr(panelDim, ctx),
+             column = getAffineDimExpr(3, ctx);
+  return linalg::GenericOp::create(
+      b, loc, TypeRange{empty.getType()}, ValueRange{bias2}, ValueRange{empty},
+      ArrayRef<AffineMap>{AffineMap::get(4, 0, {panel, column}, ctx),
+                          b.getMultiDimIdentityMap(4)},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, args[0]);
+      });
+}
+
+linalg::GenericOp createPackedGemm(OpBuilder &b, Location loc, Value a,
+                                          Value panels, Value init,
+                                          bool panelMajor) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0, d1, d2, d3, d4;
+  bindDims(ctx, d0, d1, d2, d3, d4);
+  AffineMap out = panelMajor ? AffineMap::get(5, 0, {d0, d2, d1, d3}, ctx)
+                             : AffineMap::get(5, 0, {d0, d1, d2, d3}, ctx);
+  using Iter = utils::IteratorType;
+  return linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{a, panels},
+      ValueRange{init},
+      ArrayRef<AffineMap>{AffineMap::get(5, 0, {d0, d1, d4}, ctx),
+                          AffineMap::get(5, 0, {d2, d4, d3}, ctx), out},
+      ArrayRef<Iter>{Iter::parallel, Iter::parallel, Iter::parallel,
+                     Iter::parallel, Iter::reduction});
+}
+
+Value headsInit(OpBuilder &b, Location loc, Value init, Value empty,
+                       ArrayRef<OpFoldResult> offsets,
+                       ArrayRef<OpFoldResult> extents, int64_t offset,
+                       int64_t size, int64_t width) {
+  MLIRContext *ctx = b.getContext();
+  Operation *def = init.getDefiningOp();
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(def)) {
+    auto f = linalg::FillOp::create(b, loc, fill.getInputs()[0], empty);
+    f->setAttr(kHeadsInitAttr, UnitAttr::get(ctx));
+    return f.getResult(0);
+  }
+  if (Value bias = broadcastBias(def)) {
+    linalg::GenericOp g =
+        panelBias(b, loc, bias, offset, size, width, empty, /*panelDim=*/1);
+    g->setAttr(kHeadsInitAttr, UnitAttr::get(ctx));
+    return g.getResult(0);
+  }
+  Value part = tensor::ExtractSliceOp::create(
+      b, loc, init,
+      ArrayRef<OpFoldResult>{offsets[0], offsets[1], b.getIndexAttr(offset)},
+      ArrayRef<OpFoldResult>{extents[0], extents[1], b.getIndexAttr(size)},
+      SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
+  return linalg::TransposeOp::create(b, loc, splitColumns(b, loc, part, width),
+                                     empty, ArrayRef<int64_t>{0, 2, 1, 3})
+      ->getResult(0);
+}
+
+FailureOr<scf::SCFTileAndFuseResult>
+tileAndFuse(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> sizes,
+            bool forall, scf::SCFTileAndFuseOptions::ControlFnTy fuse) {
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  if (forall)
+    options.tilingOptions.setLoopType(
+        scf::SCFTilingOptions::LoopType::ForallOp);
+  options.setFusionControlFn(std::move(fuse));
+  rewriter.setInsertionPoint(op);
+  return scf::tileConsumerAndFuseProducersUsingSCF(
+      rewriter, cast<TilingInterface>(op), options);
+}
+
+FailureOr<scf::SCFTileAndFuseResult>
+tileAndFuseDestination(RewriterBase &rewriter, linalg::GenericOp op,
+                       Operation *producer, ArrayRef<int64_t> sizes,
+                       bool forall) {
+  FailureOr<scf::SCFTileAndFuseResult> r = tileAndFuse(
+      rewriter, op, sizes, forall,
+      [&](tensor::ExtractSliceOp, OpResult p, bool isDestination)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (!isDestination || p.getOwner() != producer)
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
+  if (succeeded(r))
+    rewriter.replaceOp(op, r->replacements.lookup(op.getResult(0)));
+  return r;
+}
+
+SmallVector<Operation *> tileAndReplace(RewriterBase &rewriter,
+                                               Operation *op,
+                                               ArrayRef<int64_t> sizes,
+                                               bool forall) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
+  if (forall)
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
+  if (failed(tiled))
+    return {};
+  rewriter.replaceOp(op, tiled->replacements);
+  return SmallVector<Operation *>(tiled->tiledOps);
+}
+
+bool vectorizeInPlace(RewriterBase &rewriter, Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.hasDynamicShape() ||
+      failed(linalg::vectorizeOpPrecondition(op)))
+    return false;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vec = linalg::vectorize(rewriter, op);
+  if (failed(vec))
+    return false;
+  rewriter.replaceOp(op, vec->replacements);
+  return true;
+}
+
+bool parallelRows(Operation *op, bool parallel) {
+  return parallel && !op->getParentOfType<LoopLikeOpInterface>();
+}
+
+bool isShapePreserving(scf::ForOp loop, unsigned index) {
+  Value arg = loop.getRegionIterArgs()[index];
+  Value v = loop.getYieldedValues()[index];
+  while (v != arg) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false;
+    if (auto write = dyn_cast<vector::TransferWriteOp>(def))
+      v = write.getBase();
+    else if (auto insert = dyn_cast<tensor::InsertSliceOp>(def))
+      v = insert.getDest();
+    else if (auto inner = dyn_cast<scf::ForOp>(def)) {
+      unsigned i = cast<OpResult>(v).getResultNumber();
+      if (!isShapePreserving(inner, i))
+        return false;
+      v = inner.getInitArgs()[i];
+    } else if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
+      v = dps.getTiedOpOperand(cast<OpResult>(v))->get();
+    else
+      return false;
+  }
+  return true;
+}
+
+} // namespace mlir::attune::cpu

@@ -1,0 +1,108 @@
+//===- CpuKernels.h - building blocks of the CPU kernel passes --*- C++ -*-===//
+//
+// What the CPU kernel passes (attune-select-cpu-tiling ... attune-finish-
+// cpu-kernels, see lowering/Pipelines.cpp) share: the packed-weight layout
+// of the GEMMs, tiling with fusion, in-place vectorization, and the marks
+// they read (dialect/Markers.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_LOWERING_CPU_CPUKERNELS_H
+#define ATTUNE_LOWERING_CPU_CPUKERNELS_H
+
+#include "dialect/AttuneOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::attune::cpu {
+
+/// The typed tiling decision of `op` (attune.tiling), or null.
+GemmTilingAttr tilingOf(Operation *op);
+
+/// Whether `op` carries one of the marks the CPU kernel passes act on (the
+/// GEMM roles, tile GEMMs, vectorize and transpose marks, a tiling); the
+/// row kernels are the unmarked ones.
+bool hasKernelMark(Operation *op);
+/// Removes all of those marks from `op`.
+void removeKernelMarks(Operation *op);
+/// Whether `module` has work for the kernel schedule (kCpuKernelsAttr).
+bool hasCpuKernels(ModuleOp module);
+
+//===----------------------------------------------------------------------===//
+// Packed weights: a GEMM C[B, M, N] += A[B, M, K] B[K, N] runs as
+// C[b, m, nb, r] += A[b, m, k] P[nb, k, r] on panels P [N/W, K, W]
+//===----------------------------------------------------------------------===//
+
+/// `v` [d0, ..., N] as [d0, ..., N/W, W] (a reshape, no copy).
+Value splitColumns(OpBuilder &b, Location loc, Value v, int64_t width);
+/// [..., N/W, W] back to [..., N].
+Value joinColumns(OpBuilder &b, Location loc, Value v);
+/// B [K, N] as W-column panels P [N/W, K, W], P[nb, k, r] = B[k, W nb + r]:
+/// a new constant for constant weights, else a transpose of the reshaped B.
+Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width);
+/// The bias of `op` if it is the bias broadcast of a linear layer,
+/// out[b, m, n] = bias[n] over [B, M, N] with a static [N] bias; else null.
+Value broadcastBias(Operation *op);
+/// Columns [offset, offset + size) of `bias` [N] broadcast into `empty`, a
+/// rank-4 tensor with panels of `width` columns at dim `panelDim` and the
+/// columns of a panel at dim 3.
+linalg::GenericOp panelBias(OpBuilder &b, Location loc, Value bias,
+                            int64_t offset, int64_t size, int64_t width,
+                            Value empty, unsigned panelDim);
+/// C += A P on packed weights, body to be filled in: loops (b, m, nb, r, k)
+/// over A [B, M, K], panels P [N/W, K, W] and `init`, C [B, M, N/W, W], or
+/// [B, N/W, M, W] with `panelMajor`.
+linalg::GenericOp createPackedGemm(OpBuilder &b, Location loc, Value a,
+                                   Value panels, Value init, bool panelMajor);
+/// The slice `offsets`/`extents` of `init` [B, M, N] (a zero fill, the bias
+/// broadcast, or any tensor) at columns [offset, offset + size), as heads
+/// [B, size/W, M, W] written into `empty`: a fill or a bias broadcast on
+/// that layout (marked kHeadsInitAttr for attune-fuse-gemm-inits), else a
+/// transposing copy.
+Value headsInit(OpBuilder &b, Location loc, Value init, Value empty,
+                ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> extents,
+                int64_t offset, int64_t size, int64_t width);
+
+//===----------------------------------------------------------------------===//
+// Tiling and vectorization
+//===----------------------------------------------------------------------===//
+
+/// `op` tiled by `sizes` (scf.for loops, or one scf.forall), with the
+/// producers `fuse` admits (as scf::tileConsumerAndFuseProducersUsingSCF's
+/// control function) fused into the loops; `op` itself is left for the
+/// caller to replace.
+FailureOr<scf::SCFTileAndFuseResult>
+tileAndFuse(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> sizes,
+            bool forall, scf::SCFTileAndFuseOptions::ControlFnTy fuse);
+/// `op` tiled by `sizes` (scf.for loops, or one scf.forall) with `producer`,
+/// the op that makes its init, fused into the loops as the destination;
+/// `op` replaced.
+FailureOr<scf::SCFTileAndFuseResult>
+tileAndFuseDestination(RewriterBase &rewriter, linalg::GenericOp op,
+                       Operation *producer, ArrayRef<int64_t> sizes,
+                       bool forall);
+/// `op` tiled by `sizes` (scf.for loops, or an scf.forall with `forall`) and
+/// replaced; the tiled ops, none if tiling failed (`op` then stays).
+SmallVector<Operation *> tileAndReplace(RewriterBase &rewriter, Operation *op,
+                                        ArrayRef<int64_t> sizes, bool forall);
+/// Vectorizes a static-shaped linalg op in place; false if it is not one or
+/// the vectorizer declines.
+bool vectorizeInPlace(RewriterBase &rewriter, Operation *op);
+/// Whether the rows of `op` run as an scf.forall: with `parallel`, unless
+/// `op` runs inside a loop (in a forall, or once per step of a recurrence,
+/// where a parallel region per step would cost more than its rows).
+bool parallelRows(Operation *op, bool parallel);
+
+/// Whether result `index` of `loop` has its init's shape: every iteration
+/// yields its iter_arg rewritten in place (vector.transfer_write,
+/// tensor.insert_slice, a destination-style op, or a nested loop that is
+/// itself shape preserving).
+bool isShapePreserving(scf::ForOp loop, unsigned index);
+
+} // namespace mlir::attune::cpu
+
+#endif // ATTUNE_LOWERING_CPU_CPUKERNELS_H

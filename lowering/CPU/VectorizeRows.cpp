@@ -1,0 +1,247 @@
+//===- VectorizeRows.cpp - row kernels, one vectorized row at a time --------===//
+//
+// attune-vectorize-rows: the element-wise and row-reduction kernels outside
+// the GEMMs and tiled attention (layer norm, residual adds, the softmax of
+// short attention) vectorized row by row (see vectorizeRows).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/CPU/CpuKernels.h"
+#include "lowering/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir::attune {
+#define GEN_PASS_DEF_ATTUNEVECTORIZEROWS
+#include "lowering/Passes.h.inc"
+} // namespace mlir::attune
+
+using namespace mlir;
+using namespace mlir::attune;
+using namespace mlir::attune::cpu;
+
+/// Whether `op` is a row-wise kernel worth vectorizing row by row: at least
+/// two loops, all parallel but possibly the last (a row reduction), the last
+/// static with 16 to 4096 iterations, and every operand either contiguous
+/// along it (its last index) or not indexed by it (broadcast).
+static bool isRowKernel(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  if (!isa<linalg::GenericOp, linalg::TransposeOp>(op.getOperation()) ||
+      loops < 2 || op.getNumDpsInits() == 0 || !op.hasPureTensorSemantics())
+    return false;
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (unsigned d = 0; d + 1 < loops; ++d)
+    if (iters[d] != utils::IteratorType::parallel)
+      return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t last = ranges.back();
+  if (ShapedType::isDynamic(last) || last < 16 || last > 4096 ||
+      (last % 16 != 0 && last > 256))
+    return false;
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    if (!map.isProjectedPermutation())
+      return false;
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      if (map.getDimPosition(r) == loops - 1 && r + 1 != map.getNumResults())
+        return false;
+  }
+  // The vectorizer's gathers (tensor.extract in the body) are not worth it.
+  bool extracts = false;
+  op.getBlock()->walk([&](tensor::ExtractOp) { extracts = true; });
+  return !extracts;
+}
+
+/// The chunk a row of `n` elements is vectorized in: 64, 32 or 16 if one
+/// divides it, else the whole row (at most 4096; isRowKernel bounds it)
+/// when it is at most 256.
+static int64_t rowChunk(int64_t n) {
+  for (int64_t c : {64, 32, 16})
+    if (n % c == 0)
+      return c;
+  return n;
+}
+
+/// The init of a linear layer's GEMM (its bias broadcast, the GEMM's only
+/// user): fuseGemmInits fuses it into the GEMM's cache tiles, so the row
+/// kernels leave it alone.
+static bool isGemmInit(linalg::LinalgOp op) {
+  if (op->getNumResults() != 1)
+    return false;
+  bool init = false;
+  for (OpOperand &use : op->getResult(0).getUses()) {
+    if (isa<tensor::DimOp>(use.getOwner()))
+      continue;
+    auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
+    auto feedsEpilogue = [](linalg::GenericOp g) {
+      return llvm::any_of(g->getUsers(), [](Operation *u) {
+        return u->hasAttr(kEpilogueAttr);
+      });
+    };
+    if (init || !user ||
+        !(user->hasAttr(kGemmAttr) || feedsEpilogue(user)) ||
+        !user.isDpsInit(&use))
+      return false;
+    init = true;
+  }
+  return init;
+}
+
+/// Chunks each row kernel in `rows` (tiles of one row) along the row and
+/// vectorizes it; whether it vectorized any.
+static bool vectorizeRowTiles(RewriterBase &rewriter,
+                              ArrayRef<Operation *> rows, int64_t length) {
+  // Long rows in chunks of 64 (four zmm per operand), an scf.for along the
+  // row (a reduction's partial sums carried through it): a whole 768-wide
+  // row as one vector spilled most of it and sent LLVM's register
+  // allocator quadratic (minutes for a 12-layer encoder).
+  SmallVector<Operation *> chunks(rows);
+  if (int64_t chunk = rowChunk(length); chunk < length) {
+    chunks.clear();
+    for (Operation *row : rows) {
+      SmallVector<int64_t> along(cast<linalg::LinalgOp>(row).getNumLoops(), 0);
+      along.back() = chunk;
+      llvm::append_range(chunks, tileAndReplace(rewriter, row, along, false));
+    }
+  }
+  bool any = false;
+  for (Operation *row : chunks)
+    any |= vectorizeInPlace(rewriter, row);
+  return any;
+}
+
+/// Row kernels of `kernels` that only row kernels read, with the rows of
+/// `consumer` (an element-wise row kernel), fused into its row loop: a
+/// layer norm's row sum and variance, computed per row right before the row
+/// is normalized, instead of three passes over the whole [M, N] input (each
+/// re-adding the residual; for M = 512, 3 MiB of inputs, past L2, streamed
+/// three times). A producer that several fused kernels read is fused once
+/// per distinct slice of it (the mean, which the variance and the
+/// normalization both read for the same row, is computed once). Returns the
+/// row tiles of the consumer and the fused producers (none where there is
+/// nothing to fuse or tiling fails). The consumer and the producers nothing
+/// else reads any more are erased, moved from `kernels` to `erased`.
+static SmallVector<Operation *>
+fuseRowProducers(RewriterBase &rewriter, linalg::LinalgOp consumer,
+                 llvm::SmallPtrSetImpl<Operation *> &kernels,
+                 llvm::SmallPtrSetImpl<Operation *> &erased, bool forall) {
+  unsigned loops = consumer.getNumLoops();
+  int64_t length = consumer.getStaticLoopRanges().back();
+  // The producers that fuse, from the consumer's inputs back, before tiling
+  // adds slices of them: row kernels of as many loops, the last over rows
+  // of the same length, that only row kernels read.
+  llvm::SmallPtrSet<Operation *, 4> fusable;
+  SmallVector<Value> worklist(consumer.getDpsInputs());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val().getDefiningOp();
+    auto producer = dyn_cast_or_null<linalg::LinalgOp>(op);
+    if (!producer || !kernels.contains(op) || op == consumer ||
+        fusable.contains(op) || producer.getNumLoops() != loops ||
+        producer.getStaticLoopRanges().back() != length ||
+        !llvm::all_of(op->getUsers(), [&](Operation *user) {
+          return isa<tensor::DimOp>(user) || kernels.contains(user);
+        }))
+      continue;
+    fusable.insert(op);
+    llvm::append_range(worklist, producer.getDpsInputs());
+  }
+  if (fusable.empty())
+    return {};
+  SmallVector<int64_t> rowSizes(loops, 1);
+  rowSizes.back() = 0;
+  FailureOr<scf::SCFTileAndFuseResult> result = tileAndFuse(
+      rewriter, consumer, rowSizes, forall,
+      [&](tensor::ExtractSliceOp slice, OpResult producer, bool isInit)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        // One row's worth of the producer, not all of it broadcast.
+        RankedTensorType type = slice.getResultType();
+        if (isInit || !fusable.contains(producer.getOwner()) ||
+            !type.hasStaticShape() || type.getNumElements() > length)
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
+  if (failed(result) || result->fusedProducers.empty())
+    return {};
+  for (OpResult r : consumer->getResults())
+    rewriter.replaceAllUsesWith(r, result->replacements.lookup(r));
+  // The consumer, then each fused producer nothing else reads (the variance
+  // before the mean it reads; a tensor.dim of a producer reads its init).
+  kernels.erase(consumer);
+  erased.insert(consumer);
+  rewriter.eraseOp(consumer);
+  for (bool again = true; again;) {
+    again = false;
+    for (Operation *producer : result->fusedProducers) {
+      if (erased.contains(producer))
+        continue;
+      auto dps = cast<DestinationStyleOpInterface>(producer);
+      for (OpResult r : producer->getResults())
+        for (Operation *user : llvm::make_early_inc_range(r.getUsers()))
+          if (auto dim = dyn_cast<tensor::DimOp>(user))
+            rewriter.modifyOpInPlace(dim, [&] {
+              dim.getSourceMutable().assign(dps.getTiedOpOperand(r)->get());
+            });
+      if (!producer->use_empty())
+        continue;
+      kernels.erase(producer);
+      erased.insert(producer);
+      rewriter.eraseOp(producer);
+      again = true;
+    }
+  }
+  return SmallVector<Operation *>(result->tiledAndFusedOps.begin(),
+                                  result->tiledAndFusedOps.end());
+}
+
+/// The element-wise and row-reduction kernels outside the GEMMs and tiled
+/// attention (layer norm, residual adds, softmax of short attention, ...):
+/// every loop but the last tiled by 1, and the row vectorized (768 floats
+/// as 48 zmm). Scalar, a layer norm's row sums were a chain of dependent
+/// adds, stored every step. Row kernels that only feed others of the same
+/// rows are fused into the row loop of the element-wise one they feed
+/// (fuseRowProducers). Returns whether it vectorized any.
+static bool vectorizeRows(ModuleOp module, bool parallel) {
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
+    if (!hasKernelMark(op) && isRowKernel(op) && !isGemmInit(op))
+      ops.push_back(op);
+  });
+  llvm::SmallPtrSet<Operation *, 16> kernels, erased;
+  for (linalg::LinalgOp op : ops)
+    kernels.insert(op);
+  IRRewriter rewriter(module.getContext());
+  bool any = false;
+  // Element-wise consumers first, last to first, each with what it fuses.
+  for (linalg::LinalgOp op : llvm::reverse(ops)) {
+    if (erased.contains(op) || op.getNumReductionLoops() != 0)
+      continue;
+    int64_t length = op.getStaticLoopRanges().back();
+    SmallVector<Operation *> tiles = fuseRowProducers(
+        rewriter, op, kernels, erased, parallelRows(op, parallel));
+    any |= vectorizeRowTiles(rewriter, tiles, length);
+  }
+  for (linalg::LinalgOp op : ops) {
+    if (erased.contains(op))
+      continue;
+    SmallVector<int64_t> rowSizes(op.getNumLoops(), 1);
+    rowSizes.back() = 0;
+    int64_t length = op.getStaticLoopRanges().back();
+    SmallVector<Operation *> rows =
+        tileAndReplace(rewriter, op, rowSizes, parallelRows(op, parallel));
+    any |= vectorizeRowTiles(rewriter, rows, length);
+  }
+  return any;
+}
+
+namespace {
+struct AttuneVectorizeRowsPass
+    : mlir::attune::impl::AttuneVectorizeRowsBase<AttuneVectorizeRowsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // The vector code needs the kernel schedule's lowering patterns.
+    if (vectorizeRows(module, parallel))
+      module->setAttr(kCpuKernelsAttr, UnitAttr::get(&getContext()));
+  }
+};
+} // namespace
