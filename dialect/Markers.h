@@ -31,6 +31,12 @@ inline constexpr llvm::StringLiteral kTileQCapAttr = "attune.tile_q_cap";
 /// (attune-externalize-weights; read by the compile flow for the metadata).
 inline constexpr llvm::StringLiteral kWeightNameAttr = "attune.weight_name";
 
+/// func.func argument: a weight (or a value computed from weights alone) of
+/// a layer function made by attune-outline-layers; what
+/// attune-hoist-weight-preparation may prepare in the callers, and then
+/// removes.
+inline constexpr llvm::StringLiteral kWeightArgAttr = "attune.weight";
+
 //===----------------------------------------------------------------------===//
 // On linalg ops, from convert-attune-to-linalg and attune-tile-attention,
 // for the CPU code generation (lowering/CPU)

@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Linker/Linker.h"
@@ -13,6 +14,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -73,7 +75,6 @@ createTargetMachine(StringRef cpu, StringRef features) {
       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
-namespace {
 void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -94,8 +95,6 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
 }
-
-} // namespace
 
 std::unique_ptr<llvm::Module>
 buildArtifactModule(llvm::LLVMContext &llvmContext, ModuleOp cpuModule,
@@ -191,7 +190,20 @@ buildArtifactModule(llvm::LLVMContext &llvmContext, ModuleOp cpuModule,
     b.CreateCall(ciface, args);
     b.CreateRetVoid();
   }
-  optimize(module, tm);
+  // The library exports its entries and their wrappers; the functions the
+  // lowering made public on its way (the C interface of an outlined layer,
+  // the deallocation helper) become internal, and O3 drops what no one calls.
+  llvm::StringSet<> exported;
+  for (const artifact::EntrySpec &e : metadata.entries)
+    exported.insert(e.name);
+  for (const auto &[from, to] : wrappers) {
+    exported.insert(from);
+    exported.insert(to);
+  }
+  for (llvm::Function &fn : module)
+    if (!fn.isDeclaration() && fn.hasExternalLinkage() &&
+        !exported.contains(fn.getName()))
+      fn.setLinkage(llvm::GlobalValue::InternalLinkage);
   return llvmModule;
 }
 
@@ -215,8 +227,8 @@ LogicalResult emitObject(llvm::Module &module, llvm::TargetMachine &tm,
 }
 
 /// Links `object` into the shared library `output` with the system driver.
-LogicalResult linkSharedLibrary(StringRef object, StringRef output,
-                                bool openmp) {
+LogicalResult linkSharedLibrary(ArrayRef<std::string> objects,
+                                StringRef output, bool openmp) {
   llvm::ErrorOr<std::string> driver = llvm::sys::findProgramByName("cc");
   if (!driver)
     driver = llvm::sys::findProgramByName("gcc");
@@ -225,8 +237,18 @@ LogicalResult linkSharedLibrary(StringRef object, StringRef output,
                     "shared library; install gcc or use --emit=obj\n";
     return failure();
   }
-  SmallVector<StringRef> args = {*driver, "-shared", "-o", output, object,
-                                 "-Wl,-z,noexecstack"};
+  SmallVector<StringRef> args = {*driver, "-shared", "-o", output};
+  for (const std::string &object : objects)
+    args.push_back(object);
+  args.push_back("-Wl,-z,noexecstack");
+  // lld when it is installed (the one next to LLVM's tools: the driver finds
+  // ld.lld in the -B directory).
+  std::string lldDir;
+  if (StringRef lld = ATTUNE_LLD;
+      !lld.empty() && llvm::sys::fs::can_execute(lld)) {
+    lldDir = ("-B" + llvm::sys::path::parent_path(lld) + "/").str();
+    args.append({"-fuse-ld=lld", lldDir});
+  }
   // Parallel kernels call into LLVM's OpenMP runtime.
   std::string ompDir = "-L" ATTUNE_OMP_LIB_DIR;
   std::string ompRpath = "-Wl,-rpath," ATTUNE_OMP_LIB_DIR;

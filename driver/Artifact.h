@@ -31,21 +31,25 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(llvm::StringRef cpu,
 /// The LLVM module of the artifact: `cpuModule` and `vulkanModule` (either
 /// may be null; both in the LLVM dialect) translated and linked, each entry's
 /// runtime wrapper added, and `metadata` (completed with the target CPU and
-/// its ISA extensions from `tm`) as the metadata global; optimized at O3.
-/// Null after reporting an error.
+/// its ISA extensions from `tm`) as the metadata global. Null after
+/// reporting an error.
 std::unique_ptr<llvm::Module>
 buildArtifactModule(llvm::LLVMContext &context, ModuleOp cpuModule,
                     ModuleOp vulkanModule, ::attune::artifact::Metadata metadata,
                     llvm::TargetMachine &tm);
 
+/// Optimizes `module` at O3 for `tm` (without loop unrolling: the kernels
+/// arrive unrolled where it pays).
+void optimize(llvm::Module &module, llvm::TargetMachine &tm);
+
 /// Writes `module` as an object file to `path`.
 LogicalResult emitObject(llvm::Module &module, llvm::TargetMachine &tm,
                          llvm::StringRef path);
 
-/// Links `object` into the shared library `output` with the system driver;
+/// Links `objects` into the shared library `output` with the system driver;
 /// `openmp`: the code calls LLVM's OpenMP runtime.
-LogicalResult linkSharedLibrary(llvm::StringRef object, llvm::StringRef output,
-                                bool openmp);
+LogicalResult linkSharedLibrary(ArrayRef<std::string> objects,
+                                llvm::StringRef output, bool openmp);
 
 } // namespace mlir::attune::driver
 

@@ -2,6 +2,7 @@
 
 #include "driver/Compile.h"
 #include "driver/Artifact.h"
+#include "driver/DataObject.h"
 #include "dialect/AttuneDialect.h"
 #include "dialect/AttuneOps.h"
 #include "lowering/Vulkan/KernelTable.h"
@@ -17,6 +18,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
@@ -42,6 +44,10 @@ void registerCompilerDialects(DialectRegistry &registry) {
 }
 
 namespace {
+
+/// Constants from this size on go into the data object (smaller ones stay
+/// where LLVM can see their values).
+constexpr size_t kDataObjectMinBytes = 4096;
 
 //===----------------------------------------------------------------------===//
 // Entry points
@@ -183,7 +189,8 @@ LogicalResult externalizeWeights(ModuleOp module,
 /// them (--weights-external), before anything else: a model and its weights
 /// that disagree fail early, at the weight's location.
 LogicalResult prepareWeights(ModuleOp module, const CompileOptions &options,
-                             artifact::Metadata &metadata) {
+                             artifact::Metadata &metadata,
+                             std::unique_ptr<::attune::SafetensorsFile> &bound) {
   SmallVector<std::string> names;
   module->walk([&](WeightOp op) { names.push_back(op.getName().str()); });
   if (names.empty())
@@ -200,11 +207,12 @@ LogicalResult prepareWeights(ModuleOp module, const CompileOptions &options,
            << "the model has " << names.size()
            << " attune.weight op(s) (first: '" << names.front()
            << "'); pass --weights FILE.safetensors";
-  std::unique_ptr<::attune::SafetensorsFile> weights =
-      openWeights(options.weightsFile);
-  if (!weights)
+  // The constants read the file's mapping, which the compile keeps open:
+  // the weights are not copied (340 MB for BERT-base).
+  bound = openWeights(options.weightsFile);
+  if (!bound)
     return failure();
-  return bindWeights(module, *weights);
+  return bindWeights(module, *bound, /*borrow=*/true);
 }
 
 //===----------------------------------------------------------------------===//
@@ -312,7 +320,8 @@ LogicalResult dumpSpirv(ModuleOp vulkanModule, StringRef dir) {
 }
 
 LogicalResult writeArtifact(llvm::Module &module, llvm::TargetMachine &tm,
-                            const CompileOptions &options) {
+                            const CompileOptions &options,
+                            ArrayRef<DataSymbol> data, TimingScope &timing) {
   if (options.emit == Emit::LLVMIR) {
     std::string error;
     auto out = openOutputFile(options.output, &error);
@@ -324,8 +333,10 @@ LogicalResult writeArtifact(llvm::Module &module, llvm::TargetMachine &tm,
     out->keep();
     return success();
   }
-  if (options.emit == Emit::Obj)
+  if (options.emit == Emit::Obj) {
+    TimingScope t = timing.nest("code generation");
     return emitObject(module, tm, options.output);
+  }
   SmallString<128> object;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("attune", "o", object)) {
@@ -334,19 +345,39 @@ LogicalResult writeArtifact(llvm::Module &module, llvm::TargetMachine &tm,
     return failure();
   }
   llvm::FileRemover removeObject(object);
+  TimingScope codegen = timing.nest("code generation");
   if (failed(emitObject(module, tm, object)))
     return failure();
-  return linkSharedLibrary(object, options.output,
+  codegen.stop();
+  SmallVector<std::string> objects = {object.str().str()};
+  SmallString<128> dataObject;
+  llvm::FileRemover removeData;
+  if (!data.empty()) {
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "attune-data", "o", dataObject)) {
+      llvm::errs() << "error: cannot create a temporary object file: "
+                   << ec.message() << "\n";
+      return failure();
+    }
+    removeData.setFile(dataObject);
+    TimingScope t = timing.nest("data object");
+    if (failed(writeDataObject(dataObject, data)))
+      return failure();
+    objects.push_back(dataObject.str().str());
+  }
+  TimingScope link = timing.nest("link");
+  return linkSharedLibrary(objects, options.output,
                            options.cpuPipeline.parallel);
 }
 
-/// A pass manager with the command line's MLIR options (--mlir-timing,
-/// --mlir-print-ir-after-all, ...).
-FailureOr<std::unique_ptr<PassManager>> newPassManager(MLIRContext &context) {
+/// A pass manager with the command line's MLIR options
+/// (--mlir-print-ir-after-all, ...), timed under `timing`.
+FailureOr<std::unique_ptr<PassManager>> newPassManager(MLIRContext &context,
+                                                       TimingScope &timing) {
   auto pm = std::make_unique<PassManager>(&context);
   if (failed(applyPassManagerCLOptions(*pm)))
     return failure();
-  applyDefaultTimingPassManagerCLOptions(*pm);
+  pm->enableTiming(timing);
   return pm;
 }
 
@@ -354,9 +385,20 @@ FailureOr<std::unique_ptr<PassManager>> newPassManager(MLIRContext &context) {
 
 LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                       const CompileOptions &options) {
+  // --time-report (or --mlir-timing): one report over every phase.
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  if (options.timeReport)
+    timingManager.setEnabled(true);
+  TimingScope timing = timingManager.getRootScope();
+
+  // The weights file, mapped: the bound constants read it until the end.
+  std::unique_ptr<::attune::SafetensorsFile> weightsFile;
+  TimingScope parseTime = timing.nest("parse");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return failure();
+  parseTime.stop();
   bool hasCpu, hasVulkan;
   if (failed(checkOptions(options, hasCpu, hasVulkan)))
     return failure();
@@ -381,8 +423,10 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     for (unsigned i = 0; i < func.getNumResults(); ++i)
       func.removeResultAttr(i, StringAttr::get(&context, "attune.name"));
   }
-  if (failed(prepareWeights(*module, options, metadata)))
+  TimingScope weightsTime = timing.nest("weights");
+  if (failed(prepareWeights(*module, options, metadata, weightsFile)))
     return failure();
+  weightsTime.stop();
 
   // One lowering per target, from the same bound module.
   OwningOpRef<ModuleOp> vulkanModule;
@@ -393,7 +437,9 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     CpuStage stage = emit == Emit::Attune   ? CpuStage::Attune
                      : emit == Emit::Linalg ? CpuStage::Linalg
                                             : CpuStage::LLVM;
-    FailureOr<std::unique_ptr<PassManager>> pm = newPassManager(context);
+    TimingScope pipelineTime = timing.nest("attune-cpu-pipeline");
+    FailureOr<std::unique_ptr<PassManager>> pm =
+        newPassManager(context, pipelineTime);
     if (failed(pm))
       return failure();
     buildCpuPipeline(**pm, stage, options.cpuPipeline);
@@ -426,7 +472,9 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                         : emit == Emit::Gpu    ? VulkanStage::Gpu
                         : emit == Emit::Spirv  ? VulkanStage::Spirv
                                                : VulkanStage::LLVM;
-    FailureOr<std::unique_ptr<PassManager>> pm = newPassManager(context);
+    TimingScope pipelineTime = timing.nest("attune-vulkan-pipeline");
+    FailureOr<std::unique_ptr<PassManager>> pm =
+        newPassManager(context, pipelineTime);
     if (failed(pm))
       return failure();
     // With both targets, the CPU pipeline has explained the fusions.
@@ -446,13 +494,23 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
       return failure();
   }
 
+  // The library's large constants (the weights) skip LLVM: their bytes go
+  // from the blobs straight into an object of their own.
+  std::vector<DataSymbol> data;
+  if (emit == Emit::Lib && hasCpu)
+    data = extractConstantData(*module, kDataObjectMinBytes);
+  TimingScope translateTime = timing.nest("translate to LLVM IR");
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule = buildArtifactModule(
       llvmContext, hasCpu ? *module : ModuleOp(),
       hasVulkan ? *vulkanModule : ModuleOp(), std::move(metadata), *tm);
   if (!llvmModule)
     return failure();
-  return writeArtifact(*llvmModule, *tm, options);
+  translateTime.stop();
+  TimingScope optimizeTime = timing.nest("LLVM optimization");
+  optimize(*llvmModule, *tm);
+  optimizeTime.stop();
+  return writeArtifact(*llvmModule, *tm, options, data, timing);
 }
 
 } // namespace mlir::attune::driver

@@ -296,6 +296,39 @@ def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
   ];
 }
 
+def AttuneHoistWeightPreparation
+    : Pass<"attune-hoist-weight-preparation", "::mlir::ModuleOp"> {
+  let summary = "Prepare a layer function's weights in its callers, at compile time";
+  let description = [{
+    In a private function whose weight arguments are marked `attune.weight`
+    (`attune-outline-layers`), the pure ops that depend on weights alone
+    (the GEMM weights' transposes and packing into panels, slices, reshapes)
+    move to every caller: each call computes them from its own operands and
+    passes the results as new (marked) arguments; weight arguments nothing
+    else reads go. In the callers the moved ops fold on the constants into
+    new constants, so that the layer, compiled once, reads weights packed at
+    compile time. Runs after `attune-pack-gemms`, before the GEMMs are tiled.
+
+    Before:
+    ```mlir
+    func.func private @layer(%x: tensor<?x128xf32>, %w: tensor<64x128xf32> {attune.weight}) {
+      %wt = linalg.transpose ins(%w : tensor<64x128xf32>) ... permutation = [1, 0]
+      ... GEMM reading %wt ...
+    }
+    %y = call @layer(%x, %cst) : ...
+    ```
+    After:
+    ```mlir
+    func.func private @layer(%x: tensor<?x128xf32>, %wt: tensor<128x64xf32> {attune.weight}) {
+      ... GEMM reading %wt ...
+    }
+    %cst_t = arith.constant dense_resource<weight_t> : tensor<128x64xf32>
+    %y = call @layer(%x, %cst_t) : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def AttuneInsertRuntimeChecks : Pass<"attune-insert-runtime-checks"> {
   let summary = "Check at run time that dynamic extents agree";
   let description = [{

@@ -92,6 +92,7 @@ static void addCpuKernelPasses(OpPassManager &pm, bool parallel) {
   pm.addPass(createAttuneVectorizeRows({parallel}));
   pm.addPass(createAttuneTransposeTiles({parallel}));
   pm.addPass(createAttunePackGemms());
+  pm.addPass(createAttuneHoistWeightPreparation());
   pm.addPass(createAttuneFuseGemmInits({parallel}));
   pm.addPass(createAttuneTileGemm({parallel}));
   pm.addPass(createAttuneAccumulatorsInRegisters());
@@ -100,6 +101,9 @@ static void addCpuKernelPasses(OpPassManager &pm, bool parallel) {
 
 void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
                                     const CpuOptions &options) {
+  // Identical layers become one function, compiled once.
+  if (options.outlineLayers)
+    pm.addPass(createAttuneOutlineLayers());
   buildAttuneFusions(pm, options.explainFusion);
   // A decoding step's cross-attention: the memory's K and V projections
   // move to the query side when that is at most a quarter of the work.

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -80,7 +81,8 @@ mlir::attune::checkWeight(WeightOp op, const ::attune::SafetensorsFile &file,
 
 LogicalResult
 mlir::attune::bindWeights(Operation *root,
-                          const ::attune::SafetensorsFile &file) {
+                          const ::attune::SafetensorsFile &file,
+                          bool borrow) {
   bool ok = true;
   std::map<std::string, DenseResourceElementsAttr> bound;
   root->walk([&](WeightOp op) {
@@ -91,11 +93,22 @@ mlir::attune::bindWeights(Operation *root,
     }
     // One blob per name: every use of a weight shares its data.
     DenseResourceElementsAttr &attr = bound[op.getName().str()];
-    if (!attr)
+    if (!attr) {
+      ArrayRef<char> data(entry->data, entry->bytes);
+      // The mapping's alignment at the tensor (at least the element's, or
+      // the data is copied to where it is).
+      size_t align = 64;
+      while (align > 1 && reinterpret_cast<uintptr_t>(entry->data) % align)
+        align /= 2;
+      size_t elementBytes =
+          std::max<size_t>(1, mlir::getElementTypeOrSelf(op.getType())
+                                      .getIntOrFloatBitWidth() / 8);
       attr = DenseResourceElementsAttr::get(
           op.getType(), op.getName(),
-          HeapAsmResourceBlob::allocateAndCopyWithAlign(
-              ArrayRef<char>(entry->data, entry->bytes), 64));
+          borrow && align >= elementBytes
+              ? UnmanagedAsmResourceBlob::allocateWithAlign(data, align)
+              : HeapAsmResourceBlob::allocateAndCopyWithAlign(data, 64));
+    }
     OpBuilder b(op);
     op.replaceAllUsesWith(
         arith::ConstantOp::create(b, op.getLoc(), op.getType(), attr)

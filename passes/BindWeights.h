@@ -20,8 +20,11 @@ LogicalResult checkWeight(WeightOp op, const ::attune::SafetensorsFile &file,
 
 /// Replaces every attune.weight under `root` by a constant from `file`;
 /// reports every unknown name, dtype or shape mismatch before failing.
+/// `borrow`: the constants' blobs are the file's mapping itself, not copies
+/// (the file must then outlive every use of the module and its blobs).
 LogicalResult bindWeights(Operation *root,
-                          const ::attune::SafetensorsFile &file);
+                          const ::attune::SafetensorsFile &file,
+                          bool borrow = false);
 
 } // namespace mlir::attune
 

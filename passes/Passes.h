@@ -18,6 +18,10 @@ namespace attune {
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 
+/// Whether `v` is a weight: a tensor constant (a bound weight) or an
+/// external weight's global read as a tensor.
+bool isWeightValue(Value v);
+
 /// The artifact dtype name of an element type ("f32", "f16", "bf16", "i32",
 /// "i64", from attune/artifact.h's table), or null for any other type.
 const char *artifactDtypeName(Type type);

@@ -264,6 +264,39 @@ def AttuneFuseEpilogues : Pass<"attune-fuse-epilogues"> {
   let dependentDialects = ["::mlir::attune::AttuneDialect"];
 }
 
+def AttuneOutlineLayers : Pass<"attune-outline-layers", "::mlir::ModuleOp"> {
+  let summary = "Compile identical layers once: one function called per layer";
+  let description = [{
+    Layer ops (`attune.encoder_layer`, `attune.decoder_layer`) of a function
+    that are the same computation with different weights (the same
+    attributes, operand and result types, and the same operands weights)
+    become one private function taking every operand as an argument (the
+    weights marked `attune.weight`), called once per layer. The pipeline then
+    decomposes, fuses, lowers and generates code for the layer once: a
+    12-layer encoder compiles about as fast as one layer.
+    `attune-hoist-weight-preparation` later moves the function's work on
+    its weights alone (transposes, packing) into the callers, where it folds
+    into each layer's constants, so that the layer still reads weights
+    prepared at compile time.
+
+    Before:
+    ```mlir
+    %h0 = attune.encoder_layer %src self_attn(%w0, ...) ... : (...) -> tensor<?x?x768xf32>
+    %h1 = attune.encoder_layer %h0 self_attn(%v0, ...) ... : (...) -> tensor<?x?x768xf32>
+    ```
+    After:
+    ```mlir
+    %h0 = call @forward_encoder_layer(%src, %w0, ...) : (...) -> tensor<?x?x768xf32>
+    %h1 = call @forward_encoder_layer(%h0, %v0, ...) : (...) -> tensor<?x?x768xf32>
+    func.func private @forward_encoder_layer(%x: tensor<?x?x768xf32>,
+        %in_proj: tensor<2304x768xf32> {attune.weight}, ...) -> tensor<?x?x768xf32> {
+      %h = attune.encoder_layer %x self_attn(%in_proj, ...) ...
+      return %h : tensor<?x?x768xf32>
+    }
+    ```
+  }];
+}
+
 def AttunePackProjections : Pass<"attune-pack-projections"> {
   let summary = "One GEMM for the linear layers that read the same input";
   let description = [{

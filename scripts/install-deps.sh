@@ -7,6 +7,8 @@ packages=(
   # Toolchain and MLIR 22 (lit and FileCheck come with llvm-22-tools).
   cmake ninja-build ccache g++ make time
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  # lld links the artifacts (a model's weights in seconds less than GNU ld).
+  lld-22
   # OpenMP runtime for the parallel loops of compiled models.
   libomp-22-dev
   # lit's own dependencies.
