@@ -976,7 +976,7 @@ checkLayerCommon(const Diag &diag, const Named &x, int64_t heads,
                   << stringifyActivation(act),
            failure();
   if (!(eps > 0.0))
-    return diag() << "layer_norm_eps must be positive, got " << eps,
+    return diag() << "epsilon must be positive, got " << eps,
            failure();
   if (failed(expectRank(diag, l1w, 2, "([F, E])")))
     return failure();
@@ -1026,7 +1026,7 @@ static LogicalResult inferEncoderLayerOp(const Diag &diag,
     return failure();
   FailureOr<int64_t> embed = checkLayerCommon(
       diag, x, static_cast<int64_t>(a.getNumHeads()), a.getActivation(),
-      a.getLayerNormEps().convertToDouble(), l1w, l1b, l2w, l2b,
+      a.getEpsilon().convertToDouble(), l1w, l1b, l2w, l2b,
       {n1w, n1b, n2w, n2b});
   if (failed(embed) ||
       failed(checkPackedAttention(diag, *embed, inW, inB, outW, outB)) ||
@@ -1066,7 +1066,7 @@ static LogicalResult inferDecoderLayerOp(const Diag &diag,
     return failure();
   FailureOr<int64_t> embed = checkLayerCommon(
       diag, x, static_cast<int64_t>(a.getNumHeads()), a.getActivation(),
-      a.getLayerNormEps().convertToDouble(), l1w, l1b, l2w, l2b,
+      a.getEpsilon().convertToDouble(), l1w, l1b, l2w, l2b,
       {n1w, n1b, n2w, n2b, n3w, n3b});
   if (failed(embed) || failed(expectRank(diag, mem, 3, "([B, Ls, E])")))
     return failure();

@@ -680,13 +680,14 @@ defvar Attune_LayerAttrs = (ins
   DefaultValuedAttr<Attune_ActivationAttr,
                     "::mlir::attune::Activation::relu">:$activation,
   UnitAttr:$norm_first,
-  DefaultValuedAttr<F64Attr, "1e-5">:$layer_norm_eps);
+  DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
 
 def Attune_EncoderLayerOp : Attune_InferOp<"encoder_layer"> {
   let summary = "torch.nn.TransformerEncoderLayer (composite)";
   let description = [{
     Exactly `torch.nn.TransformerEncoderLayer(E, num_heads, F, dropout=0,
-    activation, layer_norm_eps, batch_first=True, norm_first)` at inference.
+    activation, layer_norm_eps=epsilon, batch_first=True, norm_first)` at
+    inference.
     `src [B, L, E]` -> `[B, L, E]`. With `sa` the self-attention block
     (`multi_head_attention` with the `self_attn.*` weights) and `ff` the
     feed-forward block (`linear1.*`, `activation`, `linear2.*`):
@@ -738,7 +739,8 @@ def Attune_DecoderLayerOp
   let summary = "torch.nn.TransformerDecoderLayer (composite)";
   let description = [{
     Exactly `torch.nn.TransformerDecoderLayer(E, num_heads, F, dropout=0,
-    activation, layer_norm_eps, batch_first=True, norm_first)` at inference.
+    activation, layer_norm_eps=epsilon, batch_first=True, norm_first)` at
+    inference.
     `tgt [B, Lt, E]`, `memory [B, Ls, E]` -> `[B, Lt, E]`. With `sa` masked
     self-attention (`self_attn.*`), `ca` cross-attention over `memory`
     (`multihead_attn.*`) and `ff` the feed-forward block:

@@ -214,7 +214,7 @@ struct DecomposeEncoderLayer : OpRewritePattern<EncoderLayerOp> {
   LogicalResult matchAndRewrite(EncoderLayerOp op,
                                 PatternRewriter &rewriter) const override {
     PrimitiveBuilder pb(rewriter, op.getLoc());
-    APFloat eps = op.getLayerNormEps();
+    APFloat eps = op.getEpsilon();
     int64_t heads = static_cast<int64_t>(op.getNumHeads());
     auto selfAttention = [&](Value x) {
       return buildSelfAttention(pb, x, op.getInProjWeight(),
@@ -247,7 +247,7 @@ struct DecomposeDecoderLayer : OpRewritePattern<DecoderLayerOp> {
   LogicalResult matchAndRewrite(DecoderLayerOp op,
                                 PatternRewriter &rewriter) const override {
     PrimitiveBuilder pb(rewriter, op.getLoc());
-    APFloat eps = op.getLayerNormEps();
+    APFloat eps = op.getEpsilon();
     int64_t heads = static_cast<int64_t>(op.getNumHeads());
     Value memory = op.getMemory();
     auto selfAttention = [&](Value x) {

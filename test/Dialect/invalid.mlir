@@ -663,8 +663,18 @@ func.func @case79(%x: tensor<2x5x64xf32>, %ipw: tensor<192x64xf32>, %ipb: tensor
 // -----
 
 func.func @case80(%x: tensor<2x5x64xf32>, %ipw: tensor<192x64xf32>, %ipb: tensor<192xf32>, %opw: tensor<64x64xf32>, %v: tensor<64xf32>, %w1: tensor<128x64xf32>, %b1: tensor<128xf32>, %w2: tensor<64x128xf32>, %n: tensor<64xf32>) {
-  // expected-error @+1 {{'attune.encoder_layer' op layer_norm_eps must be positive, got -1}}
-  %r = attune.encoder_layer %x self_attn(%ipw, %ipb, %opw, %v) linear1(%w1, %b1) linear2(%w2, %v) norm1(%n, %v) norm2(%v, %v) {num_heads = 4 : i64, layer_norm_eps = -1.0 : f64} : (tensor<2x5x64xf32>, tensor<192x64xf32>, tensor<192xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<128xf32>, tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<2x5x64xf32>
+  // expected-error @+1 {{'attune.encoder_layer' op epsilon must be positive, got -1}}
+  %r = attune.encoder_layer %x self_attn(%ipw, %ipb, %opw, %v) linear1(%w1, %b1) linear2(%w2, %v) norm1(%n, %v) norm2(%v, %v) {num_heads = 4 : i64, epsilon = -1.0 : f64} : (tensor<2x5x64xf32>, tensor<192x64xf32>, tensor<192xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<128xf32>, tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<2x5x64xf32>
+  return
+}
+
+// -----
+
+// PyTorch's name for it is not an attribute of the op: the message lists
+// the ones it has.
+func.func @case80b(%x: tensor<2x5x64xf32>, %ipw: tensor<192x64xf32>, %ipb: tensor<192xf32>, %opw: tensor<64x64xf32>, %v: tensor<64xf32>, %w1: tensor<128x64xf32>, %b1: tensor<128xf32>, %w2: tensor<64x128xf32>, %n: tensor<64xf32>) {
+  // expected-error @+1 {{'attune.encoder_layer' op has unknown attribute 'layer_norm_eps' (known attributes: activation, causal, epsilon, norm_first, num_heads)}}
+  %r = attune.encoder_layer %x self_attn(%ipw, %ipb, %opw, %v) linear1(%w1, %b1) linear2(%w2, %v) norm1(%n, %v) norm2(%v, %v) {num_heads = 4 : i64, layer_norm_eps = 1.0e-6 : f64} : (tensor<2x5x64xf32>, tensor<192x64xf32>, tensor<192xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<128xf32>, tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<2x5x64xf32>
   return
 }
 

@@ -196,7 +196,7 @@ func.func @seq2seq_attention(%s: tensor<?x1x48xf32>, %s32: tensor<?x1x32xf32>, %
 // CHECK: attune.feed_forward %{{.*}} linear1(%{{.*}}, %{{.*}}) linear2(%{{.*}}, %{{.*}}) {activation = #attune.activation<gelu>}
 // CHECK: attune.feed_forward %{{.*}} linear1(%{{.*}}) linear2(%{{.*}}) :
 // CHECK: attune.encoder_layer %{{.*}} self_attn(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) linear1(%{{.*}}, %{{.*}}) linear2(%{{.*}}, %{{.*}}) norm1(%{{.*}}, %{{.*}}) norm2(%{{.*}}, %{{.*}}) {num_heads = 4 : i64}
-// CHECK: attune.encoder_layer %{{.*}} key_lengths(%{{.*}}) {activation = #attune.activation<gelu>, causal, layer_norm_eps = 9.9999999999999995E-7 : f64, norm_first, num_heads = 4 : i64}
+// CHECK: attune.encoder_layer %{{.*}} key_lengths(%{{.*}}) {activation = #attune.activation<gelu>, causal, epsilon = 9.9999999999999995E-7 : f64, norm_first, num_heads = 4 : i64}
 // CHECK: attune.decoder_layer %{{.*}}, %{{.*}} self_attn({{.*}}) cross_attn({{.*}}) linear1({{.*}}) linear2({{.*}}) norm1({{.*}}) norm2({{.*}}) norm3({{.*}}) tgt_key_lengths(%{{.*}}) memory_key_lengths(%{{.*}}) {causal, num_heads = 4 : i64}
 func.func @blocks(%x: tensor<?x?x64xf32>, %m: tensor<?x?x64xf32>, %ipw: tensor<192x64xf32>, %ipb: tensor<192xf32>,
                   %opw: tensor<64x64xf32>, %v64: tensor<64xf32>, %w1: tensor<128x64xf32>, %b1: tensor<128xf32>,
@@ -212,7 +212,7 @@ func.func @blocks(%x: tensor<?x?x64xf32>, %m: tensor<?x?x64xf32>, %ipw: tensor<1
          tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
   %3 = attune.encoder_layer %x self_attn(%ipw, %ipb, %opw, %v64) linear1(%w1, %b1) linear2(%w2, %v64)
       norm1(%v64, %v64) norm2(%v64, %v64) key_lengths(%len)
-      {num_heads = 4 : i64, norm_first, causal, activation = #attune.activation<gelu>, layer_norm_eps = 1.0e-6 : f64}
+      {num_heads = 4 : i64, norm_first, causal, activation = #attune.activation<gelu>, epsilon = 1.0e-6 : f64}
       : (tensor<?x?x64xf32>, tensor<192x64xf32>, tensor<192xf32>, tensor<64x64xf32>, tensor<64xf32>,
          tensor<128x64xf32>, tensor<128xf32>, tensor<64x128xf32>, tensor<64xf32>,
          tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<?xi64>) -> tensor<?x?x64xf32>

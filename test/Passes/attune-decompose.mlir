@@ -110,7 +110,7 @@ func.func @encoder_post_norm(%x: tensor<?x?x64xf32>, %ipw: tensor<192x64xf32>, %
                              %n1w: tensor<64xf32>, %n1b: tensor<64xf32>, %n2w: tensor<64xf32>,
                              %n2b: tensor<64xf32>) -> tensor<?x?x64xf32> {
   %0 = attune.encoder_layer %x self_attn(%ipw, %ipb, %opw, %opb) linear1(%w1, %b1) linear2(%w2, %b2)
-      norm1(%n1w, %n1b) norm2(%n2w, %n2b) {num_heads = 4 : i64, causal, layer_norm_eps = 1.0e-6 : f64}
+      norm1(%n1w, %n1b) norm2(%n2w, %n2b) {num_heads = 4 : i64, causal, epsilon = 1.0e-6 : f64}
       : (tensor<?x?x64xf32>, tensor<192x64xf32>, tensor<192xf32>, tensor<64x64xf32>, tensor<64xf32>,
          tensor<128x64xf32>, tensor<128xf32>, tensor<64x128xf32>, tensor<64xf32>,
          tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
