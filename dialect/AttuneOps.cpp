@@ -503,6 +503,59 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
   return {};
 }
 
+static LogicalResult inferConcatOp(const Diag &diag, ConcatOp::Adaptor a,
+                                   SmallVectorImpl<Type> &types) {
+  ValueRange inputs = a.getInputs();
+  if (inputs.empty())
+    return diag() << "needs at least one input", failure();
+  SmallVector<std::string> names;
+  SmallVector<Named> named;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    names.push_back("input #" + std::to_string(i));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    named.push_back({names[i], inputs[i]});
+  int64_t rank = tensorType(inputs[0]).getRank();
+  for (const Named &n : named)
+    if (failed(expectRank(diag, n, rank)))
+      return failure();
+  if (failed(sameElementType(diag, named)))
+    return failure();
+  if (rank == 0)
+    return diag() << "inputs must have rank >= 1, got rank 0", failure();
+  FailureOr<int64_t> axis =
+      normalizeAxis(diag, "axis", static_cast<int64_t>(a.getAxis()), rank);
+  if (failed(axis))
+    return failure();
+  Shape out(shapeOf(inputs[0]));
+  out[*axis] = 0;
+  for (const Named &n : named) {
+    ArrayRef<int64_t> s = shapeOf(n.value);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == *axis) {
+        out[d] = isKnown(out[d]) && isKnown(s[d]) ? out[d] + s[d] : kDyn;
+        continue;
+      }
+      if (conflicts(out[d], s[d]))
+        return diag() << n.name << " has shape " << shapeStr(s)
+                      << ", expected extent " << out[d] << " in dim " << d
+                      << " (all dims but axis " << *axis
+                      << " must agree, as " << named[0].name << "'s "
+                      << shapeStr(shapeOf(inputs[0])) << ")",
+               failure();
+      out[d] = refine(out[d], s[d]);
+    }
+  }
+  types.push_back(makeTensor(out, inputs[0]));
+  return success();
+}
+ATTUNE_INFERRED_OP(ConcatOp)
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 && getInputs()[0].getType() == getType())
+    return getInputs()[0];
+  return {};
+}
+
 static LogicalResult inferExpandDimsOp(const Diag &diag,
                                        ExpandDimsOp::Adaptor a,
                                        SmallVectorImpl<Type> &types) {

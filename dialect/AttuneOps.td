@@ -214,6 +214,28 @@ def Attune_SliceOp : Attune_InferOp<"slice"> {
   let hasFolder = 1;
 }
 
+def Attune_ConcatOp : Attune_InferOp<"concat"> {
+  let summary = "Concatenation along one dimension (torch.cat)";
+  let description = [{
+    `torch.cat(inputs, dim=axis)`: the inputs one after the other along dim
+    `axis` (negative counts from the end). All inputs have the same rank and
+    element type, and the same extent in every other dim (equal where both
+    are static, checked at run time where one is dynamic); the result's
+    extent along `axis` is the sum of theirs. Used for the concatenations
+    of the classic attention decoders (`tanh(W [context; state])`), and by
+    importers for ONNX `Concat`. One input folds away.
+
+    ```mlir
+    %cs = attune.concat %context, %state {axis = -1 : i64}
+        : (tensor<?x64xf32>, tensor<?x32xf32>) -> tensor<?x96xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Attune_FloatTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Attune_FloatTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
 def Attune_ExpandDimsOp : Attune_InferOp<"expand_dims"> {
   let summary = "Inserts a unit dimension";
   let description = [{

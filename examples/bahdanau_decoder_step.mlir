@@ -9,8 +9,8 @@
 //   context  c = sum_j a_j h_j
 //   output   o = tanh(Wc [c; s] + bc),  probs = softmax(Wout o + bout)
 // state s [B, 1, 32] (decoder hidden), encoder h [B, S, 40], lengths [B]
-// -> probs [B, 1, 50], attention weights [B, 1, S]. Wc [32, 72] is applied to
-// [c; s] as Wc[:, :40] c + Wc[:, 40:] s.
+// -> probs [B, 1, 50], attention weights [B, 1, S]. Wc [32, 72] is applied
+// to the concatenation [c; s] (attune.concat), as PyTorch stores it.
 
 module {
   func.func @forward(%state: tensor<?x1x32xf32> {attune.name = "state"},
@@ -29,11 +29,9 @@ module {
         key_lengths(%lengths) {return_weights}
         : (tensor<?x1x32xf32>, tensor<?x?x40xf32>, tensor<?x?x40xf32>, tensor<24x32xf32>, tensor<24x40xf32>,
            tensor<1x24xf32>, tensor<24xf32>, tensor<?xi64>) -> (tensor<?x1x40xf32>, tensor<?x1x?xf32>)
-    %wc_ctx = attune.slice %wc {axis = 1 : i64, offset = 0 : i64, size = 40 : i64} : (tensor<32x72xf32>) -> tensor<32x40xf32>
-    %wc_state = attune.slice %wc {axis = 1 : i64, offset = 40 : i64, size = 32 : i64} : (tensor<32x72xf32>) -> tensor<32x32xf32>
-    %pc = attune.linear %ctx, %wc_ctx, %bc : (tensor<?x1x40xf32>, tensor<32x40xf32>, tensor<32xf32>) -> tensor<?x1x32xf32>
-    %ps = attune.linear %state, %wc_state : (tensor<?x1x32xf32>, tensor<32x32xf32>) -> tensor<?x1x32xf32>
-    %sum = attune.add %pc, %ps : (tensor<?x1x32xf32>, tensor<?x1x32xf32>) -> tensor<?x1x32xf32>
+    %cs = attune.concat %ctx, %state {axis = -1 : i64}
+        : (tensor<?x1x40xf32>, tensor<?x1x32xf32>) -> tensor<?x1x72xf32>
+    %sum = attune.linear %cs, %wc, %bc : (tensor<?x1x72xf32>, tensor<32x72xf32>, tensor<32xf32>) -> tensor<?x1x32xf32>
     %o = attune.activation <tanh> %sum : tensor<?x1x32xf32>
     %logits = attune.linear %o, %wo, %bo : (tensor<?x1x32xf32>, tensor<50x32xf32>, tensor<50xf32>) -> tensor<?x1x50xf32>
     %probs = attune.softmax %logits : tensor<?x1x50xf32>

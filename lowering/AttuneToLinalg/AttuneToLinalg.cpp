@@ -12,6 +12,8 @@
 #include "lowering/Passes.h"
 
 #include "dialect/AttuneOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -230,6 +232,61 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
     sizes[axis] = rewriter.getIndexAttr(static_cast<int64_t>(op.getSize()));
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, op.getType(), x,
                                                         offsets, sizes, strides);
+    return success();
+  }
+};
+
+/// torch.cat: each input inserted at its offset along the axis of a new
+/// tensor; a dynamic extent of another dim is checked against the first
+/// input's at run time.
+struct ConcatLowering : OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    KernelBuilder kb(rewriter, loc);
+    ValueRange inputs = adaptor.getInputs();
+    int64_t rank = tensorType(inputs[0]).getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    SmallVector<OpFoldResult> sizes = kb.sizes(inputs[0]);
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    // Each input's extent along the axis, and where it starts.
+    SmallVector<OpFoldResult> starts;
+    OpFoldResult total = rewriter.getIndexAttr(0);
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      starts.push_back(total);
+      SmallVector<OpFoldResult> own = kb.sizes(input);
+      std::optional<int64_t> a = getConstantIntValue(total),
+                             b = getConstantIntValue(own[axis]);
+      total = a && b ? OpFoldResult(rewriter.getIndexAttr(*a + *b))
+                     : OpFoldResult(arith::AddIOp::create(
+                           rewriter, loc,
+                           getValueOrCreateConstantIndexOp(rewriter, loc, total),
+                           getValueOrCreateConstantIndexOp(rewriter, loc,
+                                                           own[axis])));
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis && i > 0)
+          assertEqualExtents(
+              rewriter, loc,
+              getValueOrCreateConstantIndexOp(rewriter, loc, sizes[d]),
+              getValueOrCreateConstantIndexOp(rewriter, loc, own[d]),
+              ("dim " + Twine(d) + " of concat input #" + Twine(i) +
+               " differs from input #0's")
+                  .str());
+    }
+    sizes[axis] = total;
+    Value result = kb.empty(sizes, tensorType(inputs[0]).getElementType());
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      SmallVector<OpFoldResult> at = offsets;
+      at[axis] = starts[i];
+      result = tensor::InsertSliceOp::create(rewriter, loc, input, result, at,
+                                             kb.sizes(input), strides);
+    }
+    replaceWithCast(rewriter, op, result);
     return success();
   }
 };
@@ -780,7 +837,8 @@ struct ConvertAttuneToLinalgPass
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, scf::SCFDialect,
+                           cf::ControlFlowDialect, math::MathDialect,
+                           scf::SCFDialect,
                            tensor::TensorDialect, func::FuncDialect>();
     target.addIllegalDialect<AttuneDialect>();
     // Parameters are bound to constants or arguments by the driver.
@@ -799,6 +857,7 @@ void mlir::attune::populateAttuneToLinalgConversionPatterns(
   MLIRContext *ctx = patterns.getContext();
   patterns.add<LinearLowering, MatmulLowering, TransposeLowering,
                SplitHeadsLowering, MergeHeadsLowering, SliceLowering,
+               ConcatLowering,
                ExpandDimsLowering, SqueezeLowering, ActivationLowering,
                ScaleLowering, BinaryLowering<AddOp, arith::AddFOp>,
                BinaryLowering<MulOp, arith::MulFOp>, SoftmaxLowering,

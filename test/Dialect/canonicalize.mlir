@@ -57,6 +57,19 @@ func.func @slices(%x: tensor<2x192xf32>) -> (tensor<2x192xf32>, tensor<2x64xf32>
 
 // -----
 
+// A concatenation of one input is that input; of two, it stays.
+// CHECK-LABEL: func @concat_one
+// CHECK-SAME: (%[[X:.*]]: tensor<?x32xf32>)
+// CHECK: %[[C:.*]] = attune.concat %[[X]], %[[X]] {axis = 1 : i64}
+// CHECK: return %[[X]], %[[C]]
+func.func @concat_one(%x: tensor<?x32xf32>) -> (tensor<?x32xf32>, tensor<?x64xf32>) {
+  %0 = attune.concat %x {axis = 0 : i64} : (tensor<?x32xf32>) -> tensor<?x32xf32>
+  %1 = attune.concat %x, %x {axis = 1 : i64} : (tensor<?x32xf32>, tensor<?x32xf32>) -> tensor<?x64xf32>
+  return %0, %1 : tensor<?x32xf32>, tensor<?x64xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @squeeze_of_expand
 // CHECK-SAME: (%[[X:.*]]: tensor<?x32xf32>)
 // CHECK: %[[E0:.*]] = attune.expand_dims %[[X]] {axis = 0 : i64}

@@ -180,6 +180,63 @@ func.func @case21(%a: tensor<2x192xf32>) {
 
 // -----
 
+func.func @case21c0(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) {
+  // expected-error @+1 {{'attune.concat' op input #1 has rank 3, expected rank 2}}
+  %r = attune.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3x1xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @case21c1(%a: tensor<2x3xf32>, %b: tensor<2x3xf16>) {
+  // expected-error @+1 {{'attune.concat' op input #1 has element type 'f16', expected 'f32' (the element type of input #0)}}
+  %r = attune.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @case21c2(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+1 {{'attune.concat' op input #1 has shape [2, 4], expected extent 3 in dim 1 (all dims but axis 0 must agree, as input #0's [2, 3])}}
+  %r = attune.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @case21c3(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) {
+  // expected-error @+1 {{'attune.concat' op axis 2 is out of range for rank 2 (expected -2 <= axis < 2)}}
+  %r = attune.concat %a, %b {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @case21c4(%a: tensor<f32>) {
+  // expected-error @+1 {{'attune.concat' op inputs must have rank >= 1, got rank 0}}
+  %r = attune.concat %a {axis = 0 : i64} : (tensor<f32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @case21c5() {
+  // expected-error @+1 {{'attune.concat' op needs at least one input}}
+  %r = attune.concat {axis = 0 : i64} : () -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @case21c6(%a: tensor<2x3xf32>, %b: tensor<?x3xf32>) {
+  // expected-error @+2 {{'attune.concat' op inferred type(s) 'tensor<?x3xf32>' are incompatible with return type(s) of operation 'tensor<4x2xf32>'}}
+  // expected-error @+1 {{'attune.concat' op failed to infer returned types}}
+  %r = attune.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<?x3xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
 func.func @case22(%a: tensor<2x3xf32>) {
   // expected-error @+1 {{'attune.expand_dims' op axis 3 is out of range for rank 3 (expected -3 <= axis < 3)}}
   %r = attune.expand_dims %a {axis = 3 : i64} : (tensor<2x3xf32>) -> tensor<2x3x1xf32>

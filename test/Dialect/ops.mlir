@@ -49,6 +49,10 @@ func.func @matmul(%a: tensor<2x4x?x16xf32>, %b: tensor<2x4x?x16xf32>, %c: tensor
 // CHECK: attune.slice %{{.*}} {axis = -1 : i64, offset = 64 : i64, size = 64 : i64} : (tensor<?x?x192xf32>) -> tensor<?x?x64xf32>
 // CHECK: attune.expand_dims %{{.*}} {axis = 2 : i64} : (tensor<?x?x32xf32>) -> tensor<?x?x1x32xf32>
 // CHECK: attune.squeeze %{{.*}} {axis = -1 : i64} : (tensor<?x?x?x1xf32>) -> tensor<?x?x?xf32>
+// CHECK: attune.concat %{{.*}}, %{{.*}} {axis = -1 : i64} : (tensor<?x?x192xf32>, tensor<?x?x64xf32>) -> tensor<?x?x256xf32>
+// CHECK: attune.concat %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x4x64xf32>) -> tensor<?x?x64xf32>
+// CHECK: attune.concat %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<2x3xbf16>, tensor<5x3xbf16>) -> tensor<7x3xbf16>
+// CHECK: attune.concat %{{.*}} {axis = 0 : i64} : (tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
 func.func @shapes(%a: tensor<?x?x4x16xf32>, %b: tensor<?x?x64xf32>, %c: tensor<?x4x?x16xf32>,
                   %d: tensor<?x?x192xf32>, %e: tensor<?x?x32xf32>, %f: tensor<?x?x?x1xf32>) {
   %0 = attune.transpose %a {permutation = array<i64: 0, 2, 1, 3>} : (tensor<?x?x4x16xf32>) -> tensor<?x4x?x16xf32>
@@ -57,6 +61,14 @@ func.func @shapes(%a: tensor<?x?x4x16xf32>, %b: tensor<?x?x64xf32>, %c: tensor<?
   %3 = attune.slice %d {axis = -1 : i64, offset = 64 : i64, size = 64 : i64} : (tensor<?x?x192xf32>) -> tensor<?x?x64xf32>
   %4 = attune.expand_dims %e {axis = 2 : i64} : (tensor<?x?x32xf32>) -> tensor<?x?x1x32xf32>
   %5 = attune.squeeze %f {axis = -1 : i64} : (tensor<?x?x?x1xf32>) -> tensor<?x?x?xf32>
+  %6 = attune.concat %d, %b {axis = -1 : i64} : (tensor<?x?x192xf32>, tensor<?x?x64xf32>) -> tensor<?x?x256xf32>
+  %g = tensor.empty() : tensor<3x4x64xf32>
+  %gd = tensor.cast %g : tensor<3x4x64xf32> to tensor<?x4x64xf32>
+  %7 = attune.concat %b, %b, %gd {axis = 1 : i64} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x4x64xf32>) -> tensor<?x?x64xf32>
+  %h = tensor.empty() : tensor<2x3xbf16>
+  %i = tensor.empty() : tensor<5x3xbf16>
+  %8 = attune.concat %h, %i {axis = 0 : i64} : (tensor<2x3xbf16>, tensor<5x3xbf16>) -> tensor<7x3xbf16>
+  %9 = attune.concat %b {axis = 0 : i64} : (tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
   return
 }
 
