@@ -89,7 +89,7 @@ def main():
         *map(str, models)])
 
     env = dict(os.environ)
-    env.pop("OPENBLAS_CORETYPE", None)  # TOOLCHAIN.md §6: it caps OpenBLAS at AVX2
+    env.pop("OPENBLAS_CORETYPE", None)  # docs/toolchain.md: it caps OpenBLAS at AVX2
     cases = []  # one dict per case: its name, anchor kind and each tool's spec
     # ONNX Runtime for the layer models, when installed (install-deps.sh
     # --bench): exported from the same headers.

@@ -318,6 +318,42 @@ LogicalResult WeightOp::verify() {
   return success();
 }
 
+std::string RepeatOp::weightName(int64_t index, StringRef name) {
+  std::string prefix = getPrefix().str();
+  std::string number = std::to_string(index);
+  for (size_t at = prefix.find("{i}"); at != std::string::npos;
+       at = prefix.find("{i}", at + number.size()))
+    prefix.replace(at, 3, number);
+  return prefix + name.str();
+}
+
+LogicalResult RepeatOp::verify() {
+  // The repeat is unrolled: a count from a corrupt or mistyped file must not
+  // make the compiler spell out billions of layers.
+  constexpr int64_t kMaxCount = 4096;
+  if (getCount() < 1 || getCount() > kMaxCount)
+    return emitOpError() << "count must be in [1, " << kMaxCount << "], got "
+                         << getCount();
+  if (!getPrefix().contains("{i}"))
+    return emitOpError() << "prefix '" << getPrefix()
+                         << "' must contain {i} (each iteration's weights "
+                            "are named apart by its index)";
+  TypeRange inits = getInits().getTypes();
+  if (getResultTypes() != inits)
+    return emitOpError() << "result types " << getResultTypes()
+                         << " must be the types of the inits " << inits;
+  Block &body = getBody().front();
+  if (body.getArgumentTypes() != inits)
+    return emitOpError() << "body arguments " << body.getArgumentTypes()
+                         << " must have the types of the inits " << inits;
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().getTypes() != inits)
+    return yield.emitOpError()
+           << "yields " << yield.getValues().getTypes()
+           << ", expected the types of the repeat's inits " << inits;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//

@@ -74,6 +74,65 @@ def Attune_WeightOp : Attune_Op<"weight", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Attune_RepeatOp : Attune_Op<"repeat", [
+    RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"::mlir::attune::YieldOp">]> {
+  let summary = "A layer N times, each with its own weights";
+  let description = [{
+    The body, `count` times in a row: iteration `i` (from 0) takes the
+    values the previous one yielded (the first takes `inits`), and the op's
+    results are what the last one yields. Every `attune.weight` in the body
+    names its weight relative to the iteration: its name is appended to
+    `prefix` with `{i}` replaced by `i`, so a stack of PyTorch layers is
+    written once (`nn.TransformerEncoder`'s keys are
+    `layers.{i}.self_attn.in_proj_weight`, ...). Values from outside the
+    body (a key-padding mask, a weight all iterations share) may be used
+    in it.
+
+    The body's block arguments and its `attune.yield` operands have the
+    types of `inits`, which are the result types; `count` is in
+    `[1, 4096]`; `prefix` contains `{i}`. The driver expands the op before it binds the weights
+    (`attune-unroll-repeat`); the iterations, then the same computation
+    with different weights, are compiled once (`attune-outline-layers`).
+
+    ```mlir
+    %y = attune.repeat %x {count = 12 : i64, prefix = "layers.{i}."}
+        : (tensor<?x?x768xf32>) -> tensor<?x?x768xf32> {
+    ^bb0(%h: tensor<?x?x768xf32>):
+      %w = attune.weight "self_attn.in_proj_weight" : tensor<2304x768xf32>
+      ...
+      %o = attune.encoder_layer %h self_attn(%w, ...) ...
+      attune.yield %o : tensor<?x?x768xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inits, I64Attr:$count,
+                       StrAttr:$prefix);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $inits attr-dict `:` functional-type($inits, $results) $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The weight name `name` has in iteration `index`.
+    std::string weightName(int64_t index, ::llvm::StringRef name);
+  }];
+}
+
+def Attune_YieldOp : Attune_Op<"yield", [
+    Pure, Terminator, HasParent<"RepeatOp">]> {
+  let summary = "The values an iteration of attune.repeat passes on";
+  let description = [{
+    Terminates the body of `attune.repeat`: its operands are the next
+    iteration's block arguments, and after the last iteration the repeat's
+    results.
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, ValueRange()); }]>];
+}
+
 //===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//

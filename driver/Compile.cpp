@@ -424,6 +424,16 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
       func.removeResultAttr(i, StringAttr::get(&context, "attune.name"));
   }
   TimingScope weightsTime = timing.nest("weights");
+  // Repeated layers are spelled out, each with its weights' full names,
+  // before the names are bound.
+  bool hasRepeat = false;
+  module->walk([&](RepeatOp) { hasRepeat = true; });
+  if (hasRepeat) {
+    PassManager pm(&context);
+    pm.addPass(createAttuneUnrollRepeat());
+    if (failed(pm.run(*module)))
+      return failure();
+  }
   if (failed(prepareWeights(*module, options, metadata, weightsFile)))
     return failure();
   weightsTime.stop();

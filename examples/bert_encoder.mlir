@@ -15,44 +15,31 @@ module {
     %tok = attune.embedding %ids, %table : (tensor<?x?xi64>, tensor<1000x64xf32>) -> tensor<?x?x64xf32>
     %x = attune.positional_encoding <sinusoidal> %tok : (tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
 
-    %l0_0 = attune.weight "encoder.layers.0.self_attn.in_proj_weight" : tensor<192x64xf32>
-    %l0_1 = attune.weight "encoder.layers.0.self_attn.in_proj_bias" : tensor<192xf32>
-    %l0_2 = attune.weight "encoder.layers.0.self_attn.out_proj.weight" : tensor<64x64xf32>
-    %l0_3 = attune.weight "encoder.layers.0.self_attn.out_proj.bias" : tensor<64xf32>
-    %l0_4 = attune.weight "encoder.layers.0.linear1.weight" : tensor<128x64xf32>
-    %l0_5 = attune.weight "encoder.layers.0.linear1.bias" : tensor<128xf32>
-    %l0_6 = attune.weight "encoder.layers.0.linear2.weight" : tensor<64x128xf32>
-    %l0_7 = attune.weight "encoder.layers.0.linear2.bias" : tensor<64xf32>
-    %l0_8 = attune.weight "encoder.layers.0.norm1.weight" : tensor<64xf32>
-    %l0_9 = attune.weight "encoder.layers.0.norm1.bias" : tensor<64xf32>
-    %l0_10 = attune.weight "encoder.layers.0.norm2.weight" : tensor<64xf32>
-    %l0_11 = attune.weight "encoder.layers.0.norm2.bias" : tensor<64xf32>
-    %h0 = attune.encoder_layer %x
-        self_attn(%l0_0, %l0_1, %l0_2, %l0_3) linear1(%l0_4, %l0_5) linear2(%l0_6, %l0_7)
-        norm1(%l0_8, %l0_9) norm2(%l0_10, %l0_11) {num_heads = 4 : i64}
-        : (tensor<?x?x64xf32>, tensor<192x64xf32>, tensor<192xf32>, tensor<64x64xf32>, tensor<64xf32>,
-           tensor<128x64xf32>, tensor<128xf32>, tensor<64x128xf32>, tensor<64xf32>,
-           tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
-
-    %l1_0 = attune.weight "encoder.layers.1.self_attn.in_proj_weight" : tensor<192x64xf32>
-    %l1_1 = attune.weight "encoder.layers.1.self_attn.in_proj_bias" : tensor<192xf32>
-    %l1_2 = attune.weight "encoder.layers.1.self_attn.out_proj.weight" : tensor<64x64xf32>
-    %l1_3 = attune.weight "encoder.layers.1.self_attn.out_proj.bias" : tensor<64xf32>
-    %l1_4 = attune.weight "encoder.layers.1.linear1.weight" : tensor<128x64xf32>
-    %l1_5 = attune.weight "encoder.layers.1.linear1.bias" : tensor<128xf32>
-    %l1_6 = attune.weight "encoder.layers.1.linear2.weight" : tensor<64x128xf32>
-    %l1_7 = attune.weight "encoder.layers.1.linear2.bias" : tensor<64xf32>
-    %l1_8 = attune.weight "encoder.layers.1.norm1.weight" : tensor<64xf32>
-    %l1_9 = attune.weight "encoder.layers.1.norm1.bias" : tensor<64xf32>
-    %l1_10 = attune.weight "encoder.layers.1.norm2.weight" : tensor<64xf32>
-    %l1_11 = attune.weight "encoder.layers.1.norm2.bias" : tensor<64xf32>
-    %h1 = attune.encoder_layer %h0
-        self_attn(%l1_0, %l1_1, %l1_2, %l1_3) linear1(%l1_4, %l1_5) linear2(%l1_6, %l1_7)
-        norm1(%l1_8, %l1_9) norm2(%l1_10, %l1_11) {num_heads = 4 : i64}
-        : (tensor<?x?x64xf32>, tensor<192x64xf32>, tensor<192xf32>, tensor<64x64xf32>, tensor<64xf32>,
-           tensor<128x64xf32>, tensor<128xf32>, tensor<64x128xf32>, tensor<64xf32>,
-           tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
-
-    return %h1 : tensor<?x?x64xf32>
+    // The two layers, written once: iteration i reads the weights under
+    // encoder.layers.{i}. (nn.TransformerEncoder's state_dict keys).
+    %h = attune.repeat %x {count = 2 : i64, prefix = "encoder.layers.{i}."}
+        : (tensor<?x?x64xf32>) -> tensor<?x?x64xf32> {
+    ^bb0(%in: tensor<?x?x64xf32>):
+      %w0 = attune.weight "self_attn.in_proj_weight" : tensor<192x64xf32>
+      %w1 = attune.weight "self_attn.in_proj_bias" : tensor<192xf32>
+      %w2 = attune.weight "self_attn.out_proj.weight" : tensor<64x64xf32>
+      %w3 = attune.weight "self_attn.out_proj.bias" : tensor<64xf32>
+      %w4 = attune.weight "linear1.weight" : tensor<128x64xf32>
+      %w5 = attune.weight "linear1.bias" : tensor<128xf32>
+      %w6 = attune.weight "linear2.weight" : tensor<64x128xf32>
+      %w7 = attune.weight "linear2.bias" : tensor<64xf32>
+      %w8 = attune.weight "norm1.weight" : tensor<64xf32>
+      %w9 = attune.weight "norm1.bias" : tensor<64xf32>
+      %w10 = attune.weight "norm2.weight" : tensor<64xf32>
+      %w11 = attune.weight "norm2.bias" : tensor<64xf32>
+      %out = attune.encoder_layer %in
+          self_attn(%w0, %w1, %w2, %w3) linear1(%w4, %w5) linear2(%w6, %w7)
+          norm1(%w8, %w9) norm2(%w10, %w11) {num_heads = 4 : i64}
+          : (tensor<?x?x64xf32>, tensor<192x64xf32>, tensor<192xf32>, tensor<64x64xf32>, tensor<64xf32>,
+             tensor<128x64xf32>, tensor<128xf32>, tensor<64x128xf32>, tensor<64xf32>,
+             tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
+      attune.yield %out : tensor<?x?x64xf32>
+    }
+    return %h : tensor<?x?x64xf32>
   }
 }

@@ -455,12 +455,6 @@ def AttuneMergeConstants
     whatever their bytes. Contents are compared byte by byte after a hash
     match. The kept global gets the larger of the two alignments.
 
-    Measured: the 12-layer bench encoder bound to its PyTorch
-    initialization (12 deep copies of one layer) compiles to 28.7 MB instead
-    of 340 MB, with the same outputs; its run time did not change beyond
-    the noise on 1 or 2 threads (the weight prefetches already hid memory).
-    Hashing is about 0.1 s per 340 MB of weights.
-
     Before:
     ```mlir
     memref.global "private" constant @__constant_a : memref<2xf32> = dense_resource<a> {alignment = 64 : i64}
@@ -500,18 +494,6 @@ def AttuneOmpSchedule : Pass<"attune-omp-schedule"> {
     about the static share of a tall GEMM's row blocks) and ever smaller
     ones at the end, taken by whichever thread is free. `runtime` defers
     the choice to `OMP_SCHEDULE`.
-
-    Measured on the 2-vCPU VM (2026-11-23), 2 threads, best of 5-6
-    interleaved rounds of static and guided builds, ONNX Runtime alongside:
-    - encoder layer 1 x 512 35.4 (static) against 32.5 ms (guided), ONNX
-      Runtime 40.4; 8 x 128 67.2 against 59.4, ONNX Runtime 86.0;
-    - with a process busy 30 % of every 10 ms on one vCPU: the 12-layer
-      encoder at L = 512 553 against 450 ms, ONNX Runtime 679; at L = 128
-      104.9 against 105.5; the 1 x 128 layer over 15 rounds 6.20 against
-      6.31 (medians 8.25 and 8.60);
-    - with two such processes (30 % and 20 %) on one vCPU: encoder layer
-      8 x 128 86.0 against 77.9 ms (medians 105.0 and 79.8), 1 x 512 46.3
-      against 43.2, 1 x 128 11.0 against 6.7.
 
     Before:
     ```mlir
@@ -629,11 +611,9 @@ def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
     for 8 steps). Panels narrower than a line, or buffers smaller than one,
     get none.
 
-    Measured on the encoder layer (1 thread, best of 8 interleaved rounds):
-    14.3 against 16.5 ms at L = 128, 69.7 against 75.8 ms at L = 512
-    (bench/README.md, "Prefetched weight slices"). Into L1 (locality 3) was
-    as fast on 1 thread and slower where the slice was already in L2; a
-    prefetch on every k step without the unroll lost the gain on 2 threads.
+    Into L1 (locality 3) was as fast on 1 thread and slower where the
+    slice was already in L2; a prefetch on every k step without the unroll
+    lost the gain on 2 threads (bench/log/2026-11-kernels.md).
 
     Where the register tile's accumulators are stored right after the k
     loop into a rank-4 view of the cache tile (`memref.subview` at the row
@@ -651,12 +631,9 @@ def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
     16 steps) or the k tile is dynamic, each slot's row is clamped to the
     last instead. Between k tiles
     the accumulators come back from L2; loaded all at once at the start of a
-    register tile, they cost about 5 % of an encoder layer. Measured (1
-    thread, best of 6 interleaved rounds): encoder layer 8 x 128 103.0 ->
-    100.8 ms, 1 x 512 56.1 -> 55.1 ms, the 12-layer encoder at L = 512 707
-    -> 678 ms; on 2 threads within the noise. It lost before the outputs
-    that conflicted in L1 went panel-major (N = 3072: a tile's 4 rows 12 KiB
-    apart fall in the same 4 sets).
+    register tile, they cost about 5 % of an encoder layer. (This lost
+    before the outputs that conflicted in L1 went panel-major: with N =
+    3072 a tile's 4 rows 12 KiB apart fall in the same 4 sets.)
 
     Where the register tile reads its rows of the GEMM's other operand A
     `[B, M, K]` as `ROWS x 1` vectors at the panel's k index (in bounds, the
@@ -667,9 +644,7 @@ def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
     clamped before the loop as for the accumulators. Where A outgrows L2
     (the second feed-forward GEMM: K = 3072, 1.5 MiB per 128-row cache tile,
     read again for each of the 12 panels) its lines came from L3, and the
-    first step of a slot waited for them. Measured (1 thread, min of 10
-    interleaved rounds): linear 3072 -> 768 15.61 -> 14.96 ms at L = 512,
-    66.05 -> 61.11 ms at L = 2048; linear 768 -> 3072 (A in L2) unchanged.
+    first step of a slot waited for them.
 
     Before (in a marked k loop):
     ```mlir

@@ -64,6 +64,9 @@ static constexpr const char *kCpuFinishLLVM =
     "reconcile-unrealized-casts";
 
 void mlir::attune::buildAttuneFusions(OpPassManager &pm, bool explain) {
+  // (The driver has expanded repeats before binding the weights; a module
+  // given to the pipeline directly may still hold some.)
+  pm.addPass(createAttuneUnrollRepeat());
   pm.addPass(createAttuneDecompose());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -335,4 +335,35 @@ def AttunePackProjections : Pass<"attune-pack-projections"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def AttuneUnrollRepeat : Pass<"attune-unroll-repeat"> {
+  let summary = "Expand attune.repeat into its iterations, weights named per iteration";
+  let description = [{
+    Each `attune.repeat` becomes `count` copies of its body in a row, the
+    values each yields feeding the next, and every `attune.weight` in copy
+    `i` renamed to the repeat's `prefix` (with `{i}` replaced by `i`)
+    followed by its own name. Nested repeats compose their prefixes, the
+    outer one first. The driver runs it before binding the weights;
+    `attune-outline-layers` later compiles the copies once.
+
+    Before:
+    ```mlir
+    %y = attune.repeat %x {count = 2 : i64, prefix = "layers.{i}."}
+        : (tensor<?x8xf32>) -> tensor<?x8xf32> {
+    ^bb0(%h: tensor<?x8xf32>):
+      %w = attune.weight "weight" : tensor<8x8xf32>
+      %o = attune.linear %h, %w : (tensor<?x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+      attune.yield %o : tensor<?x8xf32>
+    }
+    ```
+    After:
+    ```mlir
+    %w0 = attune.weight "layers.0.weight" : tensor<8x8xf32>
+    %h1 = attune.linear %x, %w0 : (tensor<?x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    %w1 = attune.weight "layers.1.weight" : tensor<8x8xf32>
+    %y = attune.linear %h1, %w1 : (tensor<?x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::attune::AttuneDialect"];
+}
+
 #endif // ATTUNE_PASSES_TD

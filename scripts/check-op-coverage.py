@@ -20,7 +20,8 @@ def ops_in(path, pattern):
 
 checks = {
     "docs/AttuneOps.md": ops_in("docs/AttuneOps.md", r"### `attune\.(\w+)`"),
-    "test/Dialect/ops.mlir": ops_in("test/Dialect/ops.mlir", r"=\s*attune\.(\w+)"),
+    "test/Dialect/ops.mlir": ops_in("test/Dialect/ops.mlir",
+                                    r"(?m)(?:=|^)\s*attune\.(\w+)"),
     "test/Dialect/invalid.mlir": ops_in("test/Dialect/invalid.mlir", r"'attune\.(\w+)' op"),
 }
 failed = False

@@ -121,7 +121,7 @@ static Source traceToFill(vector::TransferReadOp read, scf::ForOp fill,
 /// reads of the first k tile become the init row broadcast (an scf.if on the
 /// k tile loop's first iteration; no branch without a k tile loop), and the
 /// fill goes: the register tiles' stores are the first touch, each 16 lines
-/// after ~1000 cycles of FMAs. Measured: see docs/design.md (GEMMs).
+/// after ~1000 cycles of FMAs. Measured: bench/log/2026-11-kernels.md (GEMMs).
 static void initAccumulatorsInRegisters(ModuleOp module) {
   SmallVector<std::pair<scf::ForOp, int64_t>> fills;
   module.walk([&](scf::ForOp loop) {

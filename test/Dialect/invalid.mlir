@@ -910,3 +910,77 @@ func.func @scale_missing_factor(%x: tensor<4xf32>) {
   %r = "attune.scale"(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @repeat_count(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'attune.repeat' op count must be in [1, 4096], got 0}}
+  %r = attune.repeat %x {count = 0 : i64, prefix = "l.{i}."} : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%h: tensor<2xf32>):
+    attune.yield %h : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @repeat_prefix(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'attune.repeat' op prefix 'layers.' must contain {i} (each iteration's weights are named apart by its index)}}
+  %r = attune.repeat %x {count = 2 : i64, prefix = "layers."} : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%h: tensor<2xf32>):
+    attune.yield %h : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @repeat_results(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'attune.repeat' op result types 'tensor<3xf32>' must be the types of the inits 'tensor<2xf32>'}}
+  %r = attune.repeat %x {count = 2 : i64, prefix = "l.{i}."} : (tensor<2xf32>) -> tensor<3xf32> {
+  ^bb0(%h: tensor<2xf32>):
+    attune.yield %h : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @repeat_arguments(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'attune.repeat' op body arguments 'tensor<?xf32>' must have the types of the inits 'tensor<2xf32>'}}
+  %r = attune.repeat %x {count = 2 : i64, prefix = "l.{i}."} : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%h: tensor<?xf32>):
+    %c = tensor.cast %h : tensor<?xf32> to tensor<2xf32>
+    attune.yield %c : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @repeat_yield(%x: tensor<2xf32>, %y: tensor<?xf32>) {
+  %r = attune.repeat %x {count = 2 : i64, prefix = "l.{i}."} : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%h: tensor<2xf32>):
+    // expected-error @+1 {{'attune.yield' op yields 'tensor<?xf32>', expected the types of the repeat's inits 'tensor<2xf32>'}}
+    attune.yield %y : tensor<?xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'attune.yield' op expects parent op 'attune.repeat'}}
+  attune.yield %x : tensor<2xf32>
+}
+
+// -----
+
+func.func @repeat_huge(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'attune.repeat' op count must be in [1, 4096], got 2147483648}}
+  %r = attune.repeat %x {count = 2147483648 : i64, prefix = "l.{i}."} : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%h: tensor<2xf32>):
+    attune.yield %h : tensor<2xf32>
+  }
+  return
+}

@@ -285,3 +285,21 @@ func.func @cells(%x: tensor<?x16xf32>, %h: tensor<?x32xf32>, %rih: tensor<32x16x
       -> tensor<?x32xf32>
   return
 }
+
+// CHECK-LABEL: func @repeat
+// CHECK:       %[[R:.*]]:2 = attune.repeat %{{.*}}, %{{.*}} {count = 12 : i64, prefix = "layers.{i}."} : (tensor<?x?x64xf32>, tensor<?xi64>) -> (tensor<?x?x64xf32>, tensor<?xi64>) {
+// CHECK-NEXT:  ^bb0(%[[H:.*]]: tensor<?x?x64xf32>, %[[L:.*]]: tensor<?xi64>):
+// CHECK-NEXT:    %[[W:.*]] = attune.weight "linear.weight" : tensor<64x64xf32>
+// CHECK-NEXT:    %[[O:.*]] = attune.linear %[[H]], %[[W]]
+// CHECK-NEXT:    attune.yield %[[O]], %[[L]] : tensor<?x?x64xf32>, tensor<?xi64>
+// CHECK-NEXT:  }
+func.func @repeat(%x: tensor<?x?x64xf32>, %len: tensor<?xi64>) -> tensor<?x?x64xf32> {
+  %r:2 = attune.repeat %x, %len {count = 12 : i64, prefix = "layers.{i}."}
+      : (tensor<?x?x64xf32>, tensor<?xi64>) -> (tensor<?x?x64xf32>, tensor<?xi64>) {
+  ^bb0(%h: tensor<?x?x64xf32>, %l: tensor<?xi64>):
+    %w = attune.weight "linear.weight" : tensor<64x64xf32>
+    %o = attune.linear %h, %w : (tensor<?x?x64xf32>, tensor<64x64xf32>) -> tensor<?x?x64xf32>
+    attune.yield %o, %l : tensor<?x?x64xf32>, tensor<?xi64>
+  }
+  return %r#0 : tensor<?x?x64xf32>
+}
