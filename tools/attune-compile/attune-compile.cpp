@@ -61,6 +61,11 @@ int main(int argc, char **argv) {
   registerAllPasses();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // A located message is what a model's author needs; the dump of the
+  // failing op in generic form only with --mlir-print-op-on-diagnostic.
+  if (!cl::getRegisteredOptions()["mlir-print-op-on-diagnostic"]
+           ->getNumOccurrences())
+    context.printOpOnDiagnostic(false);
 
   std::string error;
   auto input = openInputFile(inputFile, &error);

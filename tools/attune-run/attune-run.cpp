@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -315,6 +316,14 @@ int main(int argc, char **argv) {
     std::printf("%s", m.targetInfo().c_str());
     printEntries(m);
     return 0;
+  }
+  // The output directory exists (made if need be) before anything runs.
+  if (!outputDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(outputDir, ec);
+    if (ec || !std::filesystem::is_directory(outputDir))
+      return fail("--output-dir " + outputDir + ": cannot create the directory" +
+                  (ec ? ": " + ec.message() : std::string(" (a file is there)")));
   }
   if (deviceSpecs.empty())
     deviceSpecs.push_back("cpu");
