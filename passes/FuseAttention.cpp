@@ -68,6 +68,28 @@ Value keyOf(MatmulOp mm) {
   return t.getInput();
 }
 
+/// Whether `v` is attention scores: a matmul of queries by transposed keys,
+/// possibly scaled by a constant (any spelling of the scale).
+bool isScores(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (auto sc = dyn_cast_or_null<ScaleOp>(def)) {
+    v = sc.getInput();
+  } else if (auto mul = dyn_cast_or_null<MulOp>(def)) {
+    if (splatValue(mul.getRhs()))
+      v = mul.getLhs();
+    else if (splatValue(mul.getLhs()))
+      v = mul.getRhs();
+  } else if (auto mul = dyn_cast_or_null<arith::MulFOp>(def)) {
+    if (splatValue(mul.getRhs()))
+      v = mul.getLhs();
+  } else if (auto div = dyn_cast_or_null<arith::DivFOp>(def)) {
+    if (splatValue(div.getRhs()))
+      v = div.getLhs();
+  }
+  auto mm = v.getDefiningOp<MatmulOp>();
+  return mm && keyOf(mm);
+}
+
 /// Matches the chain around `softmax`; on failure `reason` says why.
 FailureOr<Chain> match(SoftmaxOp softmax, std::string &reason) {
   Chain c;
@@ -105,12 +127,11 @@ FailureOr<Chain> match(SoftmaxOp softmax, std::string &reason) {
   if (auto add = s.getDefiningOp<AddOp>()) {
     if (!oneUse(add.getResult()))
       return reason = "the biased scores have another use", failure();
-    // The chain continues through whichever operand is the scores.
-    bool lhsIsScores = add.getLhs().getDefiningOp<MatmulOp>() ||
-                       add.getLhs().getDefiningOp<ScaleOp>() ||
-                       add.getLhs().getDefiningOp<MulOp>() ||
-                       add.getLhs().getDefiningOp<arith::MulFOp>() ||
-                       add.getLhs().getDefiningOp<arith::DivFOp>();
+    // The chain continues through the operand that leads back to a
+    // query-key matmul (whatever computes the other: a bias may itself be a
+    // matmul or scaled). Where both do, either reading computes the same
+    // sum; the left one is taken.
+    bool lhsIsScores = isScores(add.getLhs()) || !isScores(add.getRhs());
     Value scores = lhsIsScores ? add.getLhs() : add.getRhs();
     c.bias = lhsIsScores ? add.getRhs() : add.getLhs();
     if (add.getType() != cast<RankedTensorType>(scores.getType()))

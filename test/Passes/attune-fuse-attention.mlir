@@ -44,6 +44,51 @@ func.func @imported(%q: !t, %k: !t, %v: !t, %bias: tensor<16x16xf32>, %len: tens
 
 // -----
 
+!t = tensor<2x4x16x64xf32>
+!s = tensor<2x4x16x16xf32>
+
+// The bias is itself computed by a matmul (a position bias from two
+// tables) and comes first in the add: the scores are the operand that
+// leads back to the query-key matmul, not the operand a matmul produces.
+// CHECK-LABEL: func @bias_from_matmul
+// CHECK-SAME: (%[[Q:[^:]*]]: {{.*}}, %[[K:[^:]*]]: {{.*}}, %[[V:[^:]*]]: {{.*}}, %[[P:[^:]*]]: {{.*}}, %[[R:[^:]*]]: {{.*}})
+// CHECK:      %[[B:.*]] = attune.matmul %[[P]], %[[R]] : (tensor<2x4x16x8xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x16x16xf32>
+// CHECK-NEXT: %[[O:.*]] = attune.attention %[[Q]], %[[K]], %[[V]] bias(%[[B]]) {scale = 1.250000e-01 : f64}
+// CHECK-NEXT: return %[[O]]
+func.func @bias_from_matmul(%q: !t, %k: !t, %v: !t, %p: tensor<2x4x16x8xf32>, %r: tensor<2x4x8x16xf32>) -> !t {
+  %bias = attune.matmul %p, %r : (tensor<2x4x16x8xf32>, tensor<2x4x8x16xf32>) -> !s
+  %s = attune.matmul %q, %k {transpose_rhs} : (!t, !t) -> !s
+  %t = attune.scale %s {factor = 0.125 : f64} : !s
+  %b = attune.add %bias, %t : (!s, !s) -> !s
+  // expected-remark @+1 {{fused matmul -> scale -> bias -> softmax -> matmul into attune.attention}}
+  %sm = attune.softmax %b : !s
+  %o = attune.matmul %sm, %v : (!s, !t) -> !t
+  return %o : !t
+}
+
+// -----
+
+!t = tensor<2x4x16x64xf32>
+!s = tensor<2x4x16x16xf32>
+
+// A scaled bias first, unscaled scores second: the same rule.
+// CHECK-LABEL: func @scaled_bias_first
+// CHECK-SAME: (%[[Q:[^:]*]]: {{.*}}, %[[K:[^:]*]]: {{.*}}, %[[V:[^:]*]]: {{.*}}, %[[X:[^:]*]]: {{.*}})
+// CHECK:      %[[B:.*]] = attune.scale %[[X]] {factor = 5.000000e-01 : f64}
+// CHECK-NEXT: %[[O:.*]] = attune.attention %[[Q]], %[[K]], %[[V]] bias(%[[B]]) {score = #attune.score<dot>}
+// CHECK-NEXT: return %[[O]]
+func.func @scaled_bias_first(%q: !t, %k: !t, %v: !t, %x: !s) -> !t {
+  %bias = attune.scale %x {factor = 0.5 : f64} : !s
+  %s = attune.matmul %q, %k {transpose_rhs} : (!t, !t) -> !s
+  %b = attune.add %bias, %s : (!s, !s) -> !s
+  // expected-remark @+1 {{fused matmul -> bias -> softmax -> matmul into attune.attention}}
+  %sm = attune.softmax %b : !s
+  %o = attune.matmul %sm, %v : (!s, !t) -> !t
+  return %o : !t
+}
+
+// -----
+
 // Rank 3 ([B*H, L, D]): one head, no scale (plain dot scores).
 // CHECK-LABEL: func @three_d
 // CHECK: %[[Q:.*]] = attune.expand_dims %arg0 {axis = 1 : i64}
