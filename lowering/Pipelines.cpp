@@ -148,8 +148,11 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
     schedule.chunk = options.ompChunk;
     pm.addPass(createAttuneOmpSchedule(schedule));
   }
-  if (failed(parsePassPipeline(kCpuVectorLoops, pm)) ||
-      failed(parsePassPipeline(kCpuToLLVM, pm)))
+  if (failed(parsePassPipeline(kCpuVectorLoops, pm)))
+    llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
+  // (kCpuToLLVM runs expand-strided-metadata.)
+  pm.addPass(createAttuneGuardExpandShapes());
+  if (failed(parsePassPipeline(kCpuToLLVM, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
   pm.addPass(createAttuneLowerRuntimeChecks());
   pm.addPass(createAttuneRouteRuntimeCalls());
@@ -303,6 +306,7 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
   if (last == VulkanStage::Spirv)
     return;
   pm.addPass(createAttuneSerializeSpirv());
+  pm.addPass(createAttuneGuardExpandShapes());
   if (failed(parsePassPipeline(kVulkanHostToLLVM, pm)))
     llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");
   pm.addPass(createAttuneLowerRuntimeChecks());
