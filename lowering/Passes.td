@@ -228,26 +228,6 @@ def AttuneFuseGemmInits : Pass<"attune-fuse-gemm-inits", "::mlir::ModuleOp"> {
   ];
 }
 
-def AttuneGuardExpandShapes : Pass<"attune-guard-expand-shapes"> {
-  let summary = "Refuse the memref.expand_shape form MLIR 22 crashes on";
-  let description = [{
-    MLIR 22.1's `expand-strided-metadata` segfaults on a
-    `memref.expand_shape` that has two or more dynamic dims in one
-    reassociation group (docs/upstream/expand-strided-metadata.mlir is a
-    reproducer). Attune's lowerings never build that form (contractions are
-    written with at most one dynamic dim per group); this pass, run right
-    before `expand-strided-metadata` in both pipelines, turns a regression
-    into a located error naming the op instead of a crash.
-
-    ```mlir
-    // error: memref.expand_shape with 2 dynamic dims in reassociation group
-    // #0 ([0, 1]): MLIR 22's expand-strided-metadata would crash on it
-    %e = memref.expand_shape %m [[0, 1]] output_shape [%a, %b]
-        : memref<?xf32> into memref<?x?xf32>
-    ```
-  }];
-}
-
 def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
   let summary = "Lower soft attune.attention to one fused GPU kernel";
   let description = [{
@@ -314,6 +294,26 @@ def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
   ];
+}
+
+def AttuneGuardExpandShapes : Pass<"attune-guard-expand-shapes"> {
+  let summary = "Refuse the memref.expand_shape form MLIR 22 crashes on";
+  let description = [{
+    MLIR 22.1's `expand-strided-metadata` segfaults on a
+    `memref.expand_shape` that has two or more dynamic dims in one
+    reassociation group (docs/upstream/expand-strided-metadata.mlir is a
+    reproducer). Attune's lowerings never build that form (contractions are
+    written with at most one dynamic dim per group); this pass, run right
+    before `expand-strided-metadata` in both pipelines, turns a regression
+    into a located error naming the op instead of a crash.
+
+    ```mlir
+    // error: memref.expand_shape with 2 dynamic dims in reassociation group
+    // #0 ([0, 1]): MLIR 22's expand-strided-metadata would crash on it
+    %e = memref.expand_shape %m [[0, 1]] output_shape [%a, %b]
+        : memref<?xf32> into memref<?x?xf32>
+    ```
+  }];
 }
 
 def AttuneHoistWeightPreparation
