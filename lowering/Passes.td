@@ -1027,6 +1027,12 @@ def ConvertAttuneToLinalg : Pass<"convert-attune-to-linalg"> {
     } -> tensor<?x64xf32>
     ```
   }];
+  let options = [
+    Option<"checkIndices", "check-indices", "bool", /*default=*/"false",
+           "Embedding ids outside the table fail the run with the op's "
+           "location (a pass over the ids read on the host; the CPU "
+           "pipeline sets it) instead of giving zero rows">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::cf::ControlFlowDialect",

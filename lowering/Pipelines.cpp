@@ -121,7 +121,7 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   tiling.minLength = options.attentionMinLength;
   tiling.parallel = options.parallel;
   pm.addPass(createAttuneTileAttention(tiling));
-  pm.addPass(createConvertAttuneToLinalg());
+  pm.addPass(createConvertAttuneToLinalg({/*checkIndices=*/true}));
   addLinalgCleanup(pm);
   // Dynamic extents that must agree are checked before each kernel runs.
   pm.addPass(createAttuneInsertRuntimeChecks());

@@ -524,17 +524,58 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
 //===----------------------------------------------------------------------===//
 
 struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
-  using OpConversionPattern::OpConversionPattern;
+  EmbeddingLowering(MLIRContext *ctx, bool checkIndices)
+      : OpConversionPattern(ctx), checkIndices(checkIndices) {}
+  bool checkIndices;
+
   LogicalResult
   matchAndRewrite(EmbeddingOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     KernelBuilder kb(rewriter, op.getLoc());
     MLIRContext *ctx = rewriter.getContext();
+    Location loc = op.getLoc();
     Value ids = adaptor.getIds(), table = adaptor.getTable();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
     int64_t vocab = tensorType(table).getDimSize(0);
     Type elem = type.getElementType();
+    if (checkIndices) {
+      // Every id in [0, V), or the run fails with the op's location: one
+      // pass over the ids (B x L integers) before the gather.
+      int64_t idRank = tensorType(ids).getRank();
+      Value init = linalg::FillOp::create(
+                       rewriter, loc,
+                       ValueRange{arith::ConstantOp::create(
+                           rewriter, loc, rewriter.getBoolAttr(true))},
+                       ValueRange{tensor::EmptyOp::create(
+                           rewriter, loc, ArrayRef<int64_t>{},
+                           rewriter.getI1Type())})
+                       .getResult(0);
+      Value all = kb.generic(
+          ids, init,
+          {rewriter.getMultiDimIdentityMap(idRank),
+           AffineMap::get(idRank, 0, {}, ctx)},
+          SmallVector<utils::IteratorType>(idRank,
+                                           utils::IteratorType::reduction),
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            Value id = toIndex(b, l, a[0]);
+            Value lo = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::sge, id,
+                arith::ConstantIndexOp::create(b, l, 0));
+            Value hi = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::slt, id,
+                arith::ConstantIndexOp::create(b, l, vocab));
+            Value in = arith::AndIOp::create(b, l, lo, hi);
+            linalg::YieldOp::create(
+                b, l, ValueRange{arith::AndIOp::create(b, l, a[1], in)});
+          });
+      Value ok = tensor::ExtractOp::create(rewriter, loc, all, ValueRange{});
+      cf::AssertOp::create(
+          rewriter, loc, ok,
+          runtimeCheckMessage(loc, "token id out of range: every id of "
+                                   "attune.embedding must be in [0, " +
+                                       std::to_string(vocab) + ")"));
+    }
     SmallVector<OpFoldResult> sizes = kb.sizes(ids);
     sizes.push_back(rewriter.getIndexAttr(type.getShape().back()));
     SmallVector<AffineExpr> idExprs;
@@ -545,7 +586,7 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
         {AffineMap::get(rank, 0, idExprs, ctx),
          rewriter.getMultiDimIdentityMap(rank)},
         parallelIters(rank), [&](OpBuilder &b, Location l, ValueRange a) {
-          // Out-of-range ids give zero rows.
+          // Out-of-range ids (unchecked: on Vulkan) give zero rows.
           Value id = toIndex(b, l, a[0]);
           Value e = linalg::IndexOp::create(b, l, rank - 1);
           linalg::YieldOp::create(
@@ -570,6 +611,25 @@ struct PositionalEncodingLowering : OpConversionPattern<PositionalEncodingOp> {
     Value table = adaptor.getTable();
     bool learned = op.getKind() == PositionalKind::learned;
     int64_t tableRows = learned ? tensorType(table).getDimSize(0) : 0;
+    if (learned && type.isDynamicDim(rank - 2)) {
+      // A dynamic length must not run past the table (a static one was
+      // checked by the verifier): offset + L <= rows, a located run-time
+      // error otherwise, on every target (it reads only the shape).
+      Location loc = op.getLoc();
+      Value length = kb.dim(adaptor.getInput(), rank - 2);
+      Value end = arith::AddIOp::create(
+          rewriter, loc, length,
+          arith::ConstantIndexOp::create(rewriter, loc, offset));
+      Value fits = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sle, end,
+          arith::ConstantIndexOp::create(rewriter, loc, tableRows));
+      cf::AssertOp::create(
+          rewriter, loc, fits,
+          runtimeCheckMessage(
+              loc, "sequence too long for the learned position table: "
+                   "offset " + std::to_string(offset) + " + length must be "
+                   "at most its " + std::to_string(tableRows) + " rows"));
+    }
     // PE(pos, 2i) = sin(pos * exp(2i * -ln(10000) / E)), cos for 2i + 1:
     // the formulation of the PyTorch tutorial, in the element type.
     Value rate = kb.floatConst(elem, -std::log(10000.0) / static_cast<double>(embed));
@@ -818,6 +878,7 @@ struct MaskLowering : OpConversionPattern<MaskOp> {
 
 struct ConvertAttuneToLinalgPass
     : mlir::attune::impl::ConvertAttuneToLinalgBase<ConvertAttuneToLinalgPass> {
+  using ConvertAttuneToLinalgBase::ConvertAttuneToLinalgBase;
   void runOnOperation() override {
     Operation *root = getOperation();
     // Composite ops need --attune-decompose first; say so rather than
@@ -844,7 +905,7 @@ struct ConvertAttuneToLinalgPass
     // Parameters are bound to constants or arguments by the driver.
     target.addLegalOp<WeightOp>();
     RewritePatternSet patterns(ctx);
-    populateAttuneToLinalgConversionPatterns(patterns);
+    populateAttuneToLinalgConversionPatterns(patterns, checkIndices);
     if (failed(applyPartialConversion(root, target, std::move(patterns))))
       signalPassFailure();
   }
@@ -853,7 +914,7 @@ struct ConvertAttuneToLinalgPass
 } // namespace
 
 void mlir::attune::populateAttuneToLinalgConversionPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, bool checkIndices) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<LinearLowering, MatmulLowering, TransposeLowering,
                SplitHeadsLowering, MergeHeadsLowering, SliceLowering,
@@ -861,8 +922,8 @@ void mlir::attune::populateAttuneToLinalgConversionPatterns(
                ExpandDimsLowering, SqueezeLowering, ActivationLowering,
                ScaleLowering, BinaryLowering<AddOp, arith::AddFOp>,
                BinaryLowering<MulOp, arith::MulFOp>, SoftmaxLowering,
-               LayerNormLowering, EmbeddingLowering,
-               PositionalEncodingLowering, AttentionLowering, MaskLowering>(
-      ctx);
+               LayerNormLowering, PositionalEncodingLowering,
+               AttentionLowering, MaskLowering>(ctx);
+  patterns.add<EmbeddingLowering>(ctx, checkIndices);
   populateRecurrentToLinalgConversionPatterns(patterns);
 }

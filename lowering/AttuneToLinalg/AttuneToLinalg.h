@@ -8,8 +8,12 @@ class RewritePatternSet;
 namespace attune {
 
 /// Patterns lowering every primitive attune op except `attune.weight` to
-/// linalg on tensors (with tensor, arith, math and scf).
-void populateAttuneToLinalgConversionPatterns(RewritePatternSet &patterns);
+/// linalg on tensors (with tensor, arith, math and scf). `checkIndices`:
+/// embedding ids outside the table fail the run (a located run-time error)
+/// instead of giving zero rows; it needs code that reads the ids on the
+/// host, so the Vulkan pipeline leaves it off.
+void populateAttuneToLinalgConversionPatterns(RewritePatternSet &patterns,
+                                              bool checkIndices = false);
 
 /// The recurrent ops and cells (part of the above): `scf.for` over time with
 /// the state carried, rolled.

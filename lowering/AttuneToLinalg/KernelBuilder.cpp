@@ -505,6 +505,10 @@ mlir::attune::visibleKeyRange(OpBuilder &b, Location loc, Value first,
 }
 
 std::string mlir::attune::shapeCheckMessage(Location loc, StringRef reason) {
+  return runtimeCheckMessage(loc, ("input shapes disagree: " + reason).str());
+}
+
+std::string mlir::attune::runtimeCheckMessage(Location loc, StringRef text) {
   std::string where;
   loc->walk([&](Location l) {
     if (auto file = dyn_cast<FileLineColLoc>(l)) {
@@ -515,7 +519,7 @@ std::string mlir::attune::shapeCheckMessage(Location loc, StringRef reason) {
     }
     return WalkResult::advance();
   });
-  return where + "input shapes disagree: " + reason.str();
+  return where + text.str();
 }
 
 void mlir::attune::assertEqualExtents(OpBuilder &b, Location loc, Value a,

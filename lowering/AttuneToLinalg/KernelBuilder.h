@@ -118,8 +118,12 @@ private:
   Location loc;
 };
 
+/// The message of a failed run-time check: "file:line:col: <text>" (the
+/// location as far as it is known).
+std::string runtimeCheckMessage(Location loc, StringRef text);
+
 /// The message of a failed run-time shape check: "file:line:col: input
-/// shapes disagree: <reason>" (the location as far as it is known).
+/// shapes disagree: <reason>".
 std::string shapeCheckMessage(Location loc, StringRef reason);
 
 /// Asserts at run time that two extents (index values) are equal.
