@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 LLVM_PREFIX := /usr/lib/llvm-22
 
-.PHONY: run test build deps configure docs clean
+.PHONY: run test build deps configure docs clean sanitize
 
 deps:
 	@bash scripts/install-deps.sh
@@ -28,6 +28,11 @@ run: build
 
 test: build
 	@bash scripts/run-tests.sh $(BUILD_DIR)
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/) and the
+# tests that exercise the tools and the runtime (docs/reliability.md).
+sanitize:
+	@bash scripts/sanitize.sh
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -62,6 +62,22 @@ for var in ["XDG_RUNTIME_DIR", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "LP_NUM_TH
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# A sanitizer build (scripts/sanitize.sh): the tools and the runtime are
+# instrumented. Valgrind cannot run them, and a host that does not link
+# the sanitizer runtime (Python loading libattune_runtime.so) cannot load
+# them; those tests say UNSUPPORTED: asan.
+sanitizer = getattr(config, "attune_sanitizer", "")
+if "Address" in sanitizer:
+    config.available_features.add("asan")
+    # Leaks are valgrind's tests' business (the tools exit through paths
+    # that keep MLIR's globals); every other ASan finding fails the test.
+    # The LLVM headers' allocators poison memory when compiled with ASan,
+    # but Debian's libLLVM/libMLIR, which use the same memory, are not
+    # instrumented: manual poisoning is ignored (allow_user_poisoning=0),
+    # else those false reports drown the real ones.
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=0:allow_user_poisoning=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+
 # Leak checks of repeated runs.
 if os.path.exists("/usr/bin/valgrind"):
     config.available_features.add("valgrind")

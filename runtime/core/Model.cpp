@@ -167,11 +167,14 @@ attune_status *attune_model_open_on(const char *path, const char *weights,
   if (!meta.weights.empty()) {
     std::string file = weights ? weights : meta.weightsFile;
     if (file == "-") {
+      // The message reads the metadata, which closing the model frees.
+      attune_status *s =
+          error("%s: the model keeps its %zu weights outside; give the "
+                "safetensors file (attune_model_open_with_weights, "
+                "attune-run --weights)",
+                path, meta.weights.size());
       attune_model_close(model);
-      return error("%s: the model keeps its %zu weights outside; give the "
-                   "safetensors file (attune_model_open_with_weights, "
-                   "attune-run --weights)",
-                   path, meta.weights.size());
+      return s;
     }
     if (attune_status *s = loadExternalWeights(library, path, meta.weights,
                                                file)) {
