@@ -6,6 +6,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
@@ -57,37 +59,7 @@ std::vector<DataSymbol> extractConstantData(ModuleOp module, size_t minBytes) {
   return symbols;
 }
 
-namespace {
-// ELF64 structures (little-endian x86-64), as in <elf.h>.
-struct Elf64Header {
-  unsigned char ident[16];
-  uint16_t type, machine;
-  uint32_t version;
-  uint64_t entry, phoff, shoff;
-  uint32_t flags;
-  uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-struct Elf64Section {
-  uint32_t name, type;
-  uint64_t flags, addr, offset, size;
-  uint32_t link, info;
-  uint64_t addralign, entsize;
-};
-struct Elf64Symbol {
-  uint32_t name;
-  unsigned char info, other;
-  uint16_t shndx;
-  uint64_t value, size;
-};
-static_assert(sizeof(Elf64Header) == 64 && sizeof(Elf64Section) == 64 &&
-                  sizeof(Elf64Symbol) == 24,
-              "ELF64 layout");
-
-constexpr uint32_t kProgbits = 1, kSymtab = 2, kStrtab = 3;
-constexpr uint64_t kAlloc = 2;
-
-uint64_t alignTo(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-} // namespace
+using namespace llvm::ELF;
 
 LogicalResult writeDataObject(StringRef path, ArrayRef<DataSymbol> symbols) {
   // Sections: 0 null, 1 .rodata.attune_data, 2 .symtab, 3 .strtab,
@@ -109,52 +81,53 @@ LogicalResult writeDataObject(StringRef path, ArrayRef<DataSymbol> symbols) {
   uint64_t dataAlign = 16, dataSize = 0;
   std::vector<uint64_t> offsets;
   std::string strtab("\0", 1);
-  std::vector<Elf64Symbol> syms(1, Elf64Symbol{});
+  std::vector<Elf64_Sym> syms(1, Elf64_Sym{});
   for (const DataSymbol &s : symbols) {
-    dataSize = alignTo(dataSize, s.alignment);
+    dataSize = llvm::alignTo(dataSize, s.alignment);
     dataAlign = std::max(dataAlign, s.alignment);
     offsets.push_back(dataSize);
-    Elf64Symbol sym{};
-    sym.name = addName(strtab, s.name);
-    sym.info = (1 /*STB_GLOBAL*/ << 4) | 1 /*STT_OBJECT*/;
-    sym.other = 2; // STV_HIDDEN
-    sym.shndx = 1;
-    sym.value = dataSize;
-    sym.size = s.bytes.size();
+    Elf64_Sym sym{};
+    sym.st_name = addName(strtab, s.name);
+    sym.setBindingAndType(STB_GLOBAL, STT_OBJECT);
+    sym.st_other = STV_HIDDEN;
+    sym.st_shndx = 1;
+    sym.st_value = dataSize;
+    sym.st_size = s.bytes.size();
     syms.push_back(sym);
     dataSize += s.bytes.size();
   }
 
-  uint64_t dataOffset = alignTo(sizeof(Elf64Header), dataAlign);
-  uint64_t symtabOffset = alignTo(dataOffset + dataSize, 8);
-  uint64_t strtabOffset = symtabOffset + syms.size() * sizeof(Elf64Symbol);
+  uint64_t dataOffset = llvm::alignTo(sizeof(Elf64_Ehdr), dataAlign);
+  uint64_t symtabOffset = llvm::alignTo(dataOffset + dataSize, 8);
+  uint64_t strtabOffset = symtabOffset + syms.size() * sizeof(Elf64_Sym);
   uint64_t shstrtabOffset = strtabOffset + strtab.size();
-  uint64_t sectionsOffset = alignTo(shstrtabOffset + shstrtab.size(), 8);
+  uint64_t sectionsOffset = llvm::alignTo(shstrtabOffset + shstrtab.size(), 8);
 
-  Elf64Section sections[6] = {};
-  sections[1] = {rodataName, kProgbits, kAlloc, 0, dataOffset, dataSize,
-                 0,          0,         dataAlign, 0};
-  sections[2] = {symtabName, kSymtab, 0, 0, symtabOffset,
-                 syms.size() * sizeof(Elf64Symbol),
-                 3, /*first global=*/1, 8, sizeof(Elf64Symbol)};
-  sections[3] = {strtabName, kStrtab, 0, 0, strtabOffset, strtab.size(),
-                 0,          0,       1, 0};
-  sections[4] = {shstrtabName, kStrtab, 0, 0, shstrtabOffset,
+  Elf64_Shdr sections[6] = {};
+  sections[1] = {rodataName, SHT_PROGBITS, SHF_ALLOC, 0, dataOffset, dataSize,
+                 0,          0,            dataAlign, 0};
+  sections[2] = {symtabName, SHT_SYMTAB, 0, 0, symtabOffset,
+                 syms.size() * sizeof(Elf64_Sym),
+                 3, /*first global=*/1, 8, sizeof(Elf64_Sym)};
+  sections[3] = {strtabName, SHT_STRTAB, 0, 0, strtabOffset, strtab.size(),
+                 0,          0,          1, 0};
+  sections[4] = {shstrtabName, SHT_STRTAB, 0, 0, shstrtabOffset,
                  shstrtab.size(), 0, 0, 1, 0};
-  sections[5] = {stackName, kProgbits, 0, 0, sectionsOffset, 0, 0, 0, 1, 0};
+  sections[5] = {stackName, SHT_PROGBITS, 0, 0, sectionsOffset, 0, 0, 0, 1, 0};
 
-  Elf64Header header{};
-  const unsigned char ident[16] = {0x7f, 'E', 'L', 'F', 2 /*64-bit*/,
-                                   1 /*little-endian*/, 1 /*version*/};
-  std::memcpy(header.ident, ident, sizeof(ident));
-  header.type = 1;     // ET_REL
-  header.machine = 62; // EM_X86_64
-  header.version = 1;
-  header.shoff = sectionsOffset;
-  header.ehsize = sizeof(Elf64Header);
-  header.shentsize = sizeof(Elf64Section);
-  header.shnum = 6;
-  header.shstrndx = 4;
+  Elf64_Ehdr header{};
+  std::memcpy(header.e_ident, ElfMagic, std::strlen(ElfMagic));
+  header.e_ident[EI_CLASS] = ELFCLASS64;
+  header.e_ident[EI_DATA] = ELFDATA2LSB;
+  header.e_ident[EI_VERSION] = EV_CURRENT;
+  header.e_type = ET_REL;
+  header.e_machine = EM_X86_64;
+  header.e_version = EV_CURRENT;
+  header.e_shoff = sectionsOffset;
+  header.e_ehsize = sizeof(Elf64_Ehdr);
+  header.e_shentsize = sizeof(Elf64_Shdr);
+  header.e_shnum = 6;
+  header.e_shstrndx = 4;
 
   std::string pathStr = path.str();
   FILE *f = std::fopen(pathStr.c_str(), "wb");
@@ -180,7 +153,7 @@ LogicalResult writeDataObject(StringRef path, ArrayRef<DataSymbol> symbols) {
     write(symbols[i].bytes.data(), symbols[i].bytes.size());
   }
   padTo(symtabOffset);
-  write(syms.data(), syms.size() * sizeof(Elf64Symbol));
+  write(syms.data(), syms.size() * sizeof(Elf64_Sym));
   write(strtab.data(), strtab.size());
   write(shstrtab.data(), shstrtab.size());
   padTo(sectionsOffset);
