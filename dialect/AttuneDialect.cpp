@@ -3,6 +3,7 @@
 #include "dialect/AttuneDialect.h"
 #include "dialect/AttuneOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -41,4 +42,14 @@ void AttuneDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "dialect/AttuneAttrs.cpp.inc"
       >();
+}
+
+/// Folded constants (attune.cast of a constant) are arith.constants.
+Operation *AttuneDialect::materializeConstant(OpBuilder &builder,
+                                              Attribute value, Type type,
+                                              Location loc) {
+  auto typed = dyn_cast<TypedAttr>(value);
+  if (!typed || typed.getType() != type)
+    return nullptr;
+  return arith::ConstantOp::create(builder, loc, type, typed);
 }

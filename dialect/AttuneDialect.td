@@ -40,6 +40,9 @@ def Attune_Dialect : Dialect {
     than an ignored annotation.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  // Folded constants are arith.constants.
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 // Rejects attributes that are neither inherent to the op nor prefixed by a

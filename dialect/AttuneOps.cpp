@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -20,6 +21,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 using namespace mlir;
@@ -640,6 +642,97 @@ OpFoldResult SqueezeOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 // Elementwise and normalization
 //===----------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  auto in = getInput().getType();
+  auto out = getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError("result shape ")
+           << shapeStr(out.getShape()) << " differs from the input's "
+           << shapeStr(in.getShape()) << " (a cast keeps the shape)";
+  return success();
+}
+
+/// Whether a cast from `from` to `to` is exact for every value.
+static bool isExactWidening(Type from, Type to) {
+  return isa<FloatType>(from) && to.isF32();
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  Type to = getType().getElementType();
+  if (getInput().getType() == getType())
+    return getInput();
+  // cast(cast(x: A -> f32) -> B) with A a float type: the inner cast is exact,
+  // so this is one rounding of x to B (none when B is A).
+  if (auto inner = getInput().getDefiningOp<CastOp>()) {
+    Type from = inner.getInput().getType().getElementType();
+    if (isExactWidening(from, inner.getType().getElementType())) {
+      if (inner.getInput().getType() == getType())
+        return inner.getInput();
+      getInputMutable().assign(inner.getInput());
+      return getResult();
+    }
+  }
+  auto floatTo = cast<FloatType>(to);
+  // A bound weight (a blob) converts at compile time, like every other
+  // weight preparation: a half-precision weight for f32 arithmetic becomes
+  // an f32 blob.
+  if (auto blob = dyn_cast_if_present<DenseResourceElementsAttr>(
+          adaptor.getInput())) {
+    auto from = dyn_cast<FloatType>(getInput().getType().getElementType());
+    AsmResourceBlob *data = blob.getRawHandle().getBlob();
+    if (!from || !data)
+      return {};
+    ArrayRef<char> bytes = data->getData();
+    size_t inWidth = from.getWidth() / 8, outWidth = floatTo.getWidth() / 8;
+    size_t count = bytes.size() / inWidth;
+    if (count * inWidth != bytes.size() ||
+        (int64_t)count != getType().getNumElements())
+      return {};
+    std::vector<char> out(count * outWidth);
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, bytes.data() + i * inWidth, inWidth);
+      APFloat v(from.getFloatSemantics(), APInt(from.getWidth(), bits));
+      bool lost;
+      v.convert(floatTo.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &lost);
+      uint64_t word = v.bitcastToAPInt().getZExtValue();
+      std::memcpy(out.data() + i * outWidth, &word, outWidth);
+    }
+    return DenseResourceElementsAttr::get(
+        getType(), blob.getRawHandle().getKey(),
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(out, 64));
+  }
+  // Small constants (a splat or an inline dense literal) fold.
+  auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput());
+  if (!dense)
+    return {};
+  auto convert = [&](Attribute a) -> APFloat {
+    if (auto f = dyn_cast<FloatAttr>(a)) {
+      APFloat v = f.getValue();
+      bool lost;
+      v.convert(floatTo.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &lost);
+      return v;
+    }
+    APFloat v(floatTo.getFloatSemantics());
+    v.convertFromAPInt(cast<IntegerAttr>(a).getValue(), /*isSigned=*/true,
+                       APFloat::rmNearestTiesToEven);
+    return v;
+  };
+  if (dense.isSplat())
+    return DenseElementsAttr::get(getType(),
+                                  convert(dense.getSplatValue<Attribute>()));
+  SmallVector<APFloat> values;
+  for (Attribute a : dense.getValues<Attribute>())
+    values.push_back(convert(a));
+  return DenseElementsAttr::get(getType(), values);
+}
 
 OpFoldResult ScaleOp::fold(FoldAdaptor) {
   if (getFactor().convertToDouble() == 1.0)

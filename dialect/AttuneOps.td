@@ -333,6 +333,34 @@ def Attune_SqueezeOp : Attune_InferOp<"squeeze"> {
 // Elementwise and normalization
 //===----------------------------------------------------------------------===//
 
+def Attune_CastOp : Attune_Op<"cast", [Pure]> {
+  let summary = "Elementwise conversion between element types";
+  let description = [{
+    Converts every element to the result's element type; the shapes are
+    equal. Between floating-point types (`f32`, `f16`, `bf16`) it rounds to
+    nearest, ties to even (widening to `f32` is exact), as `Tensor.to(dtype)`;
+    values beyond the narrow type's range become infinities. An integer
+    (`i32`, `i64`) converts to the nearest float. Float to integer is not a
+    cast this op makes (the verifier rejects it).
+
+    Casts are how a model mixes precisions: weights stored in `f16` or
+    `bf16` widened for `f32` activations, or an `f32` result narrowed for a
+    half-precision output. A cast to the input's type folds away, and a
+    narrowing cast of an exact widening folds to one cast (or none).
+
+    ```mlir
+    %w = attune.weight "fc.weight" : tensor<64x32xbf16>
+    %wf = attune.cast %w : tensor<64x32xbf16> to tensor<64x32xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F16, BF16, I32, I64]>:$input);
+  let results = (outs Attune_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+
 def Attune_ActivationOp : Attune_UnaryOp<"activation"> {
   let summary = "Elementwise activation function";
   let description = [{

@@ -980,6 +980,9 @@ def AttuneVulkanAbi : Pass<"attune-vulkan-abi", "::mlir::ModuleOp"> {
            /*default=*/"128", "Push-constant bytes a kernel may use">,
     Option<"maxWorkgroupInvocations", "max-workgroup-invocations", "int64_t",
            /*default=*/"128", "Invocations a workgroup may have">,
+    Option<"float16", "fp16", "bool", /*default=*/"false",
+           "The device has 16-bit storage buffers and shaderFloat16 (f16 "
+           "buffers are accepted)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

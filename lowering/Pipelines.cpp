@@ -111,6 +111,8 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   // A decoding step's cross-attention: the memory's K and V projections
   // move to the query side when that is at most a quarter of the work.
   pm.addPass(createAttuneAbsorbKvProjections({options.explainFusion}));
+  // f16/bf16 are storage formats: every op computes in f32.
+  pm.addPass(createAttuneWidenHalf());
   pm.addPass(createCanonicalizerPass());
   if (last == CpuStage::Attune)
     return;
@@ -247,18 +249,25 @@ static constexpr const char *kGpuOutline =
     "gpu-launch-sink-index-computations,gpu-kernel-outlining,cse";
 
 // SPIR-V 1.0 unless the profile has subgroup arithmetic (1.3, Vulkan 1.1);
-// spirv-update-vce then gives each module the least it needs.
-static constexpr const char *kSpirv =
-    "spirv-attach-target{ver=v1.0 caps=Shader "
-    "exts=SPV_KHR_storage_buffer_storage_class},"
-    "gpu.module(convert-math-to-spirv),convert-gpu-to-spirv,"
-    "spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
-static constexpr const char *kSpirvSubgroups =
-    "spirv-attach-target{ver=v1.3 "
-    "caps=Shader,GroupNonUniform,GroupNonUniformArithmetic "
-    "exts=SPV_KHR_storage_buffer_storage_class},"
-    "gpu.module(convert-math-to-spirv),convert-gpu-to-spirv,"
-    "spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
+// with fp16, 16-bit storage buffers, f16 values (loaded, converted,
+// stored: the arithmetic is f32, see attune-widen-half) and 16-bit integers
+// (bf16 bits). spirv-update-vce
+// then gives each module the least it needs.
+static std::string spirvPipeline(const VulkanProfile &profile) {
+  bool subgroups = profile.subgroupSize > 0;
+  std::string caps = "Shader";
+  std::string exts = "SPV_KHR_storage_buffer_storage_class";
+  if (subgroups)
+    caps += ",GroupNonUniform,GroupNonUniformArithmetic";
+  if (profile.float16) {
+    caps += ",Float16,Int16,StorageBuffer16BitAccess";
+    exts += ",SPV_KHR_16bit_storage";
+  }
+  return std::string("spirv-attach-target{ver=") +
+         (subgroups ? "v1.3" : "v1.0") + " caps=" + caps + " exts=" + exts +
+         "},gpu.module(convert-math-to-spirv),convert-gpu-to-spirv,"
+         "spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
+}
 
 static constexpr const char *kVulkanHostToLLVM =
     "func.func(llvm-request-c-wrappers),"
@@ -270,6 +279,8 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
                                        const VulkanProfile &profile,
                                        bool explainFusion) {
   buildAttuneFusions(pm, explainFusion);
+  pm.addPass(createAttuneWidenHalf());
+  pm.addPass(createCanonicalizerPass());
   if (last == VulkanStage::Attune)
     return;
   if (profile.fusedAttention) {
@@ -299,9 +310,9 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
   AttuneVulkanAbiOptions abi;
   abi.pushConstantBytes = profile.pushConstantBytes;
   abi.maxWorkgroupInvocations = profile.maxWorkgroupInvocations;
+  abi.float16 = profile.float16;
   pm.addPass(createAttuneVulkanAbi(abi));
-  if (failed(parsePassPipeline(
-          profile.subgroupSize > 0 ? kSpirvSubgroups : kSpirv, pm)))
+  if (failed(parsePassPipeline(spirvPipeline(profile), pm)))
     llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");
   if (last == VulkanStage::Spirv)
     return;

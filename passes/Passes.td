@@ -366,4 +366,33 @@ def AttuneUnrollRepeat : Pass<"attune-unroll-repeat"> {
   let dependentDialects = ["::mlir::attune::AttuneDialect"];
 }
 
+def AttuneWidenHalf : Pass<"attune-widen-half"> {
+  let summary = "Half-precision ops compute in f32: f16/bf16 are storage formats";
+  let description = [{
+    Every `attune` op that computes (all but data movement: `transpose`,
+    `split_heads`, `merge_heads`, `slice`, `concat`, `expand_dims`,
+    `squeeze`, `embedding`, `cast`, `weight`) and has an `f16` or `bf16`
+    operand or result is rewritten to take `f32` operands (an `attune.cast`
+    of each half-precision one) and produce `f32` results, cast back to the
+    original types. So every reduction (softmax, norms, attention, GEMM, the
+    recurrent cells) accumulates in `f32`, transcendental functions are
+    evaluated in `f32`, and each op's result is rounded once to its storage
+    type, as PyTorch does for half tensors. Data movement stays in half
+    precision, exactly.
+
+    ```mlir
+    %y = attune.softmax %x : tensor<4x30011xf16>
+    // becomes
+    %0 = attune.cast %x : tensor<4x30011xf16> to tensor<4x30011xf32>
+    %1 = attune.softmax %0 : tensor<4x30011xf32>
+    %y = attune.cast %1 : tensor<4x30011xf32> to tensor<4x30011xf16>
+    ```
+
+    The pipelines run it after the fusions (which then see the ops the
+    model wrote) and before the lowering, on both targets. Casts of
+    constants fold, so half-precision weights become `f32` constants in the
+    artifact.
+  }];
+}
+
 #endif // ATTUNE_PASSES_TD

@@ -115,3 +115,15 @@ def seq2seq(score, query, keys, values, weights=(), lengths=None,
     w = softmax(s, -1)
     ctx = torch.bmm(w, values)
     return (ctx, w) if return_weights else ctx
+
+
+def in_f32(value):
+    """The f32 oracle of a half-precision op: a tensor widened to f32
+    (exactly), or a copy of a module with its parameters widened. The
+    golden outputs of half-precision models are computed this way and left
+    unrounded; the tolerance of their tests covers the one rounding of each
+    result to its storage type."""
+    if isinstance(value, torch.nn.Module):
+        import copy
+        return copy.deepcopy(value).float()
+    return value.float()

@@ -40,7 +40,8 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import attune_ref as ref  # noqa: E402
 
-DTYPES = {"f32": torch.float32, "f16": torch.float16, "i32": torch.int32, "i64": torch.int64}
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+          "i32": torch.int32, "i64": torch.int64}
 SAFETENSORS_DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
                       torch.int64: "I64", torch.int32: "I32"}
 
@@ -86,7 +87,7 @@ def parse_inputs(text, path):
 def save_safetensors(tensors, path):
     header, chunks, offset = {}, [], 0
     for name, t in tensors.items():
-        data = t.detach().contiguous().cpu().numpy().tobytes()
+        data = to_numpy(t.cpu()).tobytes()
         header[name] = {"dtype": SAFETENSORS_DTYPES[t.dtype], "shape": list(t.shape),
                         "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)
@@ -98,6 +99,16 @@ def save_safetensors(tensors, path):
         f.write(text)
         for c in chunks:
             f.write(c)
+
+
+def to_numpy(t):
+    """A tensor as NumPy data for np.save. NumPy has no bfloat16: bf16 is
+    saved as its raw bits with descr '|V2', as ml_dtypes' arrays are (and as
+    attune-run reads and writes them)."""
+    t = t.detach().contiguous()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(np.dtype("V2"))
+    return t.numpy()
 
 
 def make_input(spec, generator):
@@ -155,13 +166,13 @@ def generate(model_path, out_root):
         manifest.append(f"case {k}")
         for spec in specs:
             values[spec[0]] = make_input(spec, generator)
-            np.save(case_dir / f"{spec[0]}.npy", values[spec[0]].numpy())
+            np.save(case_dir / f"{spec[0]}.npy", to_numpy(values[spec[0]]))
             manifest.append(f"input {spec[0]} case{k}/{spec[0]}.npy")
         with torch.no_grad():
             result = eval(call_expr, dict(scope, module=module, **values))
         results = result if isinstance(result, (tuple, list)) else (result,)
         for i, r in enumerate(results):
-            np.save(case_dir / f"output{i}.npy", r.detach().contiguous().numpy())
+            np.save(case_dir / f"output{i}.npy", to_numpy(r))
             manifest.append(f"output output{i} case{k}/output{i}.npy")
     (out / "manifest.txt").write_text("\n".join(manifest) + "\n")
 

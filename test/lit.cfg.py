@@ -21,7 +21,7 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.attune_tools_dir, config.llvm_tools_dir]
 tools = ["attune-opt", "attune-compile", "attune-run", "embed_model",
-         "attune-format-test"]
+         "attune-format-test", "attune-stress-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # FileCheck, not and count come from LLVM's tool directory.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -347,6 +347,24 @@ struct SqueezeLowering : OpConversionPattern<SqueezeOp> {
 // Elementwise and normalization
 //===----------------------------------------------------------------------===//
 
+struct CastLowering : OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    Type to = op.getType().getElementType();
+    replaceWithCast(
+        rewriter, op,
+        kb.elementwise(op.getType(), adaptor.getInput(),
+                       [&](OpBuilder &b, Location l, ValueRange a) {
+                         linalg::YieldOp::create(
+                             b, l, KernelBuilder::convert(b, l, a[0], to));
+                       }));
+    return success();
+  }
+};
+
 struct ActivationLowering : OpConversionPattern<ActivationOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -919,7 +937,7 @@ void mlir::attune::populateAttuneToLinalgConversionPatterns(
   patterns.add<LinearLowering, MatmulLowering, TransposeLowering,
                SplitHeadsLowering, MergeHeadsLowering, SliceLowering,
                ConcatLowering,
-               ExpandDimsLowering, SqueezeLowering, ActivationLowering,
+               ExpandDimsLowering, SqueezeLowering, CastLowering, ActivationLowering,
                ScaleLowering, BinaryLowering<AddOp, arith::AddFOp>,
                BinaryLowering<MulOp, arith::MulFOp>, SoftmaxLowering,
                LayerNormLowering, PositionalEncodingLowering,

@@ -314,6 +314,21 @@ void KernelBuilder::multiplyAccumulate(OpBuilder &b, Location loc,
       b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], product, flags)});
 }
 
+Value KernelBuilder::convert(OpBuilder &b, Location loc, Value x, Type to) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  if (isa<IntegerType>(from))
+    return arith::SIToFPOp::create(b, loc, to, x);
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(b, loc, to, x);
+  if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+    return arith::TruncFOp::create(b, loc, to, x);
+  // f16 <-> bf16: through f32, exactly one rounding.
+  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  return arith::TruncFOp::create(b, loc, to, wide);
+}
+
 Value KernelBuilder::maxShift(OpBuilder &b, Location loc, Value m) {
   Type t = m.getType();
   Value ninf = arith::ConstantOp::create(

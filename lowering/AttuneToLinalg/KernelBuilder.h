@@ -109,6 +109,9 @@ public:
                           Value col, int64_t rows);
 
   /// Scalar math for generic bodies: they take the body's builder.
+  /// `x` converted to the float type `to` (see `attune.cast`): extf,
+  /// truncf (to nearest even) or sitofp; `x` itself when the types match.
+  static Value convert(OpBuilder &b, Location loc, Value x, Type to);
   static Value sigmoid(OpBuilder &b, Location loc, Value x);
   static Value activation(OpBuilder &b, Location loc, Activation kind,
                           Value x);

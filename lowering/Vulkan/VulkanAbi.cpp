@@ -27,6 +27,7 @@
 #include "lowering/Passes.h"
 #include "lowering/Vulkan/KernelTable.h"
 
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -34,6 +35,8 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Target/SPIRV/Serialization.h"
 #include "llvm/Support/Path.h"
@@ -54,8 +57,9 @@ constexpr StringLiteral kDispatch = ::attune::artifact::kVulkanDispatch;
 /// Rewrites one outlined kernel and its launch.
 class KernelRewriter {
 public:
-  KernelRewriter(gpu::LaunchFuncOp launch, gpu::GPUFuncOp kernel)
-      : launch(launch), kernel(kernel), host(launch),
+  KernelRewriter(gpu::LaunchFuncOp launch, gpu::GPUFuncOp kernel,
+                 bool float16)
+      : float16(float16), launch(launch), kernel(kernel), host(launch),
         device(OpBuilder::atBlockBegin(&kernel.front())) {}
 
   LogicalResult run() {
@@ -152,13 +156,27 @@ private:
     // capability; their values must fit in 32 bits.
     Type elem = type.getElementType();
     bool wide = elem.isInteger(64);
-    if (!wide && !elem.isF32() && !elem.isF16() && !elem.isInteger(32))
+    // bf16 has no type in core Vulkan: its buffers hold the bits as i16,
+    // and the kernel converts them to f32 with integer operations
+    // (expandBFloat16, below).
+    bool bf16 = elem.isBF16();
+    if (!wide && !bf16 && !elem.isF32() && !elem.isF16() &&
+        !elem.isInteger(32))
       return kernel.emitOpError()
              << "argument #" << arg.getArgNumber() << " has element type "
-             << elem << "; kernels take f32, f16, i32 and i64 buffers";
+             << elem << "; kernels take f32, f16, bf16, i32 and i64 buffers";
+    if ((elem.isF16() || bf16) && !float16)
+      return kernel.emitOpError()
+             << "argument #" << arg.getArgNumber() << " is an "
+             << (bf16 ? "bf16" : "f16")
+             << " buffer, which needs 16-bit storage buffers, shaderFloat16 "
+                "and shaderInt16: compile with a --vulkan-profile that has "
+                "fp16=1 (lavapipe has it)";
     Type i32 = device.getI32Type();
+    Type i16 = device.getI16Type();
     BlockArgument flat = kernel.front().addArgument(
-        MemRefType::get({ShapedType::kDynamic}, wide ? i32 : elem),
+        MemRefType::get({ShapedType::kDynamic},
+                        wide ? i32 : (bf16 ? i16 : elem)),
         kernel.getLoc());
     Value offsetValue =
         staticOr(offset, [&] { return param(metadata.getOffset()); });
@@ -197,12 +215,16 @@ private:
         Value v = memref::LoadOp::create(b, l, flat, i);
         if (wide)
           v = arith::ExtSIOp::create(b, l, elem, v);
+        if (bf16)
+          v = arith::BitcastOp::create(b, l, elem, v);
         load.replaceAllUsesWith(v);
         load.erase();
       } else if (auto store = dyn_cast<memref::StoreOp>(user)) {
         Location l = store.getLoc();
         Value i = linear(b, l, store.getIndices());
         Value v = store.getValueToStore();
+        if (bf16)
+          v = arith::BitcastOp::create(b, l, i16, v);
         if (wide) {
           i = arith::MulIOp::create(b, l, i,
                                     arith::ConstantIndexOp::create(b, l, 2));
@@ -257,6 +279,7 @@ private:
     return success();
   }
 
+  bool float16; // f16 buffers allowed (the profile's fp16)
   gpu::LaunchFuncOp launch;
   gpu::GPUFuncOp kernel;
   OpBuilder host, device;
@@ -267,6 +290,62 @@ private:
 /// them) in 32 bits, so that they need no Int64 capability: every i64 value
 /// becomes i32, and casts between what are now equal types disappear.
 /// Buffers keep their 64-bit layout (see rewriteBuffer).
+/// The kernel's bf16 arithmetic (after attune-widen-half only conversions
+/// to and from f32) as integer operations on the bits, which its buffers
+/// hold as i16 (round to nearest even, NaN kept). A bf16 value that remains
+/// is an error, never a silently different type.
+LogicalResult expandBFloat16(gpu::GPUFuncOp kernel) {
+  bool any = false;
+  kernel.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      any |= getElementTypeOrSelf(t).isBF16();
+  });
+  if (!any)
+    return success();
+  MLIRContext *ctx = kernel.getContext();
+  // Ops that only choose bits (constants, selects) work on the i16 bits.
+  Type i16 = IntegerType::get(ctx, 16);
+  kernel.walk([&](Operation *op) {
+    if (op->getNumResults() != 1 || !op->getResult(0).getType().isBF16())
+      return;
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value bits;
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      APInt v = cast<FloatAttr>(c.getValue()).getValue().bitcastToAPInt();
+      bits = arith::ConstantOp::create(b, loc, IntegerAttr::get(i16, v));
+    } else if (auto select = dyn_cast<arith::SelectOp>(op)) {
+      auto asBits = [&](Value v) {
+        return arith::BitcastOp::create(b, loc, i16, v).getResult();
+      };
+      bits = arith::SelectOp::create(b, loc, select.getCondition(),
+                                     asBits(select.getTrueValue()),
+                                     asBits(select.getFalseValue()));
+    } else {
+      return;
+    }
+    op->getResult(0).replaceAllUsesWith(
+        arith::BitcastOp::create(b, loc, op->getResult(0).getType(), bits));
+    op->erase();
+  });
+  RewritePatternSet patterns(ctx);
+  arith::populateExpandBFloat16Patterns(patterns);
+  arith::BitcastOp::getCanonicalizationPatterns(patterns, ctx);
+  if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
+    return kernel.emitOpError() << "bf16 expansion did not converge";
+  WalkResult left = kernel.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (getElementTypeOrSelf(t).isBF16()) {
+        op->emitOpError()
+            << "computes bf16 values in a Vulkan kernel, which has no bf16 "
+               "type; only conversions to and from f32 are supported";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(left.wasInterrupted());
+}
+
 LogicalResult narrowI64(gpu::GPUFuncOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   Type i32 = IntegerType::get(ctx, 32);
@@ -431,8 +510,9 @@ struct AttuneVulkanAbiPass
                            })
                            .wasInterrupted();
 
-      KernelRewriter rewriter(launch, kernel);
-      if (failed(rewriter.run()) || failed(narrowI64(kernel)))
+      KernelRewriter rewriter(launch, kernel, float16);
+      if (failed(rewriter.run()) || failed(narrowI64(kernel)) ||
+          failed(expandBFloat16(kernel)))
         return signalPassFailure();
       int64_t pushBytes = 4 * rewriter.hostParams.size();
       if (pushBytes > pushConstantBytes) {

@@ -291,6 +291,8 @@ attune_status *attune_tensor_read_npy(const char *path, attune_tensor **out) {
     if (!d.npy)
       continue;
     known += std::string(known.empty() ? "" : ", ") + d.npy;
+    if (d.dtype == ATTUNE_BF16)
+      known += " (bf16 bits)";
     // '|' marks a byte order that does not apply; '=' is the host's, which
     // is little-endian on every machine Attune runs on.
     if (descr.substr(1) == d.npy + 1 &&

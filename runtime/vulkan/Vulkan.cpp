@@ -40,6 +40,8 @@ using attune::runtime::error;
   X(vkEnumeratePhysicalDevices)                                                \
   X(vkGetPhysicalDeviceProperties)                                             \
   X(vkGetPhysicalDeviceProperties2)                                            \
+  X(vkGetPhysicalDeviceFeatures2)                                              \
+  X(vkEnumerateDeviceExtensionProperties)                                      \
   X(vkGetPhysicalDeviceQueueFamilyProperties)                                  \
   X(vkGetPhysicalDeviceMemoryProperties)                                       \
   X(vkCreateDevice)                                                            \
@@ -152,6 +154,9 @@ struct Device {
   VkPhysicalDeviceSubgroupProperties subgroup{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   bool timestamps = false;
+  /// The 16-bit features, enabled at device creation where the device has
+  /// them (kernels that use f16 tensors need both).
+  bool storage16 = false, float16 = false, int16 = false;
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
   std::atomic<int> validationMessages{0};
   VkPipelineCache cache = VK_NULL_HANDLE;
@@ -525,6 +530,62 @@ attune_status *openDevice(const std::string &selector, Device **out) {
   d->family = (uint32_t)family;
   d->timestamps = families[family].timestampValidBits > 0 &&
                   d->props.limits.timestampPeriod > 0;
+  // 16-bit storage (core in 1.1), f16 values (1.2, or
+  // VK_KHR_shader_float16_int8) and 16-bit integers (bf16 bits): enabled when present; a kernel that needs
+  // one the device lacks is refused at load (checkCapabilities).
+  VkPhysicalDeviceShaderFloat16Int8Features f16{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDevice16BitStorageFeatures storage16{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  std::vector<const char *> deviceExtensions;
+  bool f16Available = d->props.apiVersion >= VK_API_VERSION_1_2;
+  if (!f16Available) {
+    uint32_t count = 0;
+    d->vkEnumerateDeviceExtensionProperties(d->physical, nullptr, &count,
+                                            nullptr);
+    std::vector<VkExtensionProperties> exts(count);
+    d->vkEnumerateDeviceExtensionProperties(d->physical, nullptr, &count,
+                                            exts.data());
+    for (const VkExtensionProperties &e : exts)
+      if (!std::strcmp(e.extensionName,
+                       VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME))
+        f16Available = true;
+    if (f16Available)
+      deviceExtensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+  }
+  VkPhysicalDeviceFeatures2 features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &storage16;
+  if (f16Available)
+    storage16.pNext = &f16;
+  d->vkGetPhysicalDeviceFeatures2(d->physical, &features);
+  d->storage16 = storage16.storageBuffer16BitAccess;
+  d->int16 = features.features.shaderInt16;
+  d->float16 = f16Available && f16.shaderFloat16;
+  // ATTUNE_VULKAN_WITHOUT=shaderFloat16,shaderInt16,storageBuffer16BitAccess
+  // treats the device as lacking those features: what a smaller device
+  // does, checked on this one.
+  if (const char *without = std::getenv("ATTUNE_VULKAN_WITHOUT")) {
+    std::string list = std::string(",") + without + ",";
+    auto off = [&](const char *name) {
+      return list.find(std::string(",") + name + ",") != std::string::npos;
+    };
+    d->float16 &= !off("shaderFloat16");
+    d->int16 &= !off("shaderInt16");
+    d->storage16 &= !off("storageBuffer16BitAccess");
+  }
+  // Enable exactly these two (and nothing else the query reported).
+  VkPhysicalDeviceShaderFloat16Int8Features f16On{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  f16On.shaderFloat16 = d->float16;
+  VkPhysicalDevice16BitStorageFeatures storage16On{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  storage16On.storageBuffer16BitAccess = d->storage16;
+  if (f16Available)
+    storage16On.pNext = &f16On;
+  VkPhysicalDeviceFeatures basicOn{};
+  basicOn.shaderInt16 = d->int16;
+
   float priority = 1.0f;
   VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   q.queueFamilyIndex = d->family;
@@ -533,6 +594,10 @@ attune_status *openDevice(const std::string &selector, Device **out) {
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &q;
+  info.pNext = &storage16On;
+  info.pEnabledFeatures = &basicOn;
+  info.enabledExtensionCount = (uint32_t)deviceExtensions.size();
+  info.ppEnabledExtensionNames = deviceExtensions.data();
   if (VkResult r = d->vkCreateDevice(d->physical, &info, nullptr, &d->device))
     return error("vulkan: cannot create a logical device on %s (%s)",
                  d->props.deviceName, resultName(r));
@@ -820,6 +885,42 @@ static attune_status *bindHostCode(void *library, const char *path) {
   return nullptr;
 }
 
+/// Refuses a kernel whose SPIR-V declares a capability that needs a device
+/// feature the device lacks (read from the module's OpCapability
+/// instructions, so the check cannot disagree with the code).
+static attune_status *checkCapabilities(const Device &d, const char *path,
+                                        const char *name,
+                                        const std::vector<uint32_t> &words) {
+  constexpr uint32_t kOpCapability = 17, kOpFunction = 54;
+  constexpr uint32_t kFloat16 = 9, kInt16 = 22,
+                     kStorageBuffer16BitAccess = 4433;
+  for (size_t i = 5; i < words.size();) {
+    uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+    if (count == 0 || opcode == kOpFunction)
+      break;
+    if (opcode == kOpCapability && count == 2 && i + 1 < words.size()) {
+      uint32_t cap = words[i + 1];
+      if (cap == kFloat16 && !d.float16)
+        return error("%s: kernel %s: converts f16 values (the feature "
+                     "shaderFloat16), which %s lacks; this device cannot "
+                     "run f16 models",
+                     path, name, d.props.deviceName);
+      if (cap == kInt16 && !d.int16)
+        return error("%s: kernel %s: converts bf16 values as 16-bit "
+                     "integers (the feature shaderInt16), which %s lacks; "
+                     "this device cannot run bf16 models",
+                     path, name, d.props.deviceName);
+      if (cap == kStorageBuffer16BitAccess && !d.storage16)
+        return error("%s: kernel %s: reads or writes 16-bit tensors "
+                     "(storageBuffer16BitAccess), which %s lacks; this "
+                     "device cannot run f16 or bf16 models",
+                     path, name, d.props.deviceName);
+    }
+    i += count;
+  }
+  return nullptr;
+}
+
 attune_status *createProgram(Device *device, void *library,
                              const std::string &modelPath,
                              const std::vector<KernelSpec> &specs,
@@ -882,6 +983,8 @@ attune_status *createProgram(Device *device, void *library,
     // The global is 4-byte aligned; copy anyway for strict-aliasing safety.
     std::vector<uint32_t> words(spec.bytes / 4);
     std::memcpy(words.data(), code, spec.bytes);
+    if (attune_status *s = checkCapabilities(d, path, name, words))
+      return s;
     m.pCode = words.data();
     if (VkResult r = d.vkCreateShaderModule(d.device, &m, nullptr, &k.module))
       return error("%s: kernel %s: cannot create the shader module (%s)", path,

@@ -114,3 +114,30 @@ func.func @masks(%s: tensor<2x4x4xf32>) -> (tensor<2x4x4xf32>, tensor<2x4x4xf32>
   %1 = attune.mask %s {causal} : (tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   return %0, %1 : tensor<2x4x4xf32>, tensor<2x4x4xf32>
 }
+
+// -----
+
+// A cast to the same type folds away; narrowing an exact widening is one
+// cast (none when it returns to the original type); a cast of a small
+// constant folds (round to nearest even: 1 + 2^-11 is a tie in f16, and
+// 70000 overflows f16 to +inf). A narrowing followed by a widening stays:
+// it rounds.
+// CHECK-LABEL: func @cast_folds
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf16>, %[[Y:.*]]: tensor<4xf32>)
+// CHECK-DAG: %[[C:.*]] = arith.constant dense<[1.000000e+00, 0x7C00, -2.000000e+00, 5.000000e-01]> : tensor<4xf16>
+// CHECK-DAG: %[[B:.*]] = attune.cast %[[X]] : tensor<4xf16> to tensor<4xbf16>
+// CHECK-DAG: %[[N:.*]] = attune.cast %[[Y]] : tensor<4xf32> to tensor<4xf16>
+// CHECK-DAG: %[[W:.*]] = attune.cast %[[N]] : tensor<4xf16> to tensor<4xf32>
+// CHECK: return %[[X]], %[[Y]], %[[B]], %[[C]], %[[W]]
+func.func @cast_folds(%x: tensor<4xf16>, %y: tensor<4xf32>)
+    -> (tensor<4xf16>, tensor<4xf32>, tensor<4xbf16>, tensor<4xf16>, tensor<4xf32>) {
+  %0 = attune.cast %y : tensor<4xf32> to tensor<4xf32>
+  %w = attune.cast %x : tensor<4xf16> to tensor<4xf32>
+  %1 = attune.cast %w : tensor<4xf32> to tensor<4xf16>
+  %2 = attune.cast %w : tensor<4xf32> to tensor<4xbf16>
+  %c = arith.constant dense<[1.00048828125, 70000.0, -2.0, 0.5]> : tensor<4xf32>
+  %3 = attune.cast %c : tensor<4xf32> to tensor<4xf16>
+  %n = attune.cast %y : tensor<4xf32> to tensor<4xf16>
+  %4 = attune.cast %n : tensor<4xf16> to tensor<4xf32>
+  return %1, %0, %2, %3, %4 : tensor<4xf16>, tensor<4xf32>, tensor<4xbf16>, tensor<4xf16>, tensor<4xf32>
+}

@@ -984,3 +984,27 @@ func.func @repeat_huge(%x: tensor<2xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @cast_shape(%x: tensor<2x?xf32>) {
+  // expected-error @+1 {{'attune.cast' op result shape [2, 3] differs from the input's [2, ?] (a cast keeps the shape)}}
+  %r = attune.cast %x : tensor<2x?xf32> to tensor<2x3xf16>
+  return
+}
+
+// -----
+
+func.func @cast_to_integer(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'attune.cast' op result #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %r = attune.cast %x : tensor<4xf32> to tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @cast_from_f64(%x: tensor<4xf64>) {
+  // expected-error @+1 {{'attune.cast' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xf64>'}}
+  %r = attune.cast %x : tensor<4xf64> to tensor<4xf32>
+  return
+}

@@ -72,6 +72,17 @@ func.func @shapes(%a: tensor<?x?x4x16xf32>, %b: tensor<?x?x64xf32>, %c: tensor<?
   return
 }
 
+// CHECK-LABEL: func @cast
+// CHECK: attune.cast %{{.*}} : tensor<?x64xf32> to tensor<?x64xf16>
+// CHECK: attune.cast %{{.*}} : tensor<64x32xbf16> to tensor<64x32xf32>
+// CHECK: attune.cast %{{.*}} : tensor<?xi64> to tensor<?xf32>
+func.func @cast(%x: tensor<?x64xf32>, %w: tensor<64x32xbf16>, %n: tensor<?xi64>) {
+  %0 = attune.cast %x : tensor<?x64xf32> to tensor<?x64xf16>
+  %1 = attune.cast %w : tensor<64x32xbf16> to tensor<64x32xf32>
+  %2 = attune.cast %n : tensor<?xi64> to tensor<?xf32>
+  return
+}
+
 // CHECK-LABEL: func @elementwise
 // CHECK: attune.activation <relu> %{{.*}} : tensor<?x128xf32>
 // CHECK: attune.activation <gelu> %{{.*}} : tensor<?x128xf32>

@@ -110,7 +110,7 @@ struct DtypeInfo {
 inline constexpr DtypeInfo kDtypes[] = {
     {ATTUNE_F32, "f32", 4, "F32", "<f4"},
     {ATTUNE_F16, "f16", 2, "F16", "<f2"},
-    {ATTUNE_BF16, "bf16", 2, "BF16", nullptr},
+    {ATTUNE_BF16, "bf16", 2, "BF16", "|V2"}, // raw bits, as ml_dtypes saves
     {ATTUNE_I32, "i32", 4, "I32", "<i4"},
     {ATTUNE_I64, "i64", 8, "I64", "<i8"},
 };

@@ -75,7 +75,8 @@ ATTUNE_API const int64_t *attune_tensor_shape(const attune_tensor *tensor);
 ATTUNE_API size_t attune_tensor_num_elements(const attune_tensor *tensor);
 ATTUNE_API void *attune_tensor_data(attune_tensor *tensor);
 
-/* NumPy .npy files (little-endian, C order; f32, f16, i32, i64). */
+/* NumPy .npy files (little-endian, C order; f32, f16, i32, i64, and bf16
+   as its raw bits with descr '|V2', as ml_dtypes saves it). */
 ATTUNE_API attune_status *attune_tensor_read_npy(const char *path,
                                                  attune_tensor **out);
 ATTUNE_API attune_status *attune_tensor_write_npy(const attune_tensor *tensor,
