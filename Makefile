@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 LLVM_PREFIX := /usr/lib/llvm-22
 
-.PHONY: run test build deps configure docs clean sanitize
+.PHONY: run test build deps configure docs clean sanitize tsan
 
 deps:
 	@bash scripts/install-deps.sh
@@ -33,6 +33,11 @@ test: build
 # tests that exercise the tools and the runtime (docs/reliability.md).
 sanitize:
 	@bash scripts/sanitize.sh
+
+# ThreadSanitizer over one model run from several threads (build-tsan/:
+# the runtime and its concurrent test programs; docs/reliability.md).
+tsan: build
+	@bash scripts/tsan.sh build-tsan $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)
