@@ -31,6 +31,11 @@ if [[ "${1:-}" == "--bench" ]]; then
   bench=1
   packages+=(libbenchmark-dev libopenblas-dev)
 fi
+# `install-deps.sh --fuzz` adds clang and its libFuzzer runtime for
+# scripts/fuzz.sh (`make fuzz`).
+if [[ "${1:-}" == "--fuzz" ]]; then
+  packages+=(clang-22 libclang-rt-22-dev)
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 install_ort() {
   [[ $bench -eq 1 ]] || return 0

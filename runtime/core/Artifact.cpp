@@ -150,7 +150,7 @@ public:
     m.hasCpu = true; // unless a `targets` record says otherwise
     while (in >> word) {
       if (word == "end")
-        return "";
+        return complete(m);
       std::string problem = record(word, m);
       if (!problem.empty())
         return problem;
@@ -160,6 +160,15 @@ public:
 
 private:
   std::istringstream in;
+
+  /// What every record together must say (found by fuzzing: a `vulkan`
+  /// target without its profile parsed, and serialized to a text that did
+  /// not parse back).
+  static std::string complete(const Metadata &m) {
+    if (m.hasVulkan && m.vulkanProfile.empty())
+      return corrupt("a vulkan target without a 'vulkan-profile' record");
+    return "";
+  }
 
   static std::string corrupt(const std::string &what) {
     return "corrupt metadata: " + what;

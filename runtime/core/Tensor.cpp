@@ -3,6 +3,7 @@
 #include "Internal.h"
 #include "attune/artifact.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -323,6 +324,25 @@ attune_status *attune_tensor_read_npy(const char *path, attune_tensor **out) {
     if (*p && *p != ',')
       return error("%s: malformed shape (%s)", path, shapeText.c_str());
   }
+  // The data must be in the file before anything is allocated for it: a
+  // header may claim any shape (found by fuzzing: a 10^14-byte claim).
+  long start = std::ftell(f.get());
+  long fileEnd = -1;
+  if (start >= 0 && std::fseek(f.get(), 0, SEEK_END) == 0)
+    fileEnd = std::ftell(f.get());
+  if (start < 0 || fileEnd < start || std::fseek(f.get(), start, SEEK_SET))
+    return error("%s: cannot find the data after the header", path);
+  size_t available = static_cast<size_t>(fileEnd - start);
+  size_t claimed = attune_dtype_size(dtype);
+  bool overflow = false;
+  for (int64_t d : shape)
+    overflow |= __builtin_mul_overflow(claimed, static_cast<size_t>(d),
+                                       &claimed);
+  if (!overflow && claimed > available)
+    return error("%s: truncated data: %zu bytes, expected %zu for %s %s",
+                 path, available, claimed, descr.c_str(),
+                 shapeString(shape.data(), shape.size()).c_str());
+  // (An overflowing shape is attune_tensor_create's error.)
   attune_tensor *tensor;
   if (attune_status *s =
           attune_tensor_create(dtype, shape.size(), shape.data(), &tensor))

@@ -145,6 +145,9 @@ static void testMetadataRefused() {
                   "unknown record 'bogus'");
   EXPECT_CONTAINS(artifact::parse((v + "\ntargets cpu\n").c_str(), m),
                   "no 'end'");
+  // Found by fuzzing: a vulkan target without its profile.
+  EXPECT_CONTAINS(artifact::parse((v + "\ntargets cpu vulkan\nend\n").c_str(), m),
+                  "a vulkan target without a 'vulkan-profile' record");
   EXPECT_CONTAINS(
       artifact::parse((v + "\nentry f 99999999999 0\nend\n").c_str(), m),
       "corrupt metadata");

@@ -17,6 +17,11 @@ np.save(d / "fortran.npy", np.asfortranarray(x))
 raw = (d / "good.npy").read_bytes()
 (d / "truncated.npy").write_bytes(raw[:-10])
 (d / "header-cut.npy").write_bytes(raw[:20])
+# A header claiming 10^14 bytes over 384 of data (found by fuzzing: the
+# reader allocated the claim before reading).
+claim = raw.replace(b"(2, 3, 16)", b"(5000000, 5000000, 1)", 1)
+claim = claim.replace(b" " * 11 + b"\n", b"\n", 1)  # the same header length
+(d / "huge-claim.npy").write_bytes(claim)
 (d / "not-npy.npy").write_bytes(b"hello, world")
 y = np.ones((2, 3, 8), "<f4")
 np.save(d / "ones-out.npy", y)
