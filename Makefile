@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 LLVM_PREFIX := /usr/lib/llvm-22
 
-.PHONY: run test build deps configure docs clean sanitize tsan
+.PHONY: run test build deps configure docs clean sanitize tsan fuzz
 
 deps:
 	@bash scripts/install-deps.sh
@@ -38,6 +38,11 @@ sanitize:
 # the runtime and its concurrent test programs; docs/reliability.md).
 tsan: build
 	@bash scripts/tsan.sh build-tsan $(BUILD_DIR)
+
+# libFuzzer targets (build-fuzz/, clang-22), FUZZ_SECONDS each (default 60).
+FUZZ_SECONDS ?= 60
+fuzz: build
+	@BUILD_DIR=$(BUILD_DIR) bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD_DIR)
