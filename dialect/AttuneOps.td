@@ -492,8 +492,11 @@ def Attune_EmbeddingOp : Attune_InferOp<"embedding"> {
   let description = [{
     `result[..., e] = table[ids[...], e]`, as `torch.nn.Embedding`. `ids` is an
     `i32` or `i64` tensor of any shape (dims may be dynamic); `table` is
-    `[V, E]` and static. An id outside `[0, V)` yields a row of zeros (PyTorch
-    raises an error; generated code cannot, so the result is defined).
+    `[V, E]` and static. An id outside `[0, V)` fails the run with the op's
+    location, as PyTorch raises an error (on the CPU before the gather; on
+    Vulkan the ids are checked on the device and the run fails when it
+    completes). Lowered without checks, such ids give rows of zeros and
+    never read outside the table.
 
     ```mlir
     %x = attune.embedding %ids, %table

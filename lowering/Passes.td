@@ -429,8 +429,9 @@ def AttuneMapToGpu : Pass<"attune-map-to-gpu", "::mlir::func::FuncOp"> {
     - `memref.copy` becomes `linalg.copy`, so every data movement runs on the
       device (the host code of a Vulkan model never touches tensor data).
     - Every linalg op becomes an `scf.parallel` nest over its parallel dims,
-      with its reduction dims as sequential `scf.for` loops inside. A rank-0
-      op gets a one-iteration loop.
+      with its reduction dims as sequential `scf.for` loops inside. An op
+      without parallel dims (rank 0, or a full reduction) gets a
+      one-iteration loop: one invocation runs it.
     - `math.erf`, which SPIR-V's GLSL instruction set lacks, becomes a
       polynomial.
     - Each outermost nest keeps at most 3 dims (the leading ones are
@@ -1035,9 +1036,15 @@ def ConvertAttuneToLinalg : Pass<"convert-attune-to-linalg"> {
            "Embedding ids outside the table fail the run with the op's "
            "location (a pass over the ids read on the host; the CPU "
            "pipeline sets it) instead of giving zero rows">,
+    Option<"deferChecks", "defer-checks", "bool", /*default=*/"false",
+           "With check-indices: the pass over the ids runs where they are "
+           "(a device kernel) and the run fails after it completes, through "
+           "the runtime's attune_vk_check (the Vulkan pipeline sets it)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",

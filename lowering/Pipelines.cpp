@@ -123,7 +123,8 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   tiling.minLength = options.attentionMinLength;
   tiling.parallel = options.parallel;
   pm.addPass(createAttuneTileAttention(tiling));
-  pm.addPass(createConvertAttuneToLinalg({/*checkIndices=*/true}));
+  pm.addPass(createConvertAttuneToLinalg(
+      {/*checkIndices=*/true, /*deferChecks=*/false}));
   addLinalgCleanup(pm);
   // Dynamic extents that must agree are checked before each kernel runs.
   pm.addPass(createAttuneInsertRuntimeChecks());
@@ -292,7 +293,9 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
         profile.subgroupAttention ? profile.subgroupSize : 0;
     pm.addPass(createAttuneGpuAttention(attention));
   }
-  pm.addPass(createConvertAttuneToLinalg());
+  // Ids are checked on the device; the run fails after it completes.
+  pm.addPass(createConvertAttuneToLinalg(
+      {/*checkIndices=*/true, /*deferChecks=*/true}));
   addLinalgCleanup(pm);
   pm.addPass(createAttuneInsertRuntimeChecks());
   pm.addPass(createCanonicalizerPass());

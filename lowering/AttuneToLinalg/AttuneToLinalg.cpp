@@ -14,7 +14,10 @@
 #include "dialect/AttuneOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "attune/artifact.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -541,10 +544,44 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
 // Embeddings
 //===----------------------------------------------------------------------===//
 
+/// A check whose flag (a rank-0 i32 tensor, non-zero: failed) is computed
+/// where the data is: a call of the runtime's attune_vk_check with the flag's
+/// buffer and the id of `message` in the module's message table.
+static void deferCheck(ConversionPatternRewriter &rewriter, Operation *op,
+                       Value flag, StringRef message) {
+  Location loc = op->getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  auto module = op->getParentOfType<ModuleOp>();
+  SmallVector<Attribute> messages;
+  if (auto table = module->getAttrOfType<ArrayAttr>(kDeferredCheckMessagesAttr))
+    messages.assign(table.begin(), table.end());
+  int64_t id = messages.size();
+  messages.push_back(StringAttr::get(ctx, message));
+  module->setAttr(kDeferredCheckMessagesAttr, ArrayAttr::get(ctx, messages));
+  auto memrefType = MemRefType::get({}, rewriter.getI32Type());
+  auto fnType = rewriter.getFunctionType(
+      {memrefType, rewriter.getI64Type()}, {});
+  StringRef name = ::attune::artifact::kVulkanCheck;
+  if (!module.lookupSymbol<func::FuncOp>(name)) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    auto fn = func::FuncOp::create(rewriter, loc, name, fnType);
+    fn.setPrivate();
+    fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                rewriter.getUnitAttr());
+  }
+  Value buffer =
+      bufferization::ToBufferOp::create(rewriter, loc, memrefType, flag);
+  Value idValue = arith::ConstantOp::create(rewriter, loc,
+                                            rewriter.getI64IntegerAttr(id));
+  func::CallOp::create(rewriter, loc, name, TypeRange{},
+                       ValueRange{buffer, idValue});
+}
+
 struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
-  EmbeddingLowering(MLIRContext *ctx, bool checkIndices)
-      : OpConversionPattern(ctx), checkIndices(checkIndices) {}
-  bool checkIndices;
+  EmbeddingLowering(MLIRContext *ctx, IndexChecks checks)
+      : OpConversionPattern(ctx), checks(checks) {}
+  IndexChecks checks;
 
   LogicalResult
   matchAndRewrite(EmbeddingOp op, OpAdaptor adaptor,
@@ -557,19 +594,21 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
     int64_t rank = type.getRank();
     int64_t vocab = tensorType(table).getDimSize(0);
     Type elem = type.getElementType();
-    if (checkIndices) {
+    if (checks != IndexChecks::None) {
       // Every id in [0, V), or the run fails with the op's location: one
-      // pass over the ids (B x L integers) before the gather.
+      // pass over the ids (B x L integers) before the gather, into a flag
+      // that is 1 if any id is outside.
       int64_t idRank = tensorType(ids).getRank();
-      Value init = linalg::FillOp::create(
-                       rewriter, loc,
-                       ValueRange{arith::ConstantOp::create(
-                           rewriter, loc, rewriter.getBoolAttr(true))},
-                       ValueRange{tensor::EmptyOp::create(
-                           rewriter, loc, ArrayRef<int64_t>{},
-                           rewriter.getI1Type())})
-                       .getResult(0);
-      Value all = kb.generic(
+      Type i32 = rewriter.getI32Type();
+      Value init =
+          linalg::FillOp::create(
+              rewriter, loc,
+              ValueRange{arith::ConstantOp::create(
+                  rewriter, loc, rewriter.getI32IntegerAttr(0))},
+              ValueRange{tensor::EmptyOp::create(
+                  rewriter, loc, ArrayRef<int64_t>{}, i32)})
+              .getResult(0);
+      Value anyBad = kb.generic(
           ids, init,
           {rewriter.getMultiDimIdentityMap(idRank),
            AffineMap::get(idRank, 0, {}, ctx)},
@@ -578,21 +617,30 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
           [&](OpBuilder &b, Location l, ValueRange a) {
             Value id = toIndex(b, l, a[0]);
             Value lo = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::sge, id,
+                b, l, arith::CmpIPredicate::slt, id,
                 arith::ConstantIndexOp::create(b, l, 0));
             Value hi = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::slt, id,
+                b, l, arith::CmpIPredicate::sge, id,
                 arith::ConstantIndexOp::create(b, l, vocab));
-            Value in = arith::AndIOp::create(b, l, lo, hi);
+            Value bad = arith::ExtUIOp::create(
+                b, l, a[1].getType(), arith::OrIOp::create(b, l, lo, hi));
             linalg::YieldOp::create(
-                b, l, ValueRange{arith::AndIOp::create(b, l, a[1], in)});
+                b, l, ValueRange{arith::OrIOp::create(b, l, a[1], bad)});
           });
-      Value ok = tensor::ExtractOp::create(rewriter, loc, all, ValueRange{});
-      cf::AssertOp::create(
-          rewriter, loc, ok,
-          runtimeCheckMessage(loc, "token id out of range: every id of "
-                                   "attune.embedding must be in [0, " +
-                                       std::to_string(vocab) + ")"));
+      std::string message = runtimeCheckMessage(
+          loc, "token id out of range: every id of attune.embedding must be "
+               "in [0, " + std::to_string(vocab) + ")");
+      if (checks == IndexChecks::Assert) {
+        Value flag =
+            tensor::ExtractOp::create(rewriter, loc, anyBad, ValueRange{});
+        Value ok = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::eq, flag,
+            arith::ConstantOp::create(rewriter, loc,
+                                      rewriter.getI32IntegerAttr(0)));
+        cf::AssertOp::create(rewriter, loc, ok, message);
+      } else {
+        deferCheck(rewriter, op, anyBad, message);
+      }
     }
     SmallVector<OpFoldResult> sizes = kb.sizes(ids);
     sizes.push_back(rewriter.getIndexAttr(type.getShape().back()));
@@ -918,12 +966,16 @@ struct ConvertAttuneToLinalgPass
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            cf::ControlFlowDialect, math::MathDialect,
                            scf::SCFDialect,
-                           tensor::TensorDialect, func::FuncDialect>();
+                           tensor::TensorDialect, func::FuncDialect,
+                           bufferization::BufferizationDialect>();
     target.addIllegalDialect<AttuneDialect>();
     // Parameters are bound to constants or arguments by the driver.
     target.addLegalOp<WeightOp>();
     RewritePatternSet patterns(ctx);
-    populateAttuneToLinalgConversionPatterns(patterns, checkIndices);
+    populateAttuneToLinalgConversionPatterns(
+        patterns, !checkIndices ? IndexChecks::None
+                  : deferChecks ? IndexChecks::Deferred
+                                : IndexChecks::Assert);
     if (failed(applyPartialConversion(root, target, std::move(patterns))))
       signalPassFailure();
   }
@@ -932,7 +984,7 @@ struct ConvertAttuneToLinalgPass
 } // namespace
 
 void mlir::attune::populateAttuneToLinalgConversionPatterns(
-    RewritePatternSet &patterns, bool checkIndices) {
+    RewritePatternSet &patterns, IndexChecks checks) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<LinearLowering, MatmulLowering, TransposeLowering,
                SplitHeadsLowering, MergeHeadsLowering, SliceLowering,
@@ -942,6 +994,6 @@ void mlir::attune::populateAttuneToLinalgConversionPatterns(
                BinaryLowering<MulOp, arith::MulFOp>, SoftmaxLowering,
                LayerNormLowering, PositionalEncodingLowering,
                AttentionLowering, MaskLowering>(ctx);
-  patterns.add<EmbeddingLowering>(ctx, checkIndices);
+  patterns.add<EmbeddingLowering>(ctx, checks);
   populateRecurrentToLinalgConversionPatterns(patterns);
 }

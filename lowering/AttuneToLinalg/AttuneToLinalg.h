@@ -7,13 +7,27 @@ namespace mlir {
 class RewritePatternSet;
 namespace attune {
 
+/// What the lowering does about embedding ids outside the table.
+enum class IndexChecks {
+  None,     // zero rows (the gather reads nothing out of bounds)
+  Assert,   // a located run-time error before the gather (cf.assert: the
+            // code reads the ids on the host, as CPU code does)
+  Deferred, // the ids are checked where they are (a kernel on the device)
+            // and the run fails after it completes: a call of
+            // attune_vk_check with the flag, the message in the module's
+            // kDeferredCheckMessagesAttr
+};
+
+/// The module attribute (an array of strings) holding the messages of
+/// deferred checks, by id; attune-lower-runtime-checks emits it as the
+/// artifact's kVulkanCheckMessages.
+inline constexpr const char kDeferredCheckMessagesAttr[] =
+    "attune.deferred_check_messages";
+
 /// Patterns lowering every primitive attune op except `attune.weight` to
-/// linalg on tensors (with tensor, arith, math and scf). `checkIndices`:
-/// embedding ids outside the table fail the run (a located run-time error)
-/// instead of giving zero rows; it needs code that reads the ids on the
-/// host, so the Vulkan pipeline leaves it off.
-void populateAttuneToLinalgConversionPatterns(RewritePatternSet &patterns,
-                                              bool checkIndices = false);
+/// linalg on tensors (with tensor, arith, math and scf).
+void populateAttuneToLinalgConversionPatterns(
+    RewritePatternSet &patterns, IndexChecks checks = IndexChecks::None);
 
 /// The recurrent ops and cells (part of the above): `scf.for` over time with
 /// the state carried, rolled.

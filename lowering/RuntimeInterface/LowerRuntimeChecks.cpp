@@ -8,6 +8,7 @@
 
 #include "lowering/Passes.h"
 #include "attune/artifact.h"
+#include "lowering/AttuneToLinalg/AttuneToLinalg.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
@@ -22,11 +23,35 @@ namespace mlir::attune {
 using namespace mlir;
 
 namespace {
+/// The messages of the deferred checks (the convert-attune-to-linalg
+/// module attribute) as the artifact's kVulkanCheckMessages: each
+/// NUL-terminated, in id order, then an empty one.
+void emitDeferredCheckMessages(ModuleOp module) {
+  auto table = module->getAttrOfType<ArrayAttr>(
+      mlir::attune::kDeferredCheckMessagesAttr);
+  if (!table)
+    return;
+  std::string text;
+  for (Attribute a : table)
+    text += cast<StringAttr>(a).getValue().str() + '\0';
+  text.push_back('\0');
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  MLIRContext *ctx = module.getContext();
+  auto type =
+      LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), text.size());
+  LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/true,
+                         LLVM::Linkage::External,
+                         ::attune::artifact::kVulkanCheckMessages,
+                         b.getStringAttr(text));
+  module->removeAttr(mlir::attune::kDeferredCheckMessagesAttr);
+}
+
 struct AttuneLowerRuntimeChecksPass
     : mlir::attune::impl::AttuneLowerRuntimeChecksBase<
           AttuneLowerRuntimeChecksPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    emitDeferredCheckMessages(module);
     SmallVector<cf::AssertOp> asserts;
     module.walk([&](cf::AssertOp op) { asserts.push_back(op); });
     if (asserts.empty())

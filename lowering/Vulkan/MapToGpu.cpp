@@ -104,8 +104,8 @@ struct AttuneMapToGpuPass
     });
 
     // Linalg ops become parallel loop nests (reduction dims stay scf.for
-    // inside). A rank-0 op gets a one-iteration loop so it too runs on the
-    // device.
+    // inside). An op without parallel dims gets a one-iteration loop so it
+    // too runs on the device.
     SmallVector<linalg::LinalgOp> linalgOps;
     func.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
     for (linalg::LinalgOp op : linalgOps) {
@@ -138,7 +138,9 @@ struct AttuneMapToGpuPass
         }
         op = *swapped;
       }
-      if (op.getNumLoops() == 0) {
+      // No parallel dim (a rank-0 op, or a full reduction such as the flag
+      // of an index check): one invocation runs it.
+      if (op.getNumParallelLoops() == 0) {
         Location loc = op.getLoc();
         Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
         Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);

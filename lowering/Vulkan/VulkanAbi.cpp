@@ -39,6 +39,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Target/SPIRV/Serialization.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Path.h"
 
 namespace mlir::attune {
@@ -65,6 +66,17 @@ public:
   LogicalResult run() {
     Block &body = kernel.front();
     MLIRContext *ctx = kernel.getContext();
+    // What the rewrite adds to the kernel goes in front of an anchor op:
+    // the kernel's first op may be a load or store that the rewrite
+    // replaces (a rank-0 copy kernel's), which must not be the insertion
+    // point.
+    Operation *anchor =
+        arith::ConstantIndexOp::create(device, kernel.getLoc(), 0);
+    device.setInsertionPoint(anchor);
+    auto eraseAnchor = llvm::make_scope_exit([&] {
+      if (anchor->use_empty())
+        anchor->erase();
+    });
     unsigned oldCount = body.getNumArguments();
     auto pushSpace =
         spirv::StorageClassAttr::get(ctx, spirv::StorageClass::PushConstant);

@@ -345,8 +345,12 @@ attune_status *attune_tensor_read_npy(const char *path, attune_tensor **out) {
   // (An overflowing shape is attune_tensor_create's error.)
   attune_tensor *tensor;
   if (attune_status *s =
-          attune_tensor_create(dtype, shape.size(), shape.data(), &tensor))
-    return error("%s: %s", path, s->message.c_str());
+          attune_tensor_create(dtype, shape.size(), shape.data(), &tensor)) {
+    // (Found by fuzzing: this status leaked.)
+    attune_status *wrapped = error("%s: %s", path, s->message.c_str());
+    attune_status_free(s);
+    return wrapped;
+  }
   size_t bytes = attune_tensor_num_elements(tensor) * attune_dtype_size(dtype);
   size_t got = std::fread(tensor->data, 1, bytes, f.get());
   if (got != bytes) {

@@ -678,6 +678,10 @@ struct Program {
   size_t dispatches = 0;
   std::vector<Buffer> staging; // freed after the run
   std::string report;
+  /// The deferred checks of the current run: a readback copy of each flag
+  /// word as it was at the check, and the check's message id.
+  std::vector<std::pair<Buffer, int64_t>> checks;
+  std::vector<std::string> checkMessages; // by id (kVulkanCheckMessages)
 
   ~Program();
   attune_status *takeBuffer(uint64_t size, const char *what, Buffer &out);
@@ -858,6 +862,12 @@ void *hostAlloc(size_t size);
 void hostFree(void *ptr);
 void hostDispatch(int64_t id, int64_t gx, int64_t gy, int64_t gz,
                   MemRef1<int64_t> *buffers, MemRef1<int32_t> *push);
+/// A rank-0 memref descriptor as the host code passes it.
+template <typename T> struct MemRef0 {
+  T *allocated, *aligned;
+  int64_t offset;
+};
+void hostCheck(MemRef0<int32_t> *flag, int64_t id);
 
 /// Points the host code's runtime slots of `library` at our functions.
 static attune_status *bindHostCode(void *library, const char *path) {
@@ -869,11 +879,13 @@ static attune_status *bindHostCode(void *library, const char *path) {
       {artifact::kVulkanAlloc, reinterpret_cast<void *>(&hostAlloc)},
       {artifact::kVulkanFree, reinterpret_cast<void *>(&hostFree)},
       {artifact::kVulkanDispatchCall, reinterpret_cast<void *>(&hostDispatch)},
+      {artifact::kVulkanCheckCall, reinterpret_cast<void *>(&hostCheck)},
   };
   for (const Binding &b : bindings) {
     void *slot = dlsym(library, b.import.slot);
     if (!slot) {
-      // Every Vulkan host code dispatches; not every one allocates or frees.
+      // Every Vulkan host code dispatches; not every one allocates, frees
+      // or checks.
       if (&b.import == &artifact::kVulkanDispatchCall)
         return error("%s: the Vulkan host code has no %s slot (compiled by an "
                      "older attune-compile? recompile it)",
@@ -929,10 +941,16 @@ attune_status *createProgram(Device *device, void *library,
   if (attune_status *s = bindHostCode(library, modelPath.c_str()))
     return s;
   Device &d = *device;
+  std::vector<std::string> checkMessages;
+  if (const char *m = static_cast<const char *>(
+          dlsym(library, artifact::kVulkanCheckMessages)))
+    for (; *m; m += std::strlen(m) + 1)
+      checkMessages.push_back(m);
   int messagesBefore = d.validationMessages.load();
   auto p = std::make_unique<Program>();
   p->device = device;
   p->path = modelPath;
+  p->checkMessages = std::move(checkMessages);
   const char *path = modelPath.c_str();
   for (const KernelSpec &spec : specs) {
     Kernel k;
@@ -1111,6 +1129,7 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
     d.vkResetDescriptorPool(d.device, pool, 0);
   d.vkResetCommandPool(d.device, p->commandPool, 0);
   p->timed.clear();
+  p->checks.clear();
   p->dispatches = 0;
   p->profiling = profile && d.timestamps;
   if (p->profiling && !p->queries) {
@@ -1218,7 +1237,19 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
     return abandon(error("%s: the device failed to run the model (%s)", where,
                          resultName(r)));
 
+  // A failed deferred check fails the run (the first, in program order).
   attune_status *status = nullptr;
+  for (auto &[flag, id] : p->checks) {
+    int32_t word;
+    std::memcpy(&word, flag.mapped, sizeof(word));
+    if (word != 0) {
+      status = error("%s: %s", where,
+                     (size_t)id < p->checkMessages.size()
+                         ? p->checkMessages[id].c_str()
+                         : "a run-time check failed (unknown check)");
+      break;
+    }
+  }
   at = 0;
   for (size_t o = 0; o < io.outputs->size(); ++o) {
     auto [dtype, rank] = (*io.outputs)[o];
@@ -1332,6 +1363,32 @@ void hostFree(void *ptr) {
     return;
   p->giveBack(it->second.buffer);
   p->regions.erase(it);
+}
+
+void hostCheck(MemRef0<int32_t> *flag, int64_t id) {
+  Program *p = current;
+  if (!p)
+    outsideRun("attune_vk_check");
+  Device &d = *p->device;
+  uint64_t offset = 0;
+  const Region *r = p->find(
+      (uint64_t)flag->aligned + (uint64_t)flag->offset * sizeof(int32_t),
+      offset);
+  if (!r)
+    attune::runtime::failRun("a run-time check's flag is not device memory");
+  // The flag's buffer may be reused later in the run: copy the word now.
+  Buffer word;
+  if (attune_status *s = p->stagingBuffer(sizeof(int32_t), /*readback=*/true,
+                                          "a run-time check's readback buffer",
+                                          word)) {
+    std::string message = s->message;
+    attune_status_free(s);
+    attune::runtime::failRun(message);
+  }
+  p->barrier();
+  VkBufferCopy copy{offset, 0, sizeof(int32_t)};
+  d.vkCmdCopyBuffer(p->cmd, r->buffer.buffer, word.buffer, 1, &copy);
+  p->checks.push_back({word, id});
 }
 
 void hostDispatch(int64_t id, int64_t gx, int64_t gy, int64_t gz,

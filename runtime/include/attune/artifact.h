@@ -21,6 +21,8 @@
 //                          dispatch)
 //   kCheckHandler          pointer slot for the handler of failed run-time
 //                          checks: void (const char *message), no return
+//   kVulkanCheckMessages   the messages of the Vulkan host code's deferred
+//                          checks (kVulkanCheckCall)
 // and, with --weights-external, one global per weight (Metadata::weights).
 //
 // The metadata is text, one record per line (see Artifact.cpp for the
@@ -91,8 +93,21 @@ inline constexpr RuntimeImport kVulkanFree = {
 inline constexpr RuntimeImport kVulkanDispatchCall = {
     "_mlir_ciface_attune_vk_dispatch", "attune_vk_dispatch_call",
     "attune_vk_dispatch_hook", false};
+/// A check the Vulkan host code cannot make itself (the data is on the
+/// device): `void attune_vk_check(memref<i32> *flag, int64_t id)` records
+/// that the run fails with message `id` of kVulkanCheckMessages if the
+/// word `flag` holds at that point of the run is not 0.
+inline constexpr RuntimeImport kVulkanCheckCall = {
+    "_mlir_ciface_attune_vk_check", "attune_vk_check_call",
+    "attune_vk_check_hook", false};
 inline constexpr RuntimeImport kRuntimeImports[] = {
-    kMalloc, kFree, kVulkanAlloc, kVulkanFree, kVulkanDispatchCall};
+    kMalloc, kFree, kVulkanAlloc, kVulkanFree, kVulkanDispatchCall,
+    kVulkanCheckCall};
+/// The function the host code declares for kVulkanCheckCall.
+inline constexpr char kVulkanCheck[] = "attune_vk_check";
+/// const char[]: the messages of the deferred checks, each NUL-terminated,
+/// in id order, then an empty one.
+inline constexpr char kVulkanCheckMessages[] = "attune_vk_check_messages";
 
 //===----------------------------------------------------------------------===//
 // Dtypes
