@@ -104,7 +104,11 @@ static void addCpuKernelPasses(OpPassManager &pm, bool parallel) {
 
 void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
                                     const CpuOptions &options) {
-  // Identical layers become one function, compiled once.
+  // Identical layers become one function, compiled once (repeats spelled
+  // out first: the driver does it before binding the weights, a module
+  // given to the pipeline directly may still hold some; found by the
+  // mutation test: 64 repeated layers compiled inline took minutes).
+  pm.addPass(createAttuneUnrollRepeat());
   if (options.outlineLayers)
     pm.addPass(createAttuneOutlineLayers());
   buildAttuneFusions(pm, options.explainFusion);
