@@ -1036,6 +1036,10 @@ def ConvertAttuneToLinalg : Pass<"convert-attune-to-linalg"> {
            "Embedding ids outside the table fail the run with the op's "
            "location (a pass over the ids read on the host; the CPU "
            "pipeline sets it) instead of giving zero rows">,
+    Option<"requireBoundWeights", "require-bound-weights", "bool",
+           /*default=*/"false",
+           "An attune.weight left unbound is an error naming it (the "
+           "pipelines set it: nothing after this pass can compile one)">,
     Option<"deferChecks", "defer-checks", "bool", /*default=*/"false",
            "With check-indices: the pass over the ids runs where they are "
            "(a device kernel) and the run fails after it completes, through "

@@ -127,8 +127,9 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   tiling.minLength = options.attentionMinLength;
   tiling.parallel = options.parallel;
   pm.addPass(createAttuneTileAttention(tiling));
-  pm.addPass(createConvertAttuneToLinalg(
-      {/*checkIndices=*/true, /*deferChecks=*/false}));
+  pm.addPass(createConvertAttuneToLinalg({/*checkIndices=*/true,
+                                          /*requireBoundWeights=*/true,
+                                          /*deferChecks=*/false}));
   addLinalgCleanup(pm);
   // Dynamic extents that must agree are checked before each kernel runs.
   pm.addPass(createAttuneInsertRuntimeChecks());
@@ -298,8 +299,9 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
     pm.addPass(createAttuneGpuAttention(attention));
   }
   // Ids are checked on the device; the run fails after it completes.
-  pm.addPass(createConvertAttuneToLinalg(
-      {/*checkIndices=*/true, /*deferChecks=*/true}));
+  pm.addPass(createConvertAttuneToLinalg({/*checkIndices=*/true,
+                                          /*requireBoundWeights=*/true,
+                                          /*deferChecks=*/true}));
   addLinalgCleanup(pm);
   pm.addPass(createAttuneInsertRuntimeChecks());
   pm.addPass(createCanonicalizerPass());

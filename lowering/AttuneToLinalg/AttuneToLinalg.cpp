@@ -960,6 +960,17 @@ struct ConvertAttuneToLinalgPass
     });
     if (composite.wasInterrupted())
       return signalPassFailure();
+    if (requireBoundWeights) {
+      WalkResult unbound = root->walk([](WeightOp op) {
+        op.emitOpError() << "weight '" << op.getName()
+                         << "' is not bound: compile with attune-compile "
+                            "--weights FILE, or run --attune-bind-weights "
+                            "before the pipeline";
+        return WalkResult::interrupt();
+      });
+      if (unbound.wasInterrupted())
+        return signalPassFailure();
+    }
 
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
