@@ -26,8 +26,12 @@ docs: configure
 run: build
 	@bash scripts/run-example.sh $(BUILD_DIR)
 
+# Every test, then the runtime's tests again with the runtime and attune-run
+# under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan-rt/,
+# about 3 minutes; docs/reliability.md).
 test: build
 	@bash scripts/run-tests.sh $(BUILD_DIR)
+	@bash scripts/sanitize-runtime.sh $(BUILD_DIR)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/) and the
 # tests that exercise the tools and the runtime (docs/reliability.md).
