@@ -11,7 +11,7 @@
 #   bash scripts/sanitize-runtime.sh [BUILD_DIR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-normal=${1:-$root/build}
+normal=$(cd "${1:-$root/build}" && pwd)  # absolute: the links below point at it
 build=$root/build-asan-rt
 ninja -C "$normal" attune-compile attune-opt attune-golden >/dev/null
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
