@@ -205,9 +205,10 @@ int main(int argc, char **argv) {
   const char *cache = std::getenv("ATTUNE_CPU_BUFFER_CACHE");
   bool checkGrowth = cache && std::string(cache) == "0";
   const char *unchecked = ", not checked";
-#if defined(__SANITIZE_ADDRESS__)
-  // AddressSanitizer keeps freed memory in quarantine: resident memory
-  // grows without a leak (its leak checker covers leaks there).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The sanitizers' allocators keep freed memory (AddressSanitizer's
+  // quarantine): resident memory grows without a leak (AddressSanitizer's
+  // leak checker and valgrind cover leaks).
   if (checkGrowth)
     unchecked = ", not checked (AddressSanitizer quarantine)";
   checkGrowth = false;
