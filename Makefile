@@ -31,7 +31,7 @@ run: build
 # about 3 minutes; docs/reliability.md).
 test: build
 	@bash scripts/run-tests.sh $(BUILD_DIR)
-	@bash scripts/sanitize-runtime.sh $(BUILD_DIR)
+	@bash scripts/sanitize.sh --runtime $(BUILD_DIR)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/) and the
 # tests that exercise the tools and the runtime (docs/reliability.md).

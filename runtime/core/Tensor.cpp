@@ -3,7 +3,6 @@
 #include "Internal.h"
 #include "attune/artifact.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
