@@ -12,6 +12,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cstring>
 
 using namespace mlir;
 
@@ -27,6 +30,34 @@ const char *mlir::attune::artifactDtypeName(Type type) {
   if (type.isSignlessInteger(64))
     return "i64";
   return nullptr;
+}
+
+/// The bytes of `src` (of `srcType`) zero-padded at the end of each dim to
+/// `type`'s shape.
+static std::vector<char> padBytes(ArrayRef<char> src, RankedTensorType srcType,
+                                  RankedTensorType type) {
+  size_t width = srcType.getElementTypeBitWidth() / 8;
+  ArrayRef<int64_t> in = srcType.getShape(), out = type.getShape();
+  int64_t rank = srcType.getRank();
+  std::vector<char> bytes(type.getNumElements() * width, 0);
+  if (srcType.getNumElements() == 0)
+    return bytes;
+  // Each innermost row of the source to its place in the result.
+  int64_t rowLen = rank == 0 ? 1 : in.back();
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t n = 0; n < srcType.getNumElements(); n += rowLen) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      at = at * out[d] + index[d];
+    std::memcpy(bytes.data() + at * width, src.data() + n * width,
+                rowLen * width);
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (++index[d] < in[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return bytes;
 }
 
 std::optional<std::vector<char>> mlir::attune::constantBytes(Value v) {
@@ -69,6 +100,20 @@ std::optional<std::vector<char>> mlir::attune::constantBytes(Value v) {
     }
     return bytes;
   }
+  // A constant zero-padded at the end of its dims (a weight or bias padded
+  // to whole GEMM panels): the source's rows, then zeros.
+  if (auto pad = v.getDefiningOp<tensor::PadOp>()) {
+    auto srcType = dyn_cast<RankedTensorType>(pad.getSourceType());
+    auto type = dyn_cast<RankedTensorType>(pad.getResultType());
+    if (!srcType || !type || !srcType.hasStaticShape() ||
+        !type.hasStaticShape() || !isZeroPadding(pad) ||
+        llvm::any_of(pad.getStaticLow(), [](int64_t l) { return l != 0; }))
+      return std::nullopt;
+    std::optional<std::vector<char>> src = constantBytes(pad.getSource());
+    if (!src)
+      return std::nullopt;
+    return padBytes(*src, srcType, type);
+  }
   auto cst = v.getDefiningOp<arith::ConstantOp>();
   if (!cst)
     return std::nullopt;
@@ -96,7 +141,59 @@ std::optional<std::vector<char>> mlir::attune::constantBytes(Value v) {
   return bytes;
 }
 
+bool mlir::attune::isZeroPadding(tensor::PadOp pad) {
+  Value value = pad.getConstantPaddingValue();
+  Attribute attr;
+  return value && matchPattern(value, m_Constant(&attr)) &&
+         (matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero()));
+}
+
+Value mlir::attune::padWithZeros(OpBuilder &b, Location loc, Value v,
+                                 ArrayRef<int64_t> sizes) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> low, high;
+  SmallVector<int64_t> shape(type.getShape());
+  bool padded = false;
+  for (auto [d, size] : llvm::enumerate(sizes)) {
+    low.push_back(b.getIndexAttr(0));
+    int64_t extra = ShapedType::isDynamic(size) || type.isDynamicDim(d)
+                        ? 0
+                        : size - type.getDimSize(d);
+    high.push_back(b.getIndexAttr(extra));
+    if (extra > 0) {
+      shape[d] = size;
+      padded = true;
+    }
+  }
+  if (!padded)
+    return v;
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  // On constant data, a new constant.
+  if (type.hasStaticShape())
+    if (std::optional<std::vector<char>> src = constantBytes(v)) {
+      std::vector<char> bytes = padBytes(*src, type, resultType);
+      auto attr = DenseResourceElementsAttr::get(
+          resultType, constantKey(v, "weight") + "_pad",
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(bytes),
+                                                        64));
+      return arith::ConstantOp::create(b, loc, resultType, attr);
+    }
+  auto pad = tensor::PadOp::create(b, loc, resultType, v, low, high);
+  // The zero is made inside the region: the op is then self-contained, and
+  // can be cloned into another function (attune-hoist-weight-preparation).
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Type> indices(type.getRank(), b.getIndexType());
+  SmallVector<Location> locs(type.getRank(), loc);
+  b.createBlock(&pad.getRegion(), pad.getRegion().end(), indices, locs);
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getZeroAttr(type.getElementType()));
+  tensor::YieldOp::create(b, loc, zero);
+  return pad.getResult();
+}
+
 std::string mlir::attune::constantKey(Value v, StringRef fallback) {
+  if (auto pad = v.getDefiningOp<tensor::PadOp>())
+    return constantKey(pad.getSource(), fallback) + "_pad";
   if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
     std::string key = constantKey(slice.getSource(), fallback) + "_slice";
     for (int64_t o : slice.getStaticOffsets())

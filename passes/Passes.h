@@ -12,6 +12,9 @@
 
 namespace mlir {
 class RewritePatternSet;
+namespace tensor {
+class PadOp;
+} // namespace tensor
 
 namespace attune {
 
@@ -37,6 +40,14 @@ std::optional<std::vector<char>> constantBytes(Value v);
 /// state_dict key; a slice's adds its offsets), else `fallback`: names for
 /// derived constants.
 std::string constantKey(Value v, StringRef fallback);
+/// `v` zero-padded at the end of each dim to `sizes` (a static size larger
+/// than the dim's; dynamic dims and equal sizes stay): a tensor.pad whose
+/// region makes its own zero, or `v` itself when nothing is padded.
+/// constantBytes folds it on constant data.
+Value padWithZeros(OpBuilder &b, Location loc, Value v,
+                   ArrayRef<int64_t> sizes);
+/// Whether `pad` pads with a constant zero (of any element type).
+bool isZeroPadding(tensor::PadOp pad);
 
 
 /// Rewrites of composite ops into primitive attune ops, one per op.

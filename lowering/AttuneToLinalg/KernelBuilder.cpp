@@ -230,12 +230,12 @@ Value KernelBuilder::gemmLinear(Value x, Value w, Value bias,
           utils::IteratorType::parallel, utils::IteratorType::parallel,
           utils::IteratorType::parallel, utils::IteratorType::reduction},
       multiplyAccumulate);
-  // The mark --attune-tile-gemm looks for: its register tiles are 32 wide
-  // and 8 rows high, worth it for a sequence of rows (a dynamic length or at
-  // least 16), not for one decoding step.
+  // The mark --attune-tile-gemm looks for: its register tiles are 32 or 64
+  // wide (the last panel zero-padded) and 4 or 8 rows high, worth it for a
+  // sequence of rows (a dynamic length or at least 16), not for one
+  // decoding step.
   int64_t rows = xType.getDimSize(flat ? 0 : 1);
-  bool tiled =
-      outFeatures % 32 == 0 && (ShapedType::isDynamic(rows) || rows >= 16);
+  bool tiled = ShapedType::isDynamic(rows) || rows >= 16;
   Value y = gemm.getResult(0);
   if (act) {
     // attune-tile-gemm finds the GEMM through its epilogue.

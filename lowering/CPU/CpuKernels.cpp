@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -72,15 +73,17 @@ Value joinColumns(OpBuilder &b, Location loc, Value v) {
 Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width) {
   auto type = cast<RankedTensorType>(w.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-  auto packedType =
-      RankedTensorType::get({n / width, k, width}, type.getElementType());
+  int64_t padded = llvm::alignTo(n, width);
+  auto packedType = RankedTensorType::get({padded / width, k, width},
+                                          type.getElementType());
   if (std::optional<std::vector<char>> bytes = attune::constantBytes(w);
       bytes && type.getElementType().isF32()) {
     const float *src = reinterpret_cast<const float *>(bytes->data());
-    std::vector<float> dst(k * n);
-    for (int64_t nb = 0; nb < n / width; ++nb)
+    // Columns past n (the last panel's padding) are zeros.
+    std::vector<float> dst(k * padded, 0.0f);
+    for (int64_t nb = 0; nb < padded / width; ++nb)
       for (int64_t kk = 0; kk < k; ++kk)
-        for (int64_t r = 0; r < width; ++r)
+        for (int64_t r = 0; r < width && nb * width + r < n; ++r)
           dst[(nb * k + kk) * width + r] = src[kk * n + nb * width + r];
     auto attr = DenseResourceElementsAttr::get(
         packedType,
@@ -90,22 +93,70 @@ Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width) {
   }
   Value init = tensor::EmptyOp::create(b, loc, packedType.getShape(),
                                        packedType.getElementType());
-  // B = W^T computed at run time: one transpose of W [N, K] as [N/W, W, K].
+  // B = W^T computed at run time: one transpose of W [N, K] (zero-padded
+  // to whole panels) as [N/W, W, K].
   if (auto t = w.getDefiningOp<linalg::TransposeOp>();
       t && t.getPermutation() == ArrayRef<int64_t>{1, 0}) {
-    Value wn = t.getInput();
+    Value wn = attune::padWithZeros(b, loc, t.getInput(), {padded, k});
     Value split = tensor::ExpandShapeOp::create(
         b, loc,
-        RankedTensorType::get({n / width, width, k}, type.getElementType()),
+        RankedTensorType::get({padded / width, width, k},
+                              type.getElementType()),
         wn, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
     return linalg::TransposeOp::create(b, loc, split, init,
                                        ArrayRef<int64_t>{0, 2, 1})
         ->getResult(0);
   }
-  Value split = splitColumns(b, loc, w, width); // [K, N/W, W]
+  Value split = splitColumns(
+      b, loc, attune::padWithZeros(b, loc, w, {k, padded}), width); // [K, N/W, W]
   return linalg::TransposeOp::create(b, loc, split, init,
                                      ArrayRef<int64_t>{1, 0, 2})
       ->getResult(0);
+}
+
+Value padColumns(OpBuilder &b, Location loc, Value v, int64_t columns) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getDimSize(type.getRank() - 1) == columns)
+    return v;
+  Operation *def = v.getDefiningOp();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  sizes.back() = b.getIndexAttr(columns);
+  // A fill or a bias broadcast is made again at the new width (both stay
+  // fusable into the GEMM's tiles); anything else is padded.
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(def)) {
+    Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+    return linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
+        .getResult(0);
+  }
+  if (isa_and_nonnull<tensor::EmptyOp>(def))
+    return tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  if (Value bias = broadcastBias(def)) {
+    auto bcast = cast<linalg::GenericOp>(def);
+    Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+    Value padded = attune::padWithZeros(b, loc, bias, {columns});
+    auto g = linalg::GenericOp::create(
+        b, loc, TypeRange{empty.getType()}, ValueRange{padded},
+        ValueRange{empty}, bcast.getIndexingMapsArray(),
+        bcast.getIteratorTypesArray());
+    IRMapping map;
+    bcast.getRegion().cloneInto(&g.getRegion(), map);
+    return g.getResult(0);
+  }
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() = columns;
+  return attune::padWithZeros(b, loc, v, shape);
+}
+
+Value dropPadding(OpBuilder &b, Location loc, Value v, int64_t columns) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank();
+  if (type.getDimSize(rank - 1) == columns)
+    return v;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  sizes.back() = b.getIndexAttr(columns);
+  return tensor::ExtractSliceOp::create(
+      b, loc, v, SmallVector<OpFoldResult>(rank, b.getIndexAttr(0)), sizes,
+      SmallVector<OpFoldResult>(rank, b.getIndexAttr(1)));
 }
 
 Value broadcastBias(Operation *op) {

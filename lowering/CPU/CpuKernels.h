@@ -41,9 +41,16 @@ bool hasCpuKernels(ModuleOp module);
 Value splitColumns(OpBuilder &b, Location loc, Value v, int64_t width);
 /// [..., N/W, W] back to [..., N].
 Value joinColumns(OpBuilder &b, Location loc, Value v);
-/// B [K, N] as W-column panels P [N/W, K, W], P[nb, k, r] = B[k, W nb + r]:
-/// a new constant for constant weights, else a transpose of the reshaped B.
+/// B [K, N] as W-column panels P [ceil(N/W), K, W], P[nb, k, r] =
+/// B[k, W nb + r], zero past column N: a new constant for constant weights,
+/// else a transpose of the (padded) reshaped B.
 Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width);
+/// `v` [..., N] with `columns` >= N columns, those past N zero: a fill, an
+/// empty or a bias broadcast made again at the new width, else a zero pad.
+/// (`v` itself when N == `columns`.)
+Value padColumns(OpBuilder &b, Location loc, Value v, int64_t columns);
+/// The first `columns` columns of `v` [..., N] (`v` itself if N is that).
+Value dropPadding(OpBuilder &b, Location loc, Value v, int64_t columns);
 /// The bias of `op` if it is the bias broadcast of a linear layer,
 /// out[b, m, n] = bias[n] over [B, M, N] with a static [N] bias; else null.
 Value broadcastBias(Operation *op);

@@ -101,9 +101,13 @@ void transposeBytes(ArrayRef<char> input, MutableArrayRef<char> result,
 /// lowering do to a weight before reading it, and what folds on constants.
 bool isPreparation(Operation *op) {
   if (!isa<linalg::TransposeOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-           tensor::ExtractSliceOp>(op) ||
+           tensor::ExtractSliceOp, tensor::PadOp>(op) ||
       op->getNumResults() != 1)
     return false;
+  // Padding to whole panels, with a zero made in its region.
+  if (auto pad = dyn_cast<tensor::PadOp>(op))
+    if (!isZeroPadding(pad) || pad.getNumOperands() != 1)
+      return false;
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   return type && type.hasStaticShape();
 }
@@ -176,6 +180,10 @@ Value foldOnConstants(Operation *op, FoldCache &cache,
     source = slice.getSource();
     bytes = constantBytes(slice.getResult());
     suffix = "_s";
+  } else if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    source = pad.getSource();
+    bytes = constantBytes(pad.getResult());
+    suffix = "_pad";
   }
   if (bytes)
     blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(*bytes, 64);

@@ -48,7 +48,13 @@ static void packGemms(ModuleOp module) {
     Value init = gemm.getDpsInits()[0];
     int64_t n = cast<RankedTensorType>(w.getType()).getDimSize(1);
     int64_t width = tiling.getPanel();
+    // N not a multiple of W: the last panel is zero-padded, the GEMM (and
+    // its epilogue) computes whole panels, and its readers see the first N
+    // columns. At most W - 1 columns of extra work, where a plain
+    // contraction ran 40x slower (N = 2047, docs/design.md "GEMM tiling").
+    int64_t padded = llvm::alignTo(n, width);
     Value panels = packPanels(b, loc, w, width);
+    Value paddedInit = padColumns(b, loc, init, padded);
     linalg::GenericOp epi;
     for (Operation *user : gemm->getUsers())
       if (user->hasAttr(kEpilogueAttr))
@@ -67,14 +73,14 @@ static void packGemms(ModuleOp module) {
       SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, init);
       Value empty = tensor::EmptyOp::create(
           b, loc,
-          {sizes[0], b.getIndexAttr(n / width), sizes[1],
+          {sizes[0], b.getIndexAttr(padded / width), sizes[1],
            b.getIndexAttr(width)},
           cast<RankedTensorType>(init.getType()).getElementType());
       SmallVector<OpFoldResult> zeros(2, b.getIndexAttr(0));
-      init4 = headsInit(b, loc, init, empty, zeros, {sizes[0], sizes[1]}, 0, n,
-                        width);
+      init4 = headsInit(b, loc, paddedInit, empty, zeros,
+                        {sizes[0], sizes[1]}, 0, padded, width);
     } else {
-      init4 = splitColumns(b, loc, init, width);
+      init4 = splitColumns(b, loc, paddedInit, width);
     }
     linalg::GenericOp packed =
         createPackedGemm(b, loc, a, panels, init4, panelMajor);
@@ -86,7 +92,8 @@ static void packGemms(ModuleOp module) {
     // The epilogue follows the GEMM into the [B, M, N/W, W] view.
     if (epi) {
       b.setInsertionPoint(epi);
-      Value out4 = splitColumns(b, loc, epi.getDpsInits()[0], width);
+      Value out4 = splitColumns(
+          b, loc, padColumns(b, loc, epi.getDpsInits()[0], padded), width);
       AffineMap id = b.getMultiDimIdentityMap(4);
       AffineMap in = panelMajor ? AffineMap::getPermutationMap(
                                       ArrayRef<unsigned>{0, 2, 1, 3}, ctx)
@@ -100,7 +107,8 @@ static void packGemms(ModuleOp module) {
       e4->setAttr(kEpilogueAttr, UnitAttr::get(ctx));
       e4->setAttr(kTilingAttr, tiling);
       b.setInsertionPointAfter(epi);
-      epi.getResult(0).replaceAllUsesWith(joinColumns(b, loc, e4.getResult(0)));
+      epi.getResult(0).replaceAllUsesWith(dropPadding(
+          b, loc, joinColumns(b, loc, e4.getResult(0)), n));
       epi->erase();
     }
     // What else reads the GEMM (extents of its consumers' outputs).
@@ -110,9 +118,13 @@ static void packGemms(ModuleOp module) {
         cast<tensor::DimOp>(user).getSourceMutable().assign(init);
     } else {
       gemm.getResult(0).replaceAllUsesWith(
-          joinColumns(b, loc, packed.getResult(0)));
+          dropPadding(b, loc, joinColumns(b, loc, packed.getResult(0)), n));
     }
     gemm->erase();
+    if (paddedInit != init)
+      if (Operation *old = paddedInit.getDefiningOp();
+          old && isOpTriviallyDead(old))
+        old->erase();
     if (Operation *old = init.getDefiningOp(); old && isOpTriviallyDead(old))
       old->erase();
   }

@@ -2,16 +2,17 @@
 
 // A linear: [M, K] x W^T as a [1, M, K] x [K, N] contraction (the weight
 // transposed: at compile time when it is a constant, here with
-// linalg.transpose), the bias initializing the accumulator. N = 32 marks it
-// for --attune-tile-gemm; N = 8 does not.
+// linalg.transpose), the bias initializing the accumulator. Rows of a
+// sequence (a dynamic length, or at least 16) mark it for the CPU's GEMM
+// kernels, whatever N (a last partial panel is zero-padded there); the 4
+// static rows of @linear_rows do not.
 // CHECK-LABEL: func @linear
 // CHECK-SAME: (%[[X:.*]]: tensor<?x16xf32>, %[[W:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<8xf32>)
 // CHECK:      %[[X3:.*]] = tensor.expand_shape %[[X]] {{\[}}[0, 1], [2]] output_shape [1, %{{.*}}, 16]
 // CHECK:      %[[WT:.*]] = linalg.transpose ins(%[[W]] : tensor<8x16xf32>) outs(%{{.*}} : tensor<16x8xf32>) permutation = [1, 0]
 // CHECK:      %[[INIT:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<8xf32>)
 // CHECK:      %[[Y:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
-// CHECK-SAME:   ins(%[[X3]], %[[WT]] : tensor<1x?x16xf32>, tensor<16x8xf32>) outs(%[[INIT]] : tensor<1x?x8xf32>)
-// CHECK-NOT:    attune.gemm
+// CHECK-SAME:   ins(%[[X3]], %[[WT]] : tensor<1x?x16xf32>, tensor<16x8xf32>) outs(%[[INIT]] : tensor<1x?x8xf32>) attrs = {attune.gemm}
 // CHECK:        arith.mulf
 // CHECK:        arith.addf
 // CHECK:      tensor.collapse_shape %[[Y]] {{\[}}[0, 1], [2]]
@@ -19,6 +20,15 @@
 func.func @linear(%x: tensor<?x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
   %0 = attune.linear %x, %w, %b : (tensor<?x16xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
+}
+
+// CHECK-LABEL: func @linear_rows
+// CHECK:       linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK-NOT:     attune.gemm
+// CHECK:         arith.mulf
+func.func @linear_rows(%x: tensor<4x16xf32>, %w: tensor<32x16xf32>) -> tensor<4x32xf32> {
+  %0 = attune.linear %x, %w : (tensor<4x16xf32>, tensor<32x16xf32>) -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
 }
 
 // -----
