@@ -405,7 +405,8 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   Emit emit = options.emit;
   // Bad --cpu or --features names fail before any work.
   std::unique_ptr<llvm::TargetMachine> tm =
-      createTargetMachine(options.cpu, options.features);
+      createTargetMachine(options.cpuPipeline.cpu,
+                          options.cpuPipeline.features);
   if (!tm)
     return failure();
 

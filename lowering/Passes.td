@@ -767,6 +767,16 @@ def AttuneSelectCpuTiling : Pass<"attune-select-cpu-tiling", "::mlir::ModuleOp">
                                             cache_rows = 128, forall_panels = 2>} {...}
     ```
   }];
+  let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"native\"",
+           "The CPU whose model decides: native (this machine: LLVM's host "
+           "CPU and features, sysfs caches) or a name (znver4, "
+           "icelake-server, sapphirerapids, x86-64-v3, ...)">,
+    Option<"features", "features", "std::string", /*default=*/"\"\"",
+           "ISA features on top of the CPU's (+f,-f; e.g. -avx512f)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report each decision and the model's reasons as a remark">,
+  ];
 }
 
 def AttuneSerializeSpirv : Pass<"attune-serialize-spirv", "::mlir::ModuleOp"> {

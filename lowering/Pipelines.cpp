@@ -89,8 +89,12 @@ static void addLinalgCleanup(OpPassManager &pm) {
 
 /// The CPU kernel passes (lowering/CPU), in their order: a pass reads what
 /// the ones before it decided or marked.
-static void addCpuKernelPasses(OpPassManager &pm, bool parallel) {
-  pm.addPass(createAttuneSelectCpuTiling());
+static void addCpuKernelPasses(OpPassManager &pm, const CpuOptions &options) {
+  bool parallel = options.parallel;
+  // The tiles from the target CPU's model.
+  pm.addPass(createAttuneSelectCpuTiling(
+      {options.cpu.empty() ? "native" : options.cpu, options.features,
+       options.explainTiling}));
   pm.addPass(createAttunePackHeadGemms());
   pm.addPass(createAttuneVectorizeRows({parallel}));
   pm.addPass(createAttuneTransposeTiles({parallel}));
@@ -137,7 +141,7 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   // The CPU kernels: each GEMM's tiling decided (a typed attribute), then
   // applied: packed weights, vectorized rows, fused inits, cache and
   // register tiles, vector FMAs.
-  addCpuKernelPasses(pm, options.parallel);
+  addCpuKernelPasses(pm, options);
   if (last == CpuStage::Linalg)
     return;
   if (failed(parsePassPipeline(kCpuBufferize, pm)))
@@ -387,6 +391,9 @@ struct CpuKernelsOptions : PassPipelineOptions<CpuKernelsOptions> {
   Option<bool> parallel{*this, "parallel",
                         llvm::cl::desc("As attune-cpu-pipeline's parallel"),
                         llvm::cl::init(false)};
+  Option<std::string> cpu{*this, "cpu",
+                          llvm::cl::desc("As attune-cpu-pipeline's cpu"),
+                          llvm::cl::init("")};
 };
 } // namespace
 
@@ -396,7 +403,10 @@ void mlir::attune::registerAttunePipelines() {
       "The CPU kernel passes of attune-cpu-pipeline, from "
       "attune-select-cpu-tiling to attune-finish-cpu-kernels",
       [](OpPassManager &pm, const CpuKernelsOptions &options) {
-        addCpuKernelPasses(pm, options.parallel);
+        CpuOptions cpu;
+        cpu.parallel = options.parallel;
+        cpu.cpu = options.cpu;
+        addCpuKernelPasses(pm, cpu);
       });
   PassPipelineRegistration<CpuPipelineOptions>(
       "attune-cpu-pipeline",

@@ -1,21 +1,37 @@
 //===- SelectCpuTiling.cpp - the tiling decision of each GEMM -------------===//
 //
-// attune-select-cpu-tiling decides how each GEMM of the CPU code is tiled
-// and writes the decision as a typed attribute (#attune.gemm_tiling) for
-// the GEMM passes to read: choosing is separate from applying.
+// attune-select-cpu-tiling decides how each GEMM of the CPU code is tiled,
+// from a model of the target CPU (CpuTarget: vector width and registers,
+// FMA and load throughput, L1 and L2), and writes the decision as a typed
+// attribute (#attune.gemm_tiling) for the GEMM passes to read: choosing is
+// separate from applying. The rule (docs/design.md, "GEMM tiling"):
 //
-// The rule (measured on AVX-512 Xeons and Zen; docs/design.md, "GEMM
-// tiling"): weight panels of 64 columns where N allows, else 32; register
-// tiles of 4 x 64 (four zmm accumulators per row: 8 loads per 16 FMAs) or
-// 8 x 32 (two per row: 10 loads per 16 FMAs); cache tiles of 128 rows x one
-// panel x a k tile that keeps the panel's slice at 32 KiB (in L1); parallel
-// tiles of 128 x 128. Attention's tile contractions take 4 x 64 register
-// tiles where they divide M and N, else 8 x 32.
+// - Register tile `rows` x `panel` (panel = v in {1, 2, 4} vectors of L
+//   lanes, rows in {1, 2, 4, 8}): every candidate whose accumulators, v
+//   weight vectors and one broadcast fit the registers is costed per
+//   output element as
+//     cycles(k step) = max(rows v / FMAs per cycle,
+//                          (rows + v) / loads per cycle, FMA latency)
+//   relative to its FMAs alone, times (1 + 3 loads per FMA) (the load
+//   term's weight reproduces the 15 % measured between 8 x 32 and 4 x 64
+//   tiles on Ice Lake), times the padding of N to whole panels and of a
+//   static M to whole tiles. The cheapest wins; ties go to wider panels.
+// - `k_tile`: one panel's k slice (k_tile x panel floats) in 2/3 of L1d,
+//   a multiple of 16, the largest such divisor of K where one is at least
+//   half of that.
+// - `cache_rows`: 128 (A streams through L2 with prefetching; measured).
+// - `forall_panels`: parallel tiles of 128 columns.
+// - Tile contractions of tiled attention: register tiles only, the
+//   cheapest that divides M and N exactly.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lowering/CPU/CpuKernels.h"
+#include "lowering/CPU/CpuTarget.h"
 #include "lowering/Passes.h"
+
+#include <algorithm>
+#include <cstdio>
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNESELECTCPUTILING
@@ -28,40 +44,166 @@ using namespace mlir::attune::cpu;
 
 namespace {
 
-constexpr int64_t kCacheRows = 128;
-/// Bytes of one panel's k tile (kept in L1).
-constexpr int64_t kPanelSliceBytes = 32 << 10;
-/// Columns of a parallel tile.
+/// Columns of a parallel tile, rows of a cache tile.
 constexpr int64_t kForallColumns = 128;
+constexpr int64_t kCacheRows = 128;
+/// Rows assumed for a dynamic M (long enough for padding not to matter).
+constexpr int64_t kDynamicRows = 512;
+/// Weight of the loads per FMA in a register tile's cost.
+constexpr double kLoadWeight = 3.0;
 
-/// The tiling of a linear layer's GEMM with `n` output columns.
-GemmTilingAttr gemmTiling(MLIRContext *ctx, int64_t n) {
-  int64_t panel = n % 64 == 0 ? 64 : 32;
-  int64_t rows = panel == 64 ? 4 : 8;
-  int64_t kTile = kPanelSliceBytes / (panel * int64_t(sizeof(float)));
-  return GemmTilingAttr::get(ctx, panel, rows, kTile, kCacheRows,
-                             kForallColumns / panel);
+/// A costed register tile.
+struct RegisterTile {
+  int64_t rows = 0, vectors = 0, panel = 0;
+  /// Cycles of one k step over its FMAs' cycles alone (>= 1), and the
+  /// loads per FMA.
+  double boundFactor = 0, loadsPerFma = 0;
+  /// Relative cost per useful output element (padding included).
+  double cost = 0;
+};
+
+/// Every register tile the target's registers hold, costed for an M x N
+/// output (M dynamic: kDynamicRows); with `exact`, only tiles dividing M
+/// and N.
+SmallVector<RegisterTile> registerTiles(const CpuTarget &t, int64_t m,
+                                        int64_t n, bool exact) {
+  SmallVector<RegisterTile> tiles;
+  int64_t rowsM = ShapedType::isDynamic(m) ? kDynamicRows : m;
+  for (int64_t v : {4, 2, 1}) {
+    for (int64_t r : {8, 4, 2, 1}) {
+      if (r * v + v + 1 > t.vectorRegisters)
+        continue;
+      RegisterTile tile;
+      tile.rows = r;
+      tile.vectors = v;
+      tile.panel = v * t.lanes();
+      if (exact && (ShapedType::isDynamic(m) || m % r || n % tile.panel))
+        continue;
+      double fma = double(r * v) / t.fmaPerCycle;
+      double loads = double(r + v) / t.loadsPerCycle;
+      double cycles = std::max({fma, loads, double(t.fmaLatency)});
+      tile.boundFactor = cycles / fma;
+      tile.loadsPerFma = double(r + v) / double(r * v);
+      double padding = double(llvm::alignTo(n, tile.panel)) / n *
+                       double(llvm::alignTo(rowsM, r)) / rowsM;
+      tile.cost =
+          tile.boundFactor * (1 + kLoadWeight * tile.loadsPerFma) * padding;
+      tiles.push_back(tile);
+    }
+  }
+  return tiles;
+}
+
+/// The cheapest of `tiles` (the first, i.e. the widest, among equals).
+std::optional<RegisterTile> cheapest(ArrayRef<RegisterTile> tiles) {
+  std::optional<RegisterTile> best;
+  for (const RegisterTile &tile : tiles)
+    if (!best || tile.cost < best->cost - 1e-9)
+      best = tile;
+  return best;
+}
+
+std::string format(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.3g", x);
+  return buffer;
+}
+
+/// The k tile for panels of `panel` floats over depth `k`.
+int64_t kTileFor(const CpuTarget &t, int64_t panel, int64_t k) {
+  int64_t limit = std::max<int64_t>(
+      16, (t.l1d * 2 / 3) / (panel * int64_t(sizeof(float))) / 16 * 16);
+  if (!ShapedType::isDynamic(k))
+    for (int64_t kt = limit; kt >= limit / 2 && kt >= 16; kt -= 16)
+      if (k % kt == 0)
+        return kt;
+  return limit;
+}
+
+/// The rows of a cache tile. Not bounded by L2: attune-prefetch-panels
+/// fetches the next rows of A while a block runs, so a block larger than L2
+/// (128 x 3072 floats, 1.5 MiB) streams; measured at 512 x 3072 -> 768 on
+/// Emerald Rapids (2 MiB L2), blocks that fit half of L2 (84 rows) or 64
+/// rows were 5 % slower than 128; on Ice Lake 64 was 10 % slower, 256 slower.
+int64_t cacheRowsFor(int64_t rows) {
+  return std::max<int64_t>(rows, kCacheRows / rows * rows);
+}
+
+/// The tiling of a linear layer's GEMM, M x K -> N.
+GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
+                          int64_t k, int64_t n, std::string *why) {
+  RegisterTile tile = *cheapest(registerTiles(t, m, n, /*exact=*/false));
+  int64_t kTile = kTileFor(t, tile.panel, k);
+  int64_t cacheRows = cacheRowsFor(tile.rows);
+  int64_t forall = std::max<int64_t>(1, kForallColumns / tile.panel);
+  if (why) {
+    auto dim = [](int64_t d) {
+      return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+    };
+    *why = "GEMM " + dim(m) + " x " + dim(k) + " -> " + std::to_string(n) +
+           " on " + t.describe() + ": register tile " +
+           std::to_string(tile.rows) + " x " + std::to_string(tile.panel) +
+           " (" + std::to_string(tile.rows * tile.vectors) +
+           " accumulators, " + std::to_string(tile.rows + tile.vectors) +
+           " loads per " + std::to_string(tile.rows * tile.vectors) +
+           " FMAs, " +
+           (tile.boundFactor > 1 ? "bound at " + format(tile.boundFactor) +
+                                       "x the FMA time"
+                                 : std::string("FMA-bound")) +
+           ", cost " + format(tile.cost) + ")";
+    if (n % tile.panel)
+      *why += ", N padded to " + std::to_string(llvm::alignTo(n, tile.panel));
+    *why += "; k_tile " + std::to_string(kTile) + " (a panel slice of " +
+            std::to_string(kTile * tile.panel * 4 / 1024) + " KiB in L1d)" +
+            "; cache_rows " + std::to_string(cacheRows) +
+            "; forall_panels " + std::to_string(forall);
+  }
+  return GemmTilingAttr::get(ctx, tile.panel, tile.rows, kTile, cacheRows,
+                             forall);
 }
 
 /// The register tiles of a tile contraction with loop ranges (m, n, k).
-GemmTilingAttr tileGemmTiling(MLIRContext *ctx, ArrayRef<int64_t> ranges) {
-  bool wide = ranges.size() == 3 && !ShapedType::isDynamic(ranges[0]) &&
-              !ShapedType::isDynamic(ranges[1]) && ranges[0] % 4 == 0 &&
-              ranges[1] % 64 == 0;
-  return wide ? GemmTilingAttr::get(ctx, 64, 4, 0, 0, 0)
-              : GemmTilingAttr::get(ctx, 32, 8, 0, 0, 0);
+GemmTilingAttr tileGemmTiling(MLIRContext *ctx, const CpuTarget &t,
+                              ArrayRef<int64_t> ranges, std::string *why) {
+  std::optional<RegisterTile> tile;
+  if (ranges.size() == 3)
+    tile = cheapest(registerTiles(t, ranges[0], ranges[1], /*exact=*/true));
+  if (!tile) {
+    if (why)
+      *why = "tile contraction: no register tile divides it; 8 x 32";
+    return GemmTilingAttr::get(ctx, 32, 8, 0, 0, 0);
+  }
+  if (why)
+    *why = "tile contraction " + std::to_string(ranges[0]) + " x " +
+           std::to_string(ranges[1]) + ": register tile " +
+           std::to_string(tile->rows) + " x " + std::to_string(tile->panel) +
+           " (cost " + format(tile->cost) + ")";
+  return GemmTilingAttr::get(ctx, tile->panel, tile->rows, 0, 0, 0);
 }
 
 struct AttuneSelectCpuTilingPass
     : mlir::attune::impl::AttuneSelectCpuTilingBase<
           AttuneSelectCpuTilingPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    std::string error;
+    std::optional<CpuTarget> target = lookupCpuTarget(cpu, features, error);
+    if (!target) {
+      module.emitError("attune-select-cpu-tiling: ") << error;
+      return signalPassFailure();
+    }
+    std::string why;
+    std::string *explainTo = explain ? &why : nullptr;
     module.walk([&](linalg::GenericOp op) {
       if (op->hasAttr(kTileGemmAttr)) {
-        op->setAttr(kTilingAttr,
-                    tileGemmTiling(ctx, op.getStaticLoopRanges()));
+        op->setAttr(kTilingAttr, tileGemmTiling(ctx, *target,
+                                                op.getStaticLoopRanges(),
+                                                explainTo));
+        if (explain)
+          op.emitRemark(why);
         return;
       }
       // A linear layer's GEMM, or the epilogue that stands for it.
@@ -73,7 +215,14 @@ struct AttuneSelectCpuTilingPass
       if (!gemm)
         return;
       auto weights = cast<RankedTensorType>(gemm.getDpsInputs()[1].getType());
-      op->setAttr(kTilingAttr, gemmTiling(ctx, weights.getDimSize(1)));
+      auto a = cast<RankedTensorType>(gemm.getDpsInputs()[0].getType());
+      // Register tiles run over the rows of one batch.
+      int64_t m = a.getRank() == 3 ? a.getDimSize(1) : ShapedType::kDynamic;
+      op->setAttr(kTilingAttr,
+                  gemmTiling(ctx, *target, m, weights.getDimSize(0),
+                             weights.getDimSize(1), explainTo));
+      if (explain)
+        op.emitRemark(why);
     });
     // Marked ops (of any kind, the transposes too) are work for the kernel
     // schedule.

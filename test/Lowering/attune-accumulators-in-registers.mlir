@@ -1,5 +1,5 @@
-// RUN: attune-opt %s --convert-attune-to-linalg --attune-select-cpu-tiling --attune-pack-gemms --attune-fuse-gemm-inits --attune-tile-gemm | FileCheck %s --check-prefix=BEFORE
-// RUN: attune-opt %s --convert-attune-to-linalg --attune-select-cpu-tiling --attune-pack-gemms --attune-fuse-gemm-inits --attune-tile-gemm --attune-accumulators-in-registers | FileCheck %s
+// RUN: attune-opt %s --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-pack-gemms --attune-fuse-gemm-inits --attune-tile-gemm | FileCheck %s --check-prefix=BEFORE
+// RUN: attune-opt %s --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-pack-gemms --attune-fuse-gemm-inits --attune-tile-gemm --attune-accumulators-in-registers | FileCheck %s
 
 // Before: the cache tile's fused zero fill writes the tile one row at a
 // time, and the register tiles read it back as their accumulators.

@@ -1,4 +1,4 @@
-// RUN: attune-opt %s --attune-cpu-kernels | FileCheck %s
+// RUN: attune-opt %s --attune-cpu-kernels=cpu=icelake-server | FileCheck %s
 
 // Static tile ops of tiled attention: an [M, K] x [K, N] tile contraction
 // (marked attune.tile_gemm) becomes 4 x 64 register tiles of broadcast + FMA

@@ -1,5 +1,5 @@
-// RUN: attune-opt %s --attune-tile-attention --convert-attune-to-linalg --attune-cpu-kernels | FileCheck %s
-// RUN: attune-opt %s --attune-tile-attention --convert-attune-to-linalg "--attune-cpu-kernels=parallel=true" | FileCheck %s --check-prefix=PAR
+// RUN: attune-opt %s --attune-tile-attention --convert-attune-to-linalg --attune-cpu-kernels=cpu=icelake-server | FileCheck %s
+// RUN: attune-opt %s --attune-tile-attention --convert-attune-to-linalg "--attune-cpu-kernels=parallel=true cpu=icelake-server" | FileCheck %s --check-prefix=PAR
 
 // With parallel=true the GEMM runs as an scf.forall over 128-row x 128-column (2-panel)
 // tiles (768 columns: 6 per row block, an even share for 2 threads, where 256-column tiles

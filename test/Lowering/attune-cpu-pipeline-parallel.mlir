@@ -1,6 +1,6 @@
-// RUN: attune-opt %s --attune-cpu-pipeline=parallel=true | FileCheck %s
-// RUN: attune-opt %s "--attune-cpu-pipeline=parallel=true omp-schedule=static" | FileCheck %s --check-prefix=STATIC
-// RUN: attune-opt %s --attune-cpu-pipeline | FileCheck %s --check-prefix=SERIAL
+// RUN: attune-opt %s "--attune-cpu-pipeline=parallel=true cpu=icelake-server" | FileCheck %s
+// RUN: attune-opt %s "--attune-cpu-pipeline=parallel=true omp-schedule=static cpu=icelake-server" | FileCheck %s --check-prefix=STATIC
+// RUN: attune-opt %s --attune-cpu-pipeline=cpu=icelake-server | FileCheck %s --check-prefix=SERIAL
 
 // With parallel=true the GEMM's column tiles (each with its GELU epilogue)
 // run as one OpenMP worksharing loop, and the residual add's vectorized rows

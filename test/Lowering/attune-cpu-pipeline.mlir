@@ -1,4 +1,4 @@
-// RUN: attune-opt %s --attune-cpu-pipeline | FileCheck %s
+// RUN: attune-opt %s --attune-cpu-pipeline=cpu=icelake-server | FileCheck %s
 
 // The whole pipeline ends in the LLVM dialect with C wrappers for the runtime;
 // heap buffers come from the runtime's allocator, libc's without it.

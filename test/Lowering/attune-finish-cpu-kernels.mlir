@@ -1,4 +1,4 @@
-// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling --attune-vectorize-rows --attune-tile-gemm --attune-finish-cpu-kernels | FileCheck %s
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-vectorize-rows --attune-tile-gemm --attune-finish-cpu-kernels | FileCheck %s
 
 // A softmax's row kernels after the schedule: the module mark goes; the
 // row max becomes a tree of halvings (vector<32>, 16, ..., 1) instead of

@@ -1,4 +1,4 @@
-// RUN: attune-opt %s --convert-attune-to-linalg --attune-select-cpu-tiling --attune-pack-gemms | FileCheck %s
+// RUN: attune-opt %s --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-pack-gemms | FileCheck %s
 
 // A GEMM with an activation epilogue on 64-column panels: the run-time
 // weight is packed as [N/64, K, 64] (a transpose of W viewed as

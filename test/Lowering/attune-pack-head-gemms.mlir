@@ -1,4 +1,4 @@
-// RUN: attune-opt %s --convert-attune-to-linalg --attune-select-cpu-tiling --attune-pack-head-gemms | FileCheck %s
+// RUN: attune-opt %s --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-pack-head-gemms | FileCheck %s
 
 // A projection that only attention heads read (slices of whole heads, split
 // and transposed to [B, H, L, 64]) becomes one GEMM per slice on packed

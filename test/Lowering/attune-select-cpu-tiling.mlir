@@ -1,33 +1,74 @@
-// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling | FileCheck %s
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server | FileCheck %s
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=sapphirerapids | FileCheck %s
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=znver4 | FileCheck %s --check-prefix=ZEN4
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=haswell | FileCheck %s --check-prefix=AVX2
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg "--attune-select-cpu-tiling=cpu=x86-64-v4 features=-avx512f" | FileCheck %s --check-prefix=AVX2
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=x86-64-v2 | FileCheck %s --check-prefix=SSE
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg "--attune-select-cpu-tiling=cpu=znver4 explain" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: not attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=pentium-9 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// Each linear layer's GEMM gets its tiling as a typed attribute: 64-column
-// panels and 4 x 64 register tiles where 64 divides N, else 32 and 8 x 32; a
-// GEMM with an epilogue has it on the epilogue. The module is marked as
-// having CPU kernels.
+// Each linear layer's GEMM gets its tiling, from the model of the target
+// CPU, as a typed attribute; a GEMM with an epilogue has it on the epilogue.
+// The module is marked as having CPU kernels. The choices are pinned to
+// named CPUs (no test depends on the machine it runs on):
+// - AVX-512 Xeons (Ice Lake, Sapphire Rapids: 32 zmm, 2 FMAs and 2 loads
+//   per cycle, 48 KiB L1d): 4 x 64 register tiles (8 loads per 16 FMAs),
+//   8 x 32 where padding N to 64 columns would cost more (N = 96), k tiles
+//   of 128 (a 32 KiB panel slice); N = 2047 is padded to 2048.
+// - Zen 4 (the same registers, 32 KiB L1d): the same register tiles, k
+//   tiles of 64 (16 KiB; 128 would fill L1d).
+// - AVX2 (haswell, or x86-64-v4 with -avx512f: 16 ymm registers, FMA
+//   latency 5): 2 x 32 tiles (8 accumulators: the FMA latency bounds them,
+//   a larger tile does not fit 16 registers).
+// - SSE (x86-64-v2): 2 x 16.
 // CHECK:       module attributes {attune.cpu_kernels}
 // CHECK-LABEL: func.func @wide_with_epilogue
 // CHECK:       linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
 // CHECK-NOT:   attune.tiling
 // CHECK:       attrs = {attune.epilogue, attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2>}
+// ZEN4-LABEL:  func.func @wide_with_epilogue
+// ZEN4:        attrs = {attune.epilogue, attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 64, cache_rows = 128, forall_panels = 2>}
+// AVX2-LABEL:  func.func @wide_with_epilogue
+// AVX2:        attrs = {attune.epilogue, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 2, k_tile = 128, cache_rows = 128, forall_panels = 4>}
+// SSE-LABEL:   func.func @wide_with_epilogue
+// SSE:         attrs = {attune.epilogue, attune.tiling = #attune.gemm_tiling<panel = 16, rows = 2, k_tile = 336, cache_rows = 128, forall_panels = 8>}
+// EXPLAIN:     remark: GEMM ? x 128 -> 512 on znver4 (table): 512-bit vectors x 32, 1 FMA + 1 loads per cycle, FMA latency 4, L1d 32 KiB, L2 1 MiB, avx512bf16: register tile 4 x 64 (16 accumulators, 8 loads per 16 FMAs, FMA-bound, cost 2.5); k_tile 64 (a panel slice of 16 KiB in L1d); cache_rows 128; forall_panels 2
+// UNKNOWN:     error: attune-select-cpu-tiling: --cpu=pentium-9: no machine model for this CPU
 func.func @wide_with_epilogue(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
   %y = attune.linear %x, %w, %b {activation = #attune.activation<gelu>} : (tensor<?x128xf32>, tensor<512x128xf32>, tensor<512xf32>) -> tensor<?x512xf32>
   return %y : tensor<?x512xf32>
 }
 // CHECK-LABEL: func.func @narrow
-// CHECK:       attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 8, k_tile = 256, cache_rows = 128, forall_panels = 4>}
+// CHECK:       attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 8, k_tile = 128, cache_rows = 128, forall_panels = 4>}
+// ZEN4-LABEL:  func.func @narrow
+// ZEN4:        attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 8, k_tile = 128, cache_rows = 128, forall_panels = 4>}
+// EXPLAIN:     remark: GEMM ? x 128 -> 96 on znver4
+// EXPLAIN-SAME: register tile 8 x 32 (16 accumulators, 10 loads per 16 FMAs, FMA-bound, cost 2.88)
 func.func @narrow(%x: tensor<?x128xf32>, %w: tensor<96x128xf32>) -> tensor<?x96xf32> {
   %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<96x128xf32>) -> tensor<?x96xf32>
   return %y : tensor<?x96xf32>
 }
+// CHECK-LABEL: func.func @vocab
+// CHECK:       attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2>}
+// AVX2-LABEL:  func.func @vocab
+// AVX2:        attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 2, k_tile = 128, cache_rows = 128, forall_panels = 4>}
+// EXPLAIN:     remark: GEMM ? x 768 -> 2047 on znver4
+// EXPLAIN-SAME: N padded to 2048; k_tile 64
+func.func @vocab(%x: tensor<?x768xf32>, %w: tensor<2047x768xf32>) -> tensor<?x2047xf32> {
+  %y = attune.linear %x, %w : (tensor<?x768xf32>, tensor<2047x768xf32>) -> tensor<?x2047xf32>
+  return %y : tensor<?x2047xf32>
+}
 
 // -----
 
-// Attention's tile contractions: 4 x 64 register tiles where they divide M
-// and N, else 8 x 32; no cache tiles.
+// Attention's tile contractions: the cheapest register tile that divides M
+// and N (4 x 64, else 8 x 32 on AVX-512; 2 x 32 on AVX2); no cache tiles.
 // CHECK:       module attributes {attune.cpu_kernels}
 // CHECK-LABEL: func.func @tiles
 // CHECK:       attrs = {attune.tile_gemm, attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 0, cache_rows = 0, forall_panels = 0>}
 // CHECK:       attrs = {attune.tile_gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 8, k_tile = 0, cache_rows = 0, forall_panels = 0>}
+// AVX2-LABEL:  func.func @tiles
+// AVX2-COUNT-2: attrs = {attune.tile_gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 2, k_tile = 0, cache_rows = 0, forall_panels = 0>}
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
 #mn = affine_map<(m, n, k) -> (m, n)>

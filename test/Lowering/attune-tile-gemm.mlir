@@ -1,4 +1,4 @@
-// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling --attune-pack-gemms --attune-fuse-gemm-inits --attune-tile-gemm | FileCheck %s
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-pack-gemms --attune-fuse-gemm-inits --attune-tile-gemm | FileCheck %s
 
 // The schedule follows the GEMM's tiling (#attune.gemm_tiling<panel = 32,
 // rows = 8, ...>): cache tiles of 128 rows x one panel (the fused init

@@ -1,5 +1,5 @@
-// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling --attune-vectorize-rows | FileCheck %s
-// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling "--attune-vectorize-rows=parallel=true" | FileCheck %s --check-prefix=PAR
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-vectorize-rows | FileCheck %s
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server "--attune-vectorize-rows=parallel=true" | FileCheck %s --check-prefix=PAR
 
 // A layer norm's row kernels run one row at a time, each row one
 // vector<1x64xf32>, its sums vector multi-reductions; the module is marked

@@ -1,4 +1,4 @@
-// RUN: attune-opt %s --attune-cpu-pipeline --mlir-print-ir-after=buffer-loop-hoisting -o /dev/null 2>&1 | FileCheck %s
+// RUN: attune-opt %s --attune-cpu-pipeline=cpu=icelake-server --mlir-print-ir-after=buffer-loop-hoisting -o /dev/null 2>&1 | FileCheck %s
 
 // attune-cpu-pipeline runs buffer-loop-hoisting right after bufferization:
 // tiled attention's per-key-tile scratch (the 64 x 64 probability tile) is

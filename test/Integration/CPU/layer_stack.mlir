@@ -23,7 +23,7 @@
 // ... the compiled layer reads weights packed at compile time: its GEMM
 // weights arrive as arguments already packed into panels (Q, K and V's
 // 3 x 32 x 32), and no transpose of a weight is left in it ...
-// RUN: attune-compile %s --weights %golden/layer_stack/weights.safetensors --emit=linalg | FileCheck %s --check-prefix=LINALG
+// RUN: attune-compile %s --weights %golden/layer_stack/weights.safetensors --cpu=icelake-server --emit=linalg | FileCheck %s --check-prefix=LINALG
 // LINALG-LABEL: func.func private @forward_encoder_layer(
 // LINALG-SAME:  tensor<3x32x32xf32>
 // LINALG-NOT:   linalg.transpose ins(%arg

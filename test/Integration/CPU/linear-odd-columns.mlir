@@ -18,14 +18,20 @@
 // RUN: %check-golden %s --work %t/serial --atol 2e-5
 // RUN: %check-golden %s --work %t/parallel --atol 2e-5 --compile-arg=--parallel --run-arg=--threads --run-arg=2
 // RUN: %check-golden %s --work %t/external --atol 2e-5 --compile-arg=--weights-external
+// Other targets' tiles (attune-select-cpu-tiling's model; every project
+// machine runs these ISAs): Zen 4's k tiles of 64, AVX2's 2 x 32 register
+// tiles, SSE's 2 x 16 ones.
+// RUN: %check-golden %s --work %t/znver4 --atol 2e-5 --compile-arg=--cpu=znver4 --compile-arg=--features=-avx512fp16
+// RUN: %check-golden %s --work %t/haswell --atol 2e-5 --compile-arg=--cpu=haswell
+// RUN: %check-golden %s --work %t/sse --atol 2e-5 --compile-arg=--cpu=x86-64-v2
 // The padding happens once, on the constants: no tensor.pad is left in the
 // entry point or the compiled layer, which receives Q, K and V's weights as
-// four zero-padded panels of 32 columns and their bias as 128 floats.
-// RUN: attune-compile %s --weights %golden/linear-odd-columns/weights.safetensors --emit=linalg | FileCheck %s
+// two zero-padded panels of 64 columns and their bias as 128 floats.
+// RUN: attune-compile %s --weights %golden/linear-odd-columns/weights.safetensors --cpu=icelake-server --emit=linalg | FileCheck %s
 // CHECK-LABEL: func.func @forward(
 // CHECK-NOT:   tensor.pad
 // CHECK-LABEL: func.func private @forward_encoder_layer(
-// CHECK-SAME:  tensor<4x36x32xf32>, %{{.*}}: tensor<128xf32>
+// CHECK-SAME:  tensor<2x36x64xf32>, %{{.*}}: tensor<128xf32>
 // CHECK-NOT:   tensor.pad
 // CHECK:       return
 
