@@ -56,6 +56,40 @@ def anchor_of(case, times):
                key=lambda p: p[1])
 
 
+def cpu_model():
+    """The CPU the tables were taken on: /proc/cpuinfo's model name, vendor,
+    family and model, and the cores this process may use."""
+    info = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
+    except OSError:
+        return "unknown CPU"
+    flags = info.get("flags", "").split()
+    isa = [f for f in ("avx512f", "avx512_bf16", "amx_tile") if f in flags]
+    return (f"{info.get('model name', '?')} ({info.get('vendor_id', '?')}, family "
+            f"{info.get('cpu family', '?')}, model {info.get('model', '?')}; "
+            f"{', '.join(isa) or 'no AVX-512'}; {len(os.sched_getaffinity(0))} cores)")
+
+
+def openblas_core():
+    """The OpenBLAS core type whose kernels this CPU's ISA runs best."""
+    flags = set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    except OSError:
+        pass
+    if "avx512f" in flags:
+        return "Cooperlake" if "avx512_bf16" in flags else "SkylakeX"
+    if "avx2" in flags:
+        return "Haswell"
+    return "Nehalem"
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", default=str(ROOT / "build"))
@@ -84,12 +118,18 @@ def main():
             sys.exit(f"unknown model(s) {', '.join(unknown)}; bench/models has "
                      f"{', '.join(m.stem for m in models)}")
         models = [m for m in models if m.stem in wanted]
+    print(f"CPU: {cpu_model()}")
     print("generating weights and inputs with PyTorch ...", file=sys.stderr)
     sh(["/usr/bin/python3", str(ROOT / "scripts" / "gen_golden.py"), "--out", str(work / "data"),
         *map(str, models)])
 
     env = dict(os.environ)
-    env.pop("OPENBLAS_CORETYPE", None)  # docs/toolchain.md: it caps OpenBLAS at AVX2
+    # docs/toolchain.md: the environment's OPENBLAS_CORETYPE caps OpenBLAS at
+    # AVX2, and Debian's OpenBLAS 0.3.21 takes CPUs newer than it (Emerald
+    # Rapids, model 207) for a Prescott (SSE3 kernels, 5x slower): the
+    # anchors (OpenBLAS, and PyTorch on it) get the best kernels the ISA runs.
+    env["OPENBLAS_CORETYPE"] = openblas_core()
+    print(f"OpenBLAS kernels: {env['OPENBLAS_CORETYPE']} (OPENBLAS_CORETYPE)")
     cases = []  # one dict per case: its name, anchor kind and each tool's spec
     # ONNX Runtime for the layer models, when installed (install-deps.sh
     # --bench): exported from the same headers.

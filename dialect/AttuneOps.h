@@ -14,7 +14,15 @@
 
 #include "dialect/AttuneEnums.h.inc"
 
+#include <vector>
+
 namespace mlir::attune {
+/// The elements of `bytes` (of float type `from`, little-endian) converted
+/// to `to`, rounding to nearest even: what attune.cast computes, for
+/// weights converted at compile time.
+std::vector<char> convertFloatData(ArrayRef<char> bytes, FloatType from,
+                                   FloatType to);
+
 /// Fails with a diagnostic naming the first discardable attribute of `op`
 /// whose name has no dialect prefix; `known` lists the inherent attributes.
 LogicalResult verifyNoUnknownAttributes(Operation *op,

@@ -248,6 +248,11 @@ LogicalResult checkOptions(const CompileOptions &options, bool &hasCpu,
                  << ": expected static, dynamic, guided or runtime\n";
     return failure();
   }
+  if (!llvm::is_contained({"f32", "bf16"}, cpu.gemmWeights)) {
+    llvm::errs() << "error: --gemm-weights=" << cpu.gemmWeights
+                 << ": expected f32 or bf16\n";
+    return failure();
+  }
   if (cpu.ompChunk < 0 || (cpu.ompChunk > 0 && cpu.ompSchedule == "runtime")) {
     llvm::errs() << "error: --omp-chunk=" << cpu.ompChunk << ": expected "
                  << (cpu.ompChunk < 0 ? "a chunk of 0 or more iterations"

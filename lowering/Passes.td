@@ -571,7 +571,19 @@ def AttunePackGemms : Pass<"attune-pack-gemms", "::mlir::ModuleOp"> {
         outs(%init4 : tensor<?x?x48x64xf32>) attrs = {attune.gemm, attune.tiling = ...}
     %c = tensor.collapse_shape %c4 [[0], [1], [2, 3]]
     ```
+
+    Where W does not divide N, the last panel is zero-padded, the GEMM and
+    its epilogue compute whole panels, and the readers get the first N
+    columns (a `tensor.extract_slice`). With `weight-type=bf16`
+    the panels are stored in that type: half the bytes a memory-bound GEMM
+    (a decoding step) reads.
   }];
+  let options = [
+    Option<"weightType", "weight-type", "std::string", /*default=*/"\"f32\"",
+           "Element type of the packed panels: f32, or bf16 (rounded to "
+           "nearest even at compile time; the GEMM widens each weight to f32 "
+           "in registers and accumulates in f32)">,
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
@@ -594,6 +606,12 @@ def AttunePackHeadGemms : Pass<"attune-pack-head-gemms", "::mlir::ModuleOp"> {
     After: `linalg.generic {attune.gemm}` over packed panels, 5 loops
     (b, nb, m, r, k), writing `[B, H, M, 64]`.
   }];
+  let options = [
+    Option<"weightType", "weight-type", "std::string", /*default=*/"\"f32\"",
+           "Element type of the packed panels: f32, or bf16 (rounded to "
+           "nearest even at compile time; the GEMM widens each weight to f32 "
+           "in registers and accumulates in f32)">,
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",

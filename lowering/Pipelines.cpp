@@ -95,10 +95,10 @@ static void addCpuKernelPasses(OpPassManager &pm, const CpuOptions &options) {
   pm.addPass(createAttuneSelectCpuTiling(
       {options.cpu.empty() ? "native" : options.cpu, options.features,
        options.explainTiling}));
-  pm.addPass(createAttunePackHeadGemms());
+  pm.addPass(createAttunePackHeadGemms({options.gemmWeights}));
   pm.addPass(createAttuneVectorizeRows({parallel}));
   pm.addPass(createAttuneTransposeTiles({parallel}));
-  pm.addPass(createAttunePackGemms());
+  pm.addPass(createAttunePackGemms({options.gemmWeights}));
   pm.addPass(createAttuneHoistWeightPreparation());
   pm.addPass(createAttuneFuseGemmInits({parallel}));
   pm.addPass(createAttuneTileGemm({parallel}));

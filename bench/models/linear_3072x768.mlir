@@ -1,4 +1,6 @@
 // torch.module: nn.Linear(3072, 768)
+// torch.inputs: x=f32[1,1,3072]
+// torch.inputs: x=f32[1,8,3072]
 // torch.inputs: x=f32[1,128,3072]
 // torch.inputs: x=f32[1,512,3072]
 // torch.inputs: x=f32[1,2048,3072]

@@ -1,4 +1,6 @@
 // torch.module: nn.Linear(768, 3072)
+// torch.inputs: x=f32[1,1,768]
+// torch.inputs: x=f32[1,8,768]
 // torch.inputs: x=f32[1,128,768]
 // torch.inputs: x=f32[1,512,768]
 // torch.inputs: x=f32[1,2048,768]

@@ -70,7 +70,66 @@ Value joinColumns(OpBuilder &b, Location loc, Value v) {
   return tensor::CollapseShapeOp::create(b, loc, v, groups);
 }
 
-Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width) {
+/// `panels` (f32) as `storage` elements: a linalg.generic of arith.truncf
+/// (a weight preparation, folded on constants where it is hoisted).
+static Value narrowPanels(OpBuilder &b, Location loc, Value panels,
+                          Type storage) {
+  auto type = cast<RankedTensorType>(panels.getType());
+  if (!storage || storage == type.getElementType())
+    return panels;
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), storage);
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{empty.getType()}, ValueRange{panels},
+             ValueRange{empty}, ArrayRef<AffineMap>{id, id},
+             SmallVector<utils::IteratorType>(type.getRank(),
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value narrow = arith::TruncFOp::create(nb, l, storage, args[0]);
+               linalg::YieldOp::create(nb, l, narrow);
+             })
+      .getResult(0);
+}
+
+Type panelStorage(MLIRContext *ctx, StringRef name) {
+  if (name == "f32")
+    return Float32Type::get(ctx);
+  if (name == "bf16")
+    return BFloat16Type::get(ctx);
+  return {};
+}
+
+void widenPanelOperand(linalg::GenericOp gemm) {
+  Block &body = gemm.getRegion().front();
+  BlockArgument arg = body.getArgument(1);
+  Type stored =
+      cast<RankedTensorType>(gemm.getDpsInputs()[1].getType()).getElementType();
+  if (arg.getType() == stored)
+    return;
+  Type wide = arg.getType();
+  arg.setType(stored);
+  OpBuilder b = OpBuilder::atBlockBegin(&body);
+  Location loc = gemm.getLoc();
+  Value w;
+  Operation *first;
+  if (stored.isBF16() && wide.isF32()) {
+    // bf16 is the upper half of an f32: shifted into place (vpmovzxwd +
+    // vpslld on vectors; LLVM scalarizes an fpext from bf16).
+    Value bits = arith::BitcastOp::create(b, loc, b.getI16Type(), arg);
+    first = bits.getDefiningOp();
+    Value word = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits);
+    Value shifted = arith::ShLIOp::create(
+        b, loc, word, arith::ConstantIntOp::create(b, loc, 16, 32));
+    w = arith::BitcastOp::create(b, loc, wide, shifted);
+  } else {
+    w = arith::ExtFOp::create(b, loc, wide, arg);
+    first = w.getDefiningOp();
+  }
+  arg.replaceAllUsesExcept(w, first);
+}
+
+Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
+                 Type storage) {
   auto type = cast<RankedTensorType>(w.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   int64_t padded = llvm::alignTo(n, width);
@@ -89,6 +148,22 @@ Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width) {
         packedType,
         attune::constantKey(w, "weight") + "_p" + std::to_string(width),
         HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
+    if (storage && storage != packedType.getElementType()) {
+      // Rounded to the storage type at compile time.
+      std::vector<char> narrow = convertFloatData(
+          ArrayRef<char>(reinterpret_cast<const char *>(dst.data()),
+                         dst.size() * sizeof(float)),
+          cast<FloatType>(packedType.getElementType()),
+          cast<FloatType>(storage));
+      auto narrowType = packedType.clone(storage);
+      attr = DenseResourceElementsAttr::get(
+          narrowType,
+          attune::constantKey(w, "weight") + "_p" + std::to_string(width) +
+              "_" + (storage.isBF16() ? "bf16" : "f16"),
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(narrow),
+                                                        64));
+      return arith::ConstantOp::create(b, loc, narrowType, attr);
+    }
     return arith::ConstantOp::create(b, loc, packedType, attr);
   }
   Value init = tensor::EmptyOp::create(b, loc, packedType.getShape(),
@@ -103,15 +178,19 @@ Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width) {
         RankedTensorType::get({padded / width, width, k},
                               type.getElementType()),
         wn, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-    return linalg::TransposeOp::create(b, loc, split, init,
-                                       ArrayRef<int64_t>{0, 2, 1})
-        ->getResult(0);
+    return narrowPanels(b, loc,
+                        linalg::TransposeOp::create(b, loc, split, init,
+                                                    ArrayRef<int64_t>{0, 2, 1})
+                            ->getResult(0),
+                        storage);
   }
   Value split = splitColumns(
       b, loc, attune::padWithZeros(b, loc, w, {k, padded}), width); // [K, N/W, W]
-  return linalg::TransposeOp::create(b, loc, split, init,
-                                     ArrayRef<int64_t>{1, 0, 2})
-      ->getResult(0);
+  return narrowPanels(b, loc,
+                      linalg::TransposeOp::create(b, loc, split, init,
+                                                  ArrayRef<int64_t>{1, 0, 2})
+                          ->getResult(0),
+                      storage);
 }
 
 Value padColumns(OpBuilder &b, Location loc, Value v, int64_t columns) {

@@ -42,9 +42,18 @@ Value splitColumns(OpBuilder &b, Location loc, Value v, int64_t width);
 /// [..., N/W, W] back to [..., N].
 Value joinColumns(OpBuilder &b, Location loc, Value v);
 /// B [K, N] as W-column panels P [ceil(N/W), K, W], P[nb, k, r] =
-/// B[k, W nb + r], zero past column N: a new constant for constant weights,
-/// else a transpose of the (padded) reshaped B.
-Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width);
+/// B[k, W nb + r], zero past column N, of element type `storage` (B's when
+/// null; f32 B to bf16 or f16 rounds to nearest even): a new constant for
+/// constant weights, else a transpose of the (padded) reshaped B, then the
+/// rounding.
+Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
+                 Type storage = {});
+/// The panels' element type for the pack passes' `weight-type` option
+/// ("f32", "bf16", "f16"), or null for another name.
+Type panelStorage(MLIRContext *ctx, StringRef name);
+/// Where `gemm`'s panels (input 1) are stored narrower than its body
+/// computes, the body widens each panel element first (arith.extf).
+void widenPanelOperand(linalg::GenericOp gemm);
 /// `v` [..., N] with `columns` >= N columns, those past N zero: a fill, an
 /// empty or a bias broadcast made again at the new width, else a zero pad.
 /// (`v` itself when N == `columns`.)

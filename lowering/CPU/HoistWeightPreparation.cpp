@@ -97,9 +97,33 @@ void transposeBytes(ArrayRef<char> input, MutableArrayRef<char> result,
   }
 }
 
+/// The float type `op` rounds its one input to, element by element, if it
+/// is such a linalg.generic (the GEMM packing's narrowing of panels to
+/// bf16 or f16); else null.
+FloatType roundingTo(Operation *op) {
+  auto g = dyn_cast<linalg::GenericOp>(op);
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return {};
+  Block &body = g.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return {};
+  auto trunc = dyn_cast<arith::TruncFOp>(body.front());
+  if (!trunc || trunc.getIn() != body.getArgument(0) ||
+      !trunc.getIn().getType().isF32() ||
+      body.getTerminator()->getOperand(0) != trunc.getResult())
+    return {};
+  return dyn_cast<FloatType>(trunc.getType());
+}
+
 /// The ops that prepare weights: what the GEMM packing and the attention
 /// lowering do to a weight before reading it, and what folds on constants.
 bool isPreparation(Operation *op) {
+  if (roundingTo(op)) {
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    return type && type.hasStaticShape();
+  }
   if (!isa<linalg::TransposeOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
            tensor::ExtractSliceOp, tensor::PadOp>(op) ||
       op->getNumResults() != 1)
@@ -184,6 +208,11 @@ Value foldOnConstants(Operation *op, FoldCache &cache,
     source = pad.getSource();
     bytes = constantBytes(pad.getResult());
     suffix = "_pad";
+  } else if (FloatType to = roundingTo(op)) {
+    source = op->getOperand(0);
+    if (std::optional<std::vector<char>> wide = constantBytes(source))
+      bytes = convertFloatData(*wide, Float32Type::get(op->getContext()), to);
+    suffix = to.isBF16() ? "_bf16" : "_f16";
   }
   if (bytes)
     blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(*bytes, 64);

@@ -26,7 +26,7 @@ using namespace mlir::attune::cpu;
 /// tile then reads one contiguous W-float row of a panel per k step,
 /// instead of one row of B 4N bytes from the previous one (a new page
 /// every step for N >= 1024).
-static void packGemms(ModuleOp module) {
+static void packGemms(ModuleOp module, Type storage) {
   // GEMMs not yet on panels (4 loops: b, m, n, k), each with the op that
   // carries its tiling (itself, or its epilogue).
   SmallVector<std::pair<linalg::GenericOp, GemmTilingAttr>> gemms;
@@ -53,7 +53,7 @@ static void packGemms(ModuleOp module) {
     // columns. At most W - 1 columns of extra work, where a plain
     // contraction ran 40x slower (N = 2047, docs/design.md "GEMM tiling").
     int64_t padded = llvm::alignTo(n, width);
-    Value panels = packPanels(b, loc, w, width);
+    Value panels = packPanels(b, loc, w, width, storage);
     Value paddedInit = padColumns(b, loc, init, padded);
     linalg::GenericOp epi;
     for (Operation *user : gemm->getUsers())
@@ -85,6 +85,7 @@ static void packGemms(ModuleOp module) {
     linalg::GenericOp packed =
         createPackedGemm(b, loc, a, panels, init4, panelMajor);
     packed.getRegion().takeBody(gemm.getRegion());
+    widenPanelOperand(packed);
     if (gemm->hasAttr(kGemmAttr)) {
       packed->setAttr(kGemmAttr, UnitAttr::get(ctx));
       packed->setAttr(kTilingAttr, tiling);
@@ -133,6 +134,15 @@ static void packGemms(ModuleOp module) {
 namespace {
 struct AttunePackGemmsPass
     : mlir::attune::impl::AttunePackGemmsBase<AttunePackGemmsPass> {
-  void runOnOperation() override { packGemms(getOperation()); }
+  using Base::Base;
+  void runOnOperation() override {
+    Type storage = panelStorage(&getContext(), weightType);
+    if (!storage) {
+      getOperation().emitError("attune-pack-gemms: weight-type=")
+          << weightType << ": expected f32 or bf16";
+      return signalPassFailure();
+    }
+    packGemms(getOperation(), storage);
+  }
 };
 } // namespace

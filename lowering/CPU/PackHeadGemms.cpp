@@ -102,7 +102,7 @@ static SmallVector<linalg::TransposeOp> headUses(linalg::GenericOp gemm,
 /// differ, and the attention kernel's reads of it then went element by
 /// element (3x slower layer). Runs first: the row kernels would take the
 /// transposes.
-static void packHeadsGemms(ModuleOp module) {
+static void packHeadsGemms(ModuleOp module, Type storage) {
   SmallVector<std::pair<linalg::GenericOp, SmallVector<linalg::TransposeOp>>>
       work;
   module.walk([&](linalg::GenericOp op) {
@@ -133,7 +133,7 @@ static void packHeadsGemms(ModuleOp module) {
     for (Operation *user : llvm::make_early_inc_range(gemm->getUsers()))
       if (auto dim = dyn_cast<tensor::DimOp>(user))
         b.modifyOpInPlace(dim, [&] { dim.getSourceMutable().assign(init); });
-    Value panels = packPanels(b, loc, w, width);
+    Value panels = packPanels(b, loc, w, width, storage);
     for (linalg::TransposeOp t : heads) {
       auto expand = t.getInput().getDefiningOp<tensor::ExpandShapeOp>();
       auto slice = expand.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
@@ -168,6 +168,7 @@ static void packHeadsGemms(ModuleOp module) {
           createPackedGemm(b, loc, rows, part, hinit, /*panelMajor=*/true);
       IRMapping map;
       gemm.getRegion().cloneInto(&packed.getRegion(), map);
+      widenPanelOperand(packed);
       packed->setAttr(kGemmAttr, UnitAttr::get(ctx));
       packed->setAttr(kTilingAttr, tiling);
       Value h = packed.getResult(0);
@@ -190,6 +191,15 @@ static void packHeadsGemms(ModuleOp module) {
 namespace {
 struct AttunePackHeadGemmsPass
     : mlir::attune::impl::AttunePackHeadGemmsBase<AttunePackHeadGemmsPass> {
-  void runOnOperation() override { packHeadsGemms(getOperation()); }
+  using Base::Base;
+  void runOnOperation() override {
+    Type storage = panelStorage(&getContext(), weightType);
+    if (!storage) {
+      getOperation().emitError("attune-pack-head-gemms: weight-type=")
+          << weightType << ": expected f32 or bf16";
+      return signalPassFailure();
+    }
+    packHeadsGemms(getOperation(), storage);
+  }
 };
 } // namespace
