@@ -90,6 +90,9 @@ inline constexpr llvm::StringLiteral kHeadsInitAttr = "attune.heads_init";
 /// The k loop of a GEMM's full register tiles (attune-tile-gemm marks it,
 /// attune-prefetch-panels adds its prefetches and drops the mark).
 inline constexpr llvm::StringLiteral kPanelKLoopAttr = "attune.panel_k_loop";
+/// The k loop of one row of a GEMM's last rows (fewer than a register
+/// tile: all of a decoding step's), marked and consumed the same way.
+inline constexpr llvm::StringLiteral kRowKLoopAttr = "attune.row_k_loop";
 /// attune-epilogue-in-registers: a loop it has tried (internal to the pass).
 inline constexpr llvm::StringLiteral kEpilogueTriedAttr =
     "attune.epilogue_tried";

@@ -238,6 +238,8 @@ private:
          "in %rest\n"
          "          : (!transform.any_op) -> !transform.any_op\n";
     s += tile("%row", "%rowl:2", "%tail", {0, 1, 0, 0, 1});
+    s += "      transform.annotate %rowl#1 \"" + kRowKLoopAttr.str() +
+         "\" : !transform.any_op\n";
     s += "      transform.structured.vectorize %row : !transform.any_op\n";
     return s;
   }

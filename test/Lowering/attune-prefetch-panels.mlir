@@ -243,3 +243,65 @@ func.func @long_k_tile(%panels: memref<4x256x64xf32>, %tile: memref<1x1x128x64xf
   }
   return
 }
+
+// -----
+
+// The k loop of one row (attune.row_k_loop: the last rows of a cache tile,
+// all of a decoding step's) on bf16 panels: each k step prefetches its
+// row of the next k tile, 128 rows ahead in the flat panel buffer (clamped
+// to the last row), 64 bf16 = two lines; no unrolling. On f32 panels the
+// mark is only dropped (measured slower with it).
+// CHECK-LABEL: func @row_loop_bf16
+// CHECK:         %[[FLAT:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : memref<48x768x64xbf16> into memref<2359296xbf16>
+// CHECK:         scf.for %[[K:.*]] = %c0 to %c128 step %c1 iter_args
+// CHECK:           %[[AHEAD:.*]] = arith.addi %{{.*}}, %c128
+// CHECK:           %[[ROW:.*]] = arith.muli %[[AHEAD]], %c64
+// CHECK:           %[[AT:.*]] = arith.minui %[[ROW]], %c2359232
+// CHECK:           memref.prefetch %[[FLAT]][%[[AT]]], read, locality<2>, data
+// CHECK:           %[[AT2:.*]] = arith.addi %[[AT]], %c32
+// CHECK:           memref.prefetch %[[FLAT]][%[[AT2]]], read, locality<2>, data
+// CHECK-NOT:       memref.prefetch
+// CHECK:         }
+// CHECK-NOT:     attune.row_k_loop
+func.func @row_loop_bf16(%a: memref<1x768xf32>, %nb: index, %k0: index) -> vector<64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %pad = arith.constant 0.0 : bf16
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  %panels = memref.alloc() : memref<48x768x64xbf16>
+  %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%s = %zero) -> (vector<64xf32>) {
+    %kk = affine.apply affine_map<()[s0, s1] -> (s0 + s1)>()[%k0, %k]
+    %b = vector.transfer_read %panels[%nb, %kk, %c0], %pad {in_bounds = [true]} : memref<48x768x64xbf16>, vector<64xbf16>
+    %bw = arith.extf %b : vector<64xbf16> to vector<64xf32>
+    %x = memref.load %a[%c0, %kk] : memref<1x768xf32>
+    %xb = vector.broadcast %x : f32 to vector<64xf32>
+    %f = vector.fma %bw, %xb, %s : vector<64xf32>
+    scf.yield %f : vector<64xf32>
+  } {attune.row_k_loop}
+  memref.dealloc %panels : memref<48x768x64xbf16>
+  return %acc : vector<64xf32>
+}
+
+// CHECK-LABEL: func @row_loop_f32
+// CHECK-NOT:     memref.prefetch
+// CHECK-NOT:     attune.row_k_loop
+// CHECK:         return
+func.func @row_loop_f32(%a: memref<1x768xf32>, %nb: index, %k0: index) -> vector<64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  %panels = memref.alloc() : memref<48x768x64xf32>
+  %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%s = %zero) -> (vector<64xf32>) {
+    %kk = affine.apply affine_map<()[s0, s1] -> (s0 + s1)>()[%k0, %k]
+    %b = vector.transfer_read %panels[%nb, %kk, %c0], %pad {in_bounds = [true]} : memref<48x768x64xf32>, vector<64xf32>
+    %x = memref.load %a[%c0, %kk] : memref<1x768xf32>
+    %xb = vector.broadcast %x : f32 to vector<64xf32>
+    %f = vector.fma %b, %xb, %s : vector<64xf32>
+    scf.yield %f : vector<64xf32>
+  } {attune.row_k_loop}
+  memref.dealloc %panels : memref<48x768x64xf32>
+  return %acc : vector<64xf32>
+}
