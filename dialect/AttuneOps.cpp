@@ -360,38 +360,6 @@ LogicalResult RepeatOp::verify() {
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-std::vector<char> mlir::attune::convertFloatData(ArrayRef<char> bytes,
-                                                 FloatType from, FloatType to) {
-  size_t inWidth = from.getWidth() / 8, outWidth = to.getWidth() / 8;
-  size_t count = bytes.size() / inWidth;
-  std::vector<char> out(count * outWidth);
-  // f32 -> bf16, the common case for a large model: the upper half of the
-  // bits, rounded to nearest even (NaNs stay quiet NaNs).
-  if (from.isF32() && to.isBF16()) {
-    for (size_t i = 0; i < count; ++i) {
-      uint32_t u;
-      std::memcpy(&u, bytes.data() + i * 4, 4);
-      uint16_t h;
-      if ((u & 0x7fffffffu) > 0x7f800000u)
-        h = uint16_t((u >> 16) | 0x40);
-      else
-        h = uint16_t((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
-      std::memcpy(out.data() + i * 2, &h, 2);
-    }
-    return out;
-  }
-  for (size_t i = 0; i < count; ++i) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, bytes.data() + i * inWidth, inWidth);
-    APFloat v(from.getFloatSemantics(), APInt(from.getWidth(), bits));
-    bool lost;
-    v.convert(to.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    uint64_t word = v.bitcastToAPInt().getZExtValue();
-    std::memcpy(out.data() + i * outWidth, &word, outWidth);
-  }
-  return out;
-}
-
 static LogicalResult inferLinearOp(const Diag &diag, LinearOp::Adaptor a,
                                    SmallVectorImpl<Type> &types) {
   Named x{"input", a.getInput()}, w{"weight", a.getWeight()},
@@ -679,6 +647,38 @@ OpFoldResult SqueezeOp::fold(FoldAdaptor) {
 // CastOp
 //===----------------------------------------------------------------------===//
 
+std::vector<char> mlir::attune::convertFloatData(ArrayRef<char> bytes,
+                                                 FloatType from, FloatType to) {
+  size_t inWidth = from.getWidth() / 8, outWidth = to.getWidth() / 8;
+  size_t count = bytes.size() / inWidth;
+  std::vector<char> out(count * outWidth);
+  // f32 -> bf16, the common case for a large model: the upper half of the
+  // bits, rounded to nearest even (NaNs stay quiet NaNs).
+  if (from.isF32() && to.isBF16()) {
+    for (size_t i = 0; i < count; ++i) {
+      uint32_t u;
+      std::memcpy(&u, bytes.data() + i * 4, 4);
+      uint16_t h;
+      if ((u & 0x7fffffffu) > 0x7f800000u)
+        h = uint16_t((u >> 16) | 0x40);
+      else
+        h = uint16_t((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+      std::memcpy(out.data() + i * 2, &h, 2);
+    }
+    return out;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, bytes.data() + i * inWidth, inWidth);
+    APFloat v(from.getFloatSemantics(), APInt(from.getWidth(), bits));
+    bool lost;
+    v.convert(to.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    uint64_t word = v.bitcastToAPInt().getZExtValue();
+    std::memcpy(out.data() + i * outWidth, &word, outWidth);
+  }
+  return out;
+}
+
 LogicalResult CastOp::verify() {
   auto in = getInput().getType();
   auto out = getType();
@@ -720,12 +720,11 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
     if (!from || !data)
       return {};
     ArrayRef<char> bytes = data->getData();
-    size_t inWidth = from.getWidth() / 8, outWidth = floatTo.getWidth() / 8;
+    size_t inWidth = from.getWidth() / 8;
     size_t count = bytes.size() / inWidth;
     if (count * inWidth != bytes.size() ||
         (int64_t)count != getType().getNumElements())
       return {};
-    (void)outWidth;
     std::vector<char> out = convertFloatData(bytes, from, floatTo);
     return DenseResourceElementsAttr::get(
         getType(), blob.getRawHandle().getKey(),

@@ -143,8 +143,7 @@ std::optional<std::vector<char>> mlir::attune::constantBytes(Value v) {
 
 bool mlir::attune::isZeroPadding(tensor::PadOp pad) {
   Value value = pad.getConstantPaddingValue();
-  Attribute attr;
-  return value && matchPattern(value, m_Constant(&attr)) &&
+  return value &&
          (matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero()));
 }
 

@@ -41,9 +41,10 @@ std::optional<std::vector<char>> constantBytes(Value v);
 /// derived constants.
 std::string constantKey(Value v, StringRef fallback);
 /// `v` zero-padded at the end of each dim to `sizes` (a static size larger
-/// than the dim's; dynamic dims and equal sizes stay): a tensor.pad whose
-/// region makes its own zero, or `v` itself when nothing is padded.
-/// constantBytes folds it on constant data.
+/// than the dim's; dynamic dims and equal sizes stay): a new constant for
+/// constant data, else a tensor.pad whose region makes its own zero (which
+/// constantBytes reads through once its source is a constant), or `v`
+/// itself when nothing is padded.
 Value padWithZeros(OpBuilder &b, Location loc, Value v,
                    ArrayRef<int64_t> sizes);
 /// Whether `pad` pads with a constant zero (of any element type).

@@ -91,11 +91,14 @@ static Value narrowPanels(OpBuilder &b, Location loc, Value panels,
       .getResult(0);
 }
 
-Type panelStorage(MLIRContext *ctx, StringRef name) {
+Type panelStorage(Operation *root, StringRef pass, StringRef name) {
+  MLIRContext *ctx = root->getContext();
   if (name == "f32")
     return Float32Type::get(ctx);
   if (name == "bf16")
     return BFloat16Type::get(ctx);
+  root->emitError() << pass << ": weight-type=" << name
+                    << ": expected f32 or bf16";
   return {};
 }
 
@@ -144,27 +147,25 @@ Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
       for (int64_t kk = 0; kk < k; ++kk)
         for (int64_t r = 0; r < width && nb * width + r < n; ++r)
           dst[(nb * k + kk) * width + r] = src[kk * n + nb * width + r];
-    auto attr = DenseResourceElementsAttr::get(
-        packedType,
-        attune::constantKey(w, "weight") + "_p" + std::to_string(width),
-        HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
-    if (storage && storage != packedType.getElementType()) {
-      // Rounded to the storage type at compile time.
-      std::vector<char> narrow = convertFloatData(
-          ArrayRef<char>(reinterpret_cast<const char *>(dst.data()),
-                         dst.size() * sizeof(float)),
-          cast<FloatType>(packedType.getElementType()),
-          cast<FloatType>(storage));
-      auto narrowType = packedType.clone(storage);
-      attr = DenseResourceElementsAttr::get(
-          narrowType,
-          attune::constantKey(w, "weight") + "_p" + std::to_string(width) +
-              "_" + (storage.isBF16() ? "bf16" : "f16"),
-          HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(narrow),
-                                                        64));
-      return arith::ConstantOp::create(b, loc, narrowType, attr);
+    std::string key =
+        attune::constantKey(w, "weight") + "_p" + std::to_string(width);
+    if (!storage || storage == packedType.getElementType()) {
+      auto attr = DenseResourceElementsAttr::get(
+          packedType, key,
+          HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
+      return arith::ConstantOp::create(b, loc, packedType, attr);
     }
-    return arith::ConstantOp::create(b, loc, packedType, attr);
+    // Rounded to the storage type at compile time.
+    std::vector<char> narrow = convertFloatData(
+        ArrayRef<char>(reinterpret_cast<const char *>(dst.data()),
+                       dst.size() * sizeof(float)),
+        cast<FloatType>(packedType.getElementType()), cast<FloatType>(storage));
+    auto narrowType = packedType.clone(storage);
+    auto attr = DenseResourceElementsAttr::get(
+        narrowType, key + "_" + attune::artifactDtypeName(storage),
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(narrow),
+                                                      64));
+    return arith::ConstantOp::create(b, loc, narrowType, attr);
   }
   Value init = tensor::EmptyOp::create(b, loc, packedType.getShape(),
                                        packedType.getElementType());

@@ -49,8 +49,9 @@ Value joinColumns(OpBuilder &b, Location loc, Value v);
 Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
                  Type storage = {});
 /// The panels' element type for the pack passes' `weight-type` option
-/// ("f32", "bf16", "f16"), or null for another name.
-Type panelStorage(MLIRContext *ctx, StringRef name);
+/// ("f32" or "bf16"); for another name, null after an error on `root`
+/// naming `pass`.
+Type panelStorage(Operation *root, StringRef pass, StringRef name);
 /// Where `gemm`'s panels (input 1) are stored narrower than its body
 /// computes, the body widens each panel element first (arith.extf).
 void widenPanelOperand(linalg::GenericOp gemm);

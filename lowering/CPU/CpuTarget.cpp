@@ -173,7 +173,7 @@ mlir::attune::cpu::lookupCpuTarget(llvm::StringRef cpu,
     t.source = e ? "host, table" : "host";
     // What this machine (or VM) has, whatever its name suggests.
     const Entry &level = levelEntry(has);
-    if (level.bits < t.vectorBits || !e) {
+    if (level.bits < t.vectorBits) {
       t.vectorBits = level.bits;
       t.vectorRegisters = level.registers;
     }

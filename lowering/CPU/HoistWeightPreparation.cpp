@@ -120,12 +120,9 @@ FloatType roundingTo(Operation *op) {
 /// The ops that prepare weights: what the GEMM packing and the attention
 /// lowering do to a weight before reading it, and what folds on constants.
 bool isPreparation(Operation *op) {
-  if (roundingTo(op)) {
-    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    return type && type.hasStaticShape();
-  }
-  if (!isa<linalg::TransposeOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-           tensor::ExtractSliceOp, tensor::PadOp>(op) ||
+  if (!(isa<linalg::TransposeOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+            tensor::ExtractSliceOp, tensor::PadOp>(op) ||
+        roundingTo(op)) ||
       op->getNumResults() != 1)
     return false;
   // Padding to whole panels, with a zero made in its region.

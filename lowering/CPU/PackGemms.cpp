@@ -136,12 +136,9 @@ struct AttunePackGemmsPass
     : mlir::attune::impl::AttunePackGemmsBase<AttunePackGemmsPass> {
   using Base::Base;
   void runOnOperation() override {
-    Type storage = panelStorage(&getContext(), weightType);
-    if (!storage) {
-      getOperation().emitError("attune-pack-gemms: weight-type=")
-          << weightType << ": expected f32 or bf16";
+    Type storage = panelStorage(getOperation(), getArgument(), weightType);
+    if (!storage)
       return signalPassFailure();
-    }
     packGemms(getOperation(), storage);
   }
 };

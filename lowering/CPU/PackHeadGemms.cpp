@@ -193,12 +193,9 @@ struct AttunePackHeadGemmsPass
     : mlir::attune::impl::AttunePackHeadGemmsBase<AttunePackHeadGemmsPass> {
   using Base::Base;
   void runOnOperation() override {
-    Type storage = panelStorage(&getContext(), weightType);
-    if (!storage) {
-      getOperation().emitError("attune-pack-head-gemms: weight-type=")
-          << weightType << ": expected f32 or bf16";
+    Type storage = panelStorage(getOperation(), getArgument(), weightType);
+    if (!storage)
       return signalPassFailure();
-    }
     packHeadsGemms(getOperation(), storage);
   }
 };

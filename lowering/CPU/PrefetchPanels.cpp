@@ -35,6 +35,29 @@ static vector::TransferReadOp panelRead(scf::ForOp kLoop) {
   return nullptr;
 }
 
+/// panelRead of a k loop that runs from 0 in steps of 1, else null.
+static vector::TransferReadOp unitStepPanelRead(scf::ForOp kLoop) {
+  if (getConstantIntValue(kLoop.getLowerBound()) != 0 ||
+      getConstantIntValue(kLoop.getStep()) != 1)
+    return nullptr;
+  return panelRead(kLoop);
+}
+
+/// Elements of `type` per 64-byte line (16 f32, 32 bf16).
+static int64_t lineElements(MemRefType type) {
+  return 64 / (type.getElementTypeBitWidth() / 8);
+}
+
+/// The panels `read` reads as one flat buffer, made next to their
+/// definition.
+static Value flatPanels(OpBuilder &b, vector::TransferReadOp read) {
+  OpBuilder::InsertionGuard guard(b);
+  Value panel = read.getBase();
+  b.setInsertionPointAfterValue(panel);
+  return memref::CollapseShapeOp::create(
+      b, read.getLoc(), panel, ArrayRef<ReassociationIndices>{{0, 1, 2}});
+}
+
 /// In the k loop of a register tile (`rows` rows of `rowLoop`'s cache tile),
 /// next to the weight prefetch already at the builder's insertion point,
 /// one of the next register tile's accumulator lines: line k/8 of its
@@ -194,20 +217,17 @@ static void prefetchNextRows(scf::ForOp kLoop, Value kIndex, int64_t rows,
 /// description); false where the loop nest is not the schedule's.
 static bool prefetchNextSlice(scf::ForOp kLoop) {
   auto rowLoop = dyn_cast<scf::ForOp>(kLoop->getParentOp());
-  std::optional<int64_t> kLower = getConstantIntValue(kLoop.getLowerBound());
-  std::optional<int64_t> kStep = getConstantIntValue(kLoop.getStep());
-  if (!rowLoop || kLower != 0 || kStep != 1)
+  vector::TransferReadOp read = unitStepPanelRead(kLoop);
+  if (!rowLoop || !read)
     return false;
   std::optional<int64_t> rows = getConstantIntValue(rowLoop.getStep());
-  vector::TransferReadOp read = panelRead(kLoop);
-  if (!rows || *rows <= 0 || !read)
+  if (!rows || *rows <= 0)
     return false;
   auto type = cast<MemRefType>(read.getBase().getType());
   int64_t depth = type.getDimSize(1), width = type.getDimSize(2);
   int64_t size = type.getNumElements();
-  // Prefetch whole 64-byte lines (16 f32 or 32 bf16 elements), within the
-  // buffer.
-  int64_t line = 64 / (type.getElementTypeBitWidth() / 8);
+  // Prefetch whole 64-byte lines, within the buffer.
+  int64_t line = lineElements(type);
   if (width % line != 0 || size < line)
     return false;
 
@@ -218,13 +238,9 @@ static bool prefetchNextSlice(scf::ForOp kLoop) {
     if (failed(loopUnrollByFactor(kLoop, 8)))
       return false;
 
-  // The panel as one flat buffer, next to its definition.
   OpBuilder b(kLoop.getContext());
-  Value panel = read.getBase();
-  b.setInsertionPointAfterValue(panel);
   Location loc = read.getLoc();
-  Value flat = memref::CollapseShapeOp::create(
-      b, loc, panel, ArrayRef<ReassociationIndices>{{0, 1, 2}});
+  Value flat = flatPanels(b, read);
 
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
@@ -268,15 +284,13 @@ static bool prefetchNextSlice(scf::ForOp kLoop) {
 /// rows ahead in the panel buffer, W elements: one prefetch per 64-byte
 /// line), into L2.
 static bool prefetchRowSlice(scf::ForOp kLoop) {
-  std::optional<int64_t> kLower = getConstantIntValue(kLoop.getLowerBound());
-  std::optional<int64_t> kStep = getConstantIntValue(kLoop.getStep());
-  vector::TransferReadOp read = panelRead(kLoop);
-  if (kLower != 0 || kStep != 1 || !read)
+  vector::TransferReadOp read = unitStepPanelRead(kLoop);
+  if (!read)
     return false;
   auto type = cast<MemRefType>(read.getBase().getType());
   int64_t depth = type.getDimSize(1), width = type.getDimSize(2);
   int64_t size = type.getNumElements();
-  int64_t line = 64 / (type.getElementTypeBitWidth() / 8);
+  int64_t line = lineElements(type);
   // Measured (Emerald Rapids, 1 thread, M = 1): bf16 panels 2-3.2x faster
   // with it (768 x 768: 52 -> 22 us against f32's; 768 -> 50257: 9.4 ->
   // 2.9 ms), f32 panels 5-25 % slower (the hardware prefetcher keeps up
@@ -284,11 +298,8 @@ static bool prefetchRowSlice(scf::ForOp kLoop) {
   if (!type.getElementType().isBF16() || width % line != 0 || size < width)
     return false;
   OpBuilder b(kLoop.getContext());
-  Value panel = read.getBase();
-  b.setInsertionPointAfterValue(panel);
   Location loc = read.getLoc();
-  Value flat = memref::CollapseShapeOp::create(
-      b, loc, panel, ArrayRef<ReassociationIndices>{{0, 1, 2}});
+  Value flat = flatPanels(b, read);
   b.setInsertionPoint(read);
   ArithBuilder ab(b, loc);
   auto cst = [&](int64_t v) {
