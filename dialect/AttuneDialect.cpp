@@ -4,6 +4,7 @@
 #include "dialect/AttuneOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -52,4 +53,127 @@ Operation *AttuneDialect::materializeConstant(OpBuilder &builder,
   if (!typed || typed.getType() != type)
     return nullptr;
   return arith::ConstantOp::create(builder, loc, type, typed);
+}
+
+//===----------------------------------------------------------------------===//
+// The generation contract
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyNameOrState(Operation *op, NamedAttribute attr,
+                                       StringRef where) {
+  if (attr.getName() != kNameAttr && attr.getName() != kStateAttr)
+    return success();
+  auto name = dyn_cast<StringAttr>(attr.getValue());
+  if (!name || name.getValue().empty())
+    return op->emitError() << attr.getName().getValue() << " on " << where
+                           << " must be a non-empty string, got "
+                           << attr.getValue();
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitError() << attr.getName().getValue()
+                           << " belongs on a function's arguments and results";
+  return success();
+}
+
+LogicalResult AttuneDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                      unsigned arg,
+                                                      NamedAttribute attr) {
+  return verifyNameOrState(op, attr, "argument #" + std::to_string(arg));
+}
+
+LogicalResult AttuneDialect::verifyRegionResultAttribute(Operation *op,
+                                                         unsigned,
+                                                         unsigned result,
+                                                         NamedAttribute attr) {
+  return verifyNameOrState(op, attr, "result #" + std::to_string(result));
+}
+
+/// (tokens [B, T], positions [B], lengths [B], states...) -> (logits [B, V],
+/// the same states, in the same order): what the runtime's loop calls.
+static LogicalResult verifyGenerationStep(func::FuncOp func) {
+  FunctionType type = func.getFunctionType();
+  // The contract is the description's, on tensors; a bufferized step (its
+  // states about to be dropped from the results) is not checked again.
+  if (llvm::any_of(type.getInputs(), llvm::IsaPred<BaseMemRefType>))
+    return success();
+  auto fail = [&]() {
+    return func.emitOpError()
+           << "is a generation step (" << kGenerationStepAttr << "): ";
+  };
+  auto tensorOf = [](Type t) { return dyn_cast<RankedTensorType>(t); };
+  auto isIndexTensor = [&](Type t, int64_t rank) {
+    auto tensor = tensorOf(t);
+    return tensor && tensor.getRank() == rank &&
+           (tensor.getElementType().isInteger(64) ||
+            tensor.getElementType().isInteger(32));
+  };
+  if (type.getNumInputs() < 4)
+    return fail() << "expected (tokens, positions, lengths, states...), got "
+                  << type.getNumInputs() << " argument(s)";
+  if (!isIndexTensor(type.getInput(0), 2))
+    return fail() << "argument #0 (tokens) must be an i32 or i64 tensor "
+                     "[B, T], got "
+                  << type.getInput(0);
+  for (unsigned i : {1u, 2u})
+    if (!isIndexTensor(type.getInput(i), 1))
+      return fail() << "argument #" << i
+                    << (i == 1 ? " (positions)" : " (lengths)")
+                    << " must be an i32 or i64 tensor [B], got "
+                    << type.getInput(i);
+  SmallVector<StringAttr> states;
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    auto state = func.getArgAttrOfType<StringAttr>(i, kStateAttr);
+    if ((i >= 3) != static_cast<bool>(state))
+      return fail() << "argument #" << i
+                    << (i < 3 ? " must not be a state"
+                              : " must be a state (" + kStateAttr.str() +
+                                    " = \"name\"): every argument after "
+                                    "lengths is one");
+    if (!state)
+      continue;
+    if (llvm::is_contained(states, state))
+      return fail() << "two states are named '" << state.getValue() << "'";
+    auto tensor = tensorOf(type.getInput(i));
+    if (!tensor || !isa<FloatType>(tensor.getElementType()) ||
+        tensor.getRank() < 1)
+      return fail() << "state '" << state.getValue()
+                    << "' must be a float tensor [B, ...], got "
+                    << type.getInput(i);
+    states.push_back(state);
+  }
+  if (type.getNumResults() != states.size() + 1)
+    return fail() << "expected " << states.size() + 1
+                  << " results (logits, then the " << states.size()
+                  << " states), got " << type.getNumResults();
+  auto logits = tensorOf(type.getResult(0));
+  if (!logits || logits.getRank() != 2 ||
+      !isa<FloatType>(logits.getElementType()) ||
+      func.getResultAttr(0, kStateAttr))
+    return fail() << "result #0 (logits) must be a float tensor [B, V], got "
+                  << type.getResult(0);
+  for (auto [i, state] : llvm::enumerate(states)) {
+    unsigned r = i + 1;
+    auto name = func.getResultAttrOfType<StringAttr>(r, kStateAttr);
+    if (name != state)
+      return fail() << "result #" << r << " must be the state '"
+                    << state.getValue() << "' (" << kStateAttr << " = \""
+                    << state.getValue() << "\"), the order of the arguments";
+    if (type.getResult(r) != type.getInput(i + 3))
+      return fail() << "state '" << state.getValue() << "' is "
+                    << type.getInput(i + 3) << " as an argument but "
+                    << type.getResult(r) << " as a result";
+  }
+  return success();
+}
+
+LogicalResult AttuneDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  if (attr.getName() != kGenerationStepAttr)
+    return success();
+  auto func = dyn_cast<func::FuncOp>(op);
+  if (!func || !isa<UnitAttr>(attr.getValue()))
+    return op->emitError() << kGenerationStepAttr
+                           << " is a unit attribute of a func.func";
+  if (func.isExternal())
+    return success();
+  return verifyGenerationStep(func);
 }

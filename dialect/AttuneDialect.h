@@ -10,4 +10,24 @@
 // The attributes passes put on the IR for later passes: dialect/Markers.h.
 #include "dialect/Markers.h"
 
+namespace mlir::attune {
+
+//===----------------------------------------------------------------------===//
+// Attributes a model's author writes on its public functions (verified by
+// the dialect; the generation contract is in docs/design.md)
+//===----------------------------------------------------------------------===//
+
+/// Argument or result: its name in the artifact (a string).
+inline constexpr llvm::StringLiteral kNameAttr = "attune.name";
+/// Argument and result: a generation state (a string naming it), written in
+/// place: the argument's buffer receives the result, which is no output.
+inline constexpr llvm::StringLiteral kStateAttr = "attune.state";
+/// func.func (unit): a generation step, the function the runtime's
+/// generation loop calls: (tokens [B, T], positions [B], lengths [B],
+/// states...) -> (logits [B, V], the same states).
+inline constexpr llvm::StringLiteral kGenerationStepAttr =
+    "attune.generation_step";
+
+} // namespace mlir::attune
+
 #endif // ATTUNE_DIALECT_ATTUNEDIALECT_H

@@ -41,6 +41,11 @@ def Attune_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  // The generation contract's attributes (attune.state, attune.name,
+  // attune.generation_step) on functions and their arguments and results.
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   // Folded constants are arith.constants.
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

@@ -878,6 +878,14 @@ inferPositionalEncodingOp(const Diag &diag, PositionalEncodingOp::Adaptor a,
   int64_t offset = static_cast<int64_t>(a.getOffset());
   if (offset < 0)
     return diag() << "offset must be >= 0, got " << offset;
+  if (Value offsets = a.getOffsets()) {
+    if (offset != 0)
+      return diag() << "offset " << offset
+                    << " and an offsets operand are exclusive";
+    if (failed(expectRank(diag, x, 3, "([B, L, E]) with offsets")) ||
+        failed(checkKeyLengths(diag, offsets, s[0], "offsets")))
+      return failure();
+  }
   bool learned = a.getKind() == PositionalKind::learned;
   if (learned && !t.value)
     return diag() << "learned positional encoding requires a table operand";
@@ -932,7 +940,12 @@ static LogicalResult inferAttentionOp(const Diag &diag, AttentionOp::Adaptor a,
     return failure();
   int64_t batch = refine(refine(qs[0], ks[0]), vs[0]);
   int64_t kvLen = refine(ks[2], vs[2]);
+  if (a.getQueryOffsets() && a.getAlign() == MaskAlign::bottom_right)
+    return diag() << "query_offsets and align = bottom_right are exclusive "
+                     "(both place the queries)";
   if (failed(checkKeyLengths(diag, a.getKeyLengths(), batch, "key_lengths")) ||
+      failed(checkKeyLengths(diag, a.getQueryOffsets(), batch,
+                             "query_offsets")) ||
       failed(expectBroadcastableTo(diag, bias, {batch, heads, qs[2], kvLen},
                                    "[B, H, Lq, Lk] =")) ||
       failed(checkWindow(diag, a.getWindowAttr())))
@@ -974,6 +987,56 @@ OpFoldResult MaskOp::fold(FoldAdaptor) {
     return getInput();
   return {};
 }
+
+//===----------------------------------------------------------------------===//
+// Generation state
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferCacheWriteOp(const Diag &diag, CacheWriteOp::Adaptor a,
+                                       SmallVectorImpl<Type> &types) {
+  Named c{"cache", a.getCache()}, u{"update", a.getUpdate()};
+  if (failed(sameElementType(diag, {c, u})) ||
+      failed(expectRank(diag, c, 4, "([B, H, C, D])")) ||
+      failed(expectRank(diag, u, 4, "([B, H, T, D])")) ||
+      failed(expectStatic(diag, c, 1, "H")) ||
+      failed(expectStatic(diag, c, 3, "D")))
+    return failure();
+  ArrayRef<int64_t> cs = shapeOf(c.value), us = shapeOf(u.value);
+  if (failed(expectDim(diag, "update dim 0 (B)", us[0], cs[0],
+                       "the cache's batch")) ||
+      failed(expectDim(diag, "update dim 1 (H)", us[1], cs[1],
+                       "the cache's heads")) ||
+      failed(expectDim(diag, "update dim 3 (D)", us[3], cs[3],
+                       "the cache's head dim")))
+    return failure();
+  if (isKnown(us[2]) && isKnown(cs[2]) && us[2] > cs[2])
+    return diag() << "update of " << us[2]
+                  << " positions does not fit the cache's capacity of "
+                  << cs[2];
+  int64_t batch = refine(cs[0], us[0]);
+  if (failed(checkKeyLengths(diag, a.getPositions(), batch, "positions")))
+    return failure();
+  types.push_back(makeTensor({batch, cs[1], cs[2], cs[3]}, c.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(CacheWriteOp)
+
+static LogicalResult inferSelectLastOp(const Diag &diag, SelectLastOp::Adaptor a,
+                                       SmallVectorImpl<Type> &types) {
+  Named x{"input", a.getInput()};
+  if (failed(expectMinRank(diag, x, 2, "([B, L, ...])")))
+    return failure();
+  ArrayRef<int64_t> s = shapeOf(x.value);
+  if (failed(checkKeyLengths(diag, a.getLengths(), s[0], "lengths")))
+    return failure();
+  if (s[1] == 0)
+    return diag() << "input has no positions (L = 0) to select from";
+  Shape out = {refine(s[0], shapeOf(a.getLengths())[0])};
+  out.append(s.begin() + 2, s.end());
+  types.push_back(makeTensor(out, x.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(SelectLastOp)
 
 static LogicalResult
 inferMultiHeadAttentionOp(const Diag &diag, MultiHeadAttentionOp::Adaptor a,

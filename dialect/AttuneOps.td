@@ -508,7 +508,8 @@ def Attune_EmbeddingOp : Attune_InferOp<"embedding"> {
   let assemblyFormat = "$ids `,` $table attr-dict `:` functional-type(operands, results)";
 }
 
-def Attune_PositionalEncodingOp : Attune_InferOp<"positional_encoding"> {
+def Attune_PositionalEncodingOp
+    : Attune_InferOp<"positional_encoding", [AttrSizedOperandSegments]> {
   let summary = "Adds positional encodings to a sequence";
   let description = [{
     `result[..., l, e] = input[..., l, e] + PE[offset + l, e]` for an input of
@@ -519,26 +520,33 @@ def Attune_PositionalEncodingOp : Attune_InferOp<"positional_encoding"> {
       `PE[pos, 2i+1] = cos(pos / 10000^(2i/E))` (Vaswani et al.).
     - `learned`: `PE` is the `table` operand `[maxLen, E]`, for example a
       `torch.nn.Embedding(maxLen, E)` weight. `offset + L <= maxLen` is checked
-      when `L` is static; with a dynamic `L`, positions past the table add
-      nothing.
+      when `L` is static, else when the model runs (a located error).
 
     `offset` (default 0) is the position of the first element, for decoding
-    one step at a time.
+    one step at a time. `offsets` (an integer tensor `[B]`, for an input
+    `[B, L, E]`; exclusive with a non-zero `offset`) gives each sequence its
+    own first position, `PE[offsets[b] + l]`: the positions of a generation
+    step whose sequences have different lengths. With a learned table, every
+    `offsets[b]` must be in `[0, maxLen - L]` (checked when the model runs).
 
     ```mlir
     %y = attune.positional_encoding <sinusoidal> %x
         : (tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
     %z = attune.positional_encoding <learned> %x, %pe
         : (tensor<?x?x64xf32>, tensor<512x64xf32>) -> tensor<?x?x64xf32>
+    %s = attune.positional_encoding <learned> %x, %pe offsets(%pos)
+        : (tensor<?x1x64xf32>, tensor<512x64xf32>, tensor<?xi64>) -> tensor<?x1x64xf32>
     ```
   }];
   let arguments = (ins Attune_PositionalKindAttr:$kind,
                        Attune_FloatTensor:$input,
                        Optional<Attune_FloatTensor>:$table,
+                       Optional<Attune_IndexTensor>:$offsets,
                        DefaultValuedAttr<I64Attr, "0">:$offset);
   let results = (outs Attune_FloatTensor:$result);
   let assemblyFormat = [{
-    $kind $input (`,` $table^)? attr-dict `:` functional-type(operands, results)
+    $kind $input (`,` $table^)? (`offsets` `(` $offsets^ `)`)? attr-dict `:`
+    functional-type(operands, results)
   }];
 }
 
@@ -562,6 +570,14 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
   }], Attune_MaskDoc, [{
     Masked scores are `-inf`.
 
+    `query_offsets` (an integer tensor `[B]`, exclusive with
+    `align = bottom_right`) places the queries of batch `b` at key positions
+    `p = query_offsets[b] + i`: the queries of a decoding step over a key/value
+    cache (`attune.cache_write`) whose first new token sits at
+    `query_offsets[b]`. With `causal`, a query then sees the cache up to its
+    own position and nothing after it, whatever the cache holds there, so no
+    `key_lengths` is needed; the kernels visit only the visible keys.
+
     Selection: `soft` (default) computes `w = softmax_j(s)` and
     `result[b,h,i,:] = sum_j w[b,h,i,j] * value[b,h',j,:]`. `hard` selects the
     single most relevant visible key (one-hot argmax of `s`, the lowest `j` on
@@ -582,6 +598,7 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
   let arguments = !con((ins Attune_FloatTensor:$query, Attune_FloatTensor:$key,
                             Attune_FloatTensor:$value,
                             Optional<Attune_IndexTensor>:$key_lengths,
+                            Optional<Attune_IndexTensor>:$query_offsets,
                             Optional<Attune_FloatTensor>:$bias,
                             DefaultValuedAttr<Attune_ScoreKindAttr,
                               "::mlir::attune::ScoreKind::scaled_dot">:$score,
@@ -594,6 +611,7 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
                       Optional<Attune_FloatTensor>:$weights);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`key_lengths` `(` $key_lengths^ `)`)?
+    (`query_offsets` `(` $query_offsets^ `)`)?
     (`bias` `(` $bias^ `)`)? attr-dict `:` functional-type(operands, results)
   }];
   let extraClassDeclaration = [{
@@ -624,6 +642,64 @@ def Attune_MaskOp : Attune_InferOp<"mask"> {
     $input (`key_lengths` `(` $key_lengths^ `)`)? attr-dict `:` functional-type(operands, results)
   }];
   let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Generation state
+//===----------------------------------------------------------------------===//
+
+def Attune_CacheWriteOp : Attune_InferOp<"cache_write"> {
+  let summary = "Writes a step's keys or values into a key/value cache";
+  let description = [{
+    `cache [B, H, C, D]` holds up to `C` positions per sequence; `update
+    [B, H, T, D]` holds the keys (or values) of `T` new tokens; `positions
+    [B]` (integer) gives each sequence's position of its first new token.
+    The result is the cache with `result[b, h, positions[b] + t, d] =
+    update[b, h, t, d]` for `t < T`, every other element unchanged.
+    `0 <= positions[b] <= C - T` is checked when the model runs (a located
+    error naming the capacity).
+
+    The result takes the cache's place: it is written in place, never a
+    copy, when the cache is a generation state (a function argument marked
+    `attune.state`, see the generation contract in docs/design.md) or the
+    result of another `cache_write`, and nothing reads the old value after
+    the write. A decoding step then writes `T x H x D` elements per cache,
+    whatever the number of tokens before it. `C` may be dynamic (a capacity
+    chosen when the model runs); `H` and `D` are static.
+
+    ```mlir
+    %k1 = attune.cache_write %kcache, %k, %pos
+        : (tensor<?x4x128x16xf32>, tensor<?x4x?x16xf32>, tensor<?xi64>)
+        -> tensor<?x4x128x16xf32>
+    ```
+  }];
+  let arguments = (ins Attune_FloatTensor:$cache, Attune_FloatTensor:$update,
+                       Attune_IndexTensor:$positions);
+  let results = (outs Attune_FloatTensor:$result);
+  let assemblyFormat = [{
+    $cache `,` $update `,` $positions attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Attune_SelectLastOp : Attune_InferOp<"select_last"> {
+  let summary = "Each sequence's last valid element";
+  let description = [{
+    For `input [B, L, ...]` and integer `lengths [B]`, `result[b, ...] =
+    input[b, lengths[b] - 1, ...]`: the state after each sequence's last
+    valid token, for example the hidden state whose logits choose the next
+    token when the prompts of a batch have different lengths. Every
+    `lengths[b]` must be in `[1, L]` (checked when the model runs).
+
+    ```mlir
+    %h = attune.select_last %x, %lengths
+        : (tensor<?x?x64xf32>, tensor<?xi64>) -> tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins Attune_FloatTensor:$input, Attune_IndexTensor:$lengths);
+  let results = (outs Attune_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $lengths attr-dict `:` functional-type(operands, results)
+  }];
 }
 
 def Attune_MultiHeadAttentionOp

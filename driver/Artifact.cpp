@@ -190,16 +190,15 @@ buildArtifactModule(llvm::LLVMContext &llvmContext, ModuleOp cpuModule,
     b.CreateCall(ciface, args);
     b.CreateRetVoid();
   }
-  // The library exports its entries and their wrappers; the functions the
-  // lowering made public on its way (the C interface of an outlined layer,
-  // the deallocation helper) become internal, and O3 drops what no one calls.
+  // The library exports the entries' wrappers and nothing else of its
+  // code: the entry functions, their C interfaces and what the lowering made
+  // public on its way (the C interface of an outlined layer, the
+  // deallocation helper) become internal, and O3 drops what no one calls.
+  // An exported entry named like a libc function (`step`, `index`) would
+  // be interposed: the C interface's call resolved to libc's.
   llvm::StringSet<> exported;
-  for (const artifact::EntrySpec &e : metadata.entries)
-    exported.insert(e.name);
-  for (const auto &[from, to] : wrappers) {
-    exported.insert(from);
+  for (const auto &[from, to] : wrappers)
     exported.insert(to);
-  }
   for (llvm::Function &fn : module)
     if (!fn.isDeclaration() && fn.hasExternalLinkage() &&
         !exported.contains(fn.getName()))

@@ -65,7 +65,9 @@ FailureOr<artifact::TensorSpec> tensorSpec(Location loc, Type type,
   artifact::TensorSpec spec;
   spec.name = std::move(defaultName);
   if (attrs)
-    if (auto name = attrs.getAs<StringAttr>("attune.name"))
+    if (auto name = attrs.getAs<StringAttr>(kStateAttr))
+      spec.name = name.str();
+    else if (auto name = attrs.getAs<StringAttr>(kNameAttr))
       spec.name = name.str();
   if (spec.name.empty() || llvm::any_of(spec.name, [](char c) {
         return !llvm::isAlnum(c) && c != '_' && c != '.' && c != '-';
@@ -104,7 +106,15 @@ FailureOr<std::vector<artifact::EntrySpec>> collectEntries(ModuleOp module) {
         return failure();
       entry.inputs.push_back(*spec);
     }
+    for (unsigned i = 0; i < type.getNumInputs(); ++i)
+      entry.inputs[i].state =
+          static_cast<bool>(func.getArgAttrOfType<StringAttr>(i, kStateAttr));
+    entry.generationStep = func->hasAttr(kGenerationStepAttr);
+    // A state's result is written into its argument's buffer (the lowering
+    // drops it, attune-drop-state-results): no output.
     for (unsigned i = 0; i < type.getNumResults(); ++i) {
+      if (func.getResultAttr(i, kStateAttr))
+        continue;
       FailureOr<artifact::TensorSpec> spec = tensorSpec(
           func.getLoc(), type.getResult(i), func.getResultAttrDict(i),
           "output" + std::to_string(i),
@@ -422,12 +432,22 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   if (failed(entries))
     return failure();
   metadata.entries = std::move(*entries);
+  if (hasVulkan)
+    for (const artifact::EntrySpec &e : metadata.entries)
+      for (const artifact::TensorSpec &t : e.inputs)
+        if (t.state)
+          return emitError(module->getLoc())
+                     << "@" << e.name << " has the generation state '"
+                     << t.name
+                     << "', which the Vulkan target does not support yet: "
+                        "compile it for the CPU (--target=cpu)",
+                 failure();
   // The names now live in the metadata; the lowering has no use for them.
   for (auto func : module->getOps<func::FuncOp>()) {
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      func.removeArgAttr(i, "attune.name");
+      func.removeArgAttr(i, kNameAttr);
     for (unsigned i = 0; i < func.getNumResults(); ++i)
-      func.removeResultAttr(i, StringAttr::get(&context, "attune.name"));
+      func.removeResultAttr(i, StringAttr::get(&context, kNameAttr));
   }
   TimingScope weightsTime = timing.nest("weights");
   // Repeated layers are spelled out, each with its weights' full names,

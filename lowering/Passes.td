@@ -35,6 +35,38 @@ def AttuneAccumulatorsInRegisters : Pass<"attune-accumulators-in-registers", "::
   ];
 }
 
+def AttuneDropStateResults
+    : Pass<"attune-drop-state-results", "::mlir::ModuleOp"> {
+  let summary = "A generation state's new value lives in its argument's buffer";
+  let description = [{
+    Run right after one-shot bufferization: a public function's result
+    marked `attune.state = "s"` must be the buffer of its argument marked
+    `attune.state = "s"` (the state was updated in place, for example by
+    `attune.cache_write`); the result is removed, so the caller's buffer is
+    the state's new value and nothing is copied. A state that bufferization
+    could not update in place (its old value is read after the write, or
+    the result is a new buffer) is an error naming it: a silent copy of a
+    key/value cache per decoding step would cost more than the step.
+
+    Before:
+    ```mlir
+    func.func @step(%x: memref<?x4xf32>, %k: memref<?x2x8x4xf32> {attune.state = "k"})
+        -> (memref<?x7xf32>, memref<?x2x8x4xf32> {attune.state = "k"}) {
+      ...
+      return %logits, %k : memref<?x7xf32>, memref<?x2x8x4xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @step(%x: memref<?x4xf32>, %k: memref<?x2x8x4xf32> {attune.state = "k"})
+        -> memref<?x7xf32> {
+      ...
+      return %logits : memref<?x7xf32>
+    }
+    ```
+  }];
+}
+
 def AttuneEpilogueInRegisters
     : Pass<"attune-epilogue-in-registers", "::mlir::func::FuncOp"> {
   let summary = "Apply each GEMM's activation to its register tiles in the last k tile";
@@ -454,6 +486,28 @@ def AttuneMapToGpu : Pass<"attune-map-to-gpu", "::mlir::func::FuncOp"> {
     "::mlir::linalg::LinalgDialect",
     "::mlir::scf::SCFDialect",
   ];
+}
+
+def AttuneMarkWritableArgs
+    : Pass<"attune-mark-writable-args", "::mlir::ModuleOp"> {
+  let summary = "Only generation states may be written in place";
+  let description = [{
+    Run before one-shot bufferization: every argument of a public function
+    gets `bufferization.writable`, true for a generation state (an argument
+    with `attune.state`, whose buffer receives the state's new value) and
+    false for every other input, which belongs to the caller and must come
+    back unchanged (bufferization copies before writing into it).
+
+    Before:
+    ```mlir
+    func.func @step(%x: tensor<?x4xf32>, %k: tensor<?x2x8x4xf32> {attune.state = "k"}) ...
+    ```
+    After:
+    ```mlir
+    func.func @step(%x: tensor<?x4xf32> {bufferization.writable = false},
+                    %k: tensor<?x2x8x4xf32> {attune.state = "k", bufferization.writable = true}) ...
+    ```
+  }];
 }
 
 def AttuneMergeConstants

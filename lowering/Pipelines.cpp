@@ -24,12 +24,25 @@ using namespace mlir::attune;
 // body allocates and frees again (an attention score tile, 16 KiB per key
 // step) are allocated once before the loop; buffer-loop-hoisting leaves
 // scf.forall bodies alone, so every thread keeps its own.
-static constexpr const char *kCpuBufferize =
+// A public function's inputs are the caller's and come back unchanged; a
+// generation state is written in place, into the caller's buffer
+// (attune-mark-writable-args before, attune-drop-state-results after).
+static constexpr const char *kOneShotBufferize =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map "
-    "allow-return-allocs-from-loops},"
+    "allow-return-allocs-from-loops}";
+static constexpr const char *kAfterBufferize =
     "canonicalize,func.func(buffer-loop-hoisting),"
     "buffer-deallocation-pipeline,convert-bufferization-to-memref";
+
+static void addBufferization(OpPassManager &pm, const char *pipeline) {
+  pm.addPass(createAttuneMarkWritableArgs());
+  if (failed(parsePassPipeline(kOneShotBufferize, pm)))
+    llvm::report_fatal_error(Twine(pipeline) + ": upstream passes missing");
+  pm.addPass(createAttuneDropStateResults());
+  if (failed(parsePassPipeline(kAfterBufferize, pm)))
+    llvm::report_fatal_error(Twine(pipeline) + ": upstream passes missing");
+}
 
 static constexpr const char *kCpuLoops = "convert-linalg-to-loops";
 
@@ -144,8 +157,7 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   addCpuKernelPasses(pm, options);
   if (last == CpuStage::Linalg)
     return;
-  if (failed(parsePassPipeline(kCpuBufferize, pm)))
-    llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
+  addBufferization(pm, "attune-cpu-pipeline");
   pm.addPass(createAttuneMergeConstants());
   pm.addNestedPass<func::FuncOp>(createAttuneEpilogueInRegisters());
   pm.addNestedPass<func::FuncOp>(createAttuneFreeAfterLastUse());
@@ -311,8 +323,7 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
   pm.addPass(createCanonicalizerPass());
   if (last == VulkanStage::Linalg)
     return;
-  if (failed(parsePassPipeline(kCpuBufferize, pm)))
-    llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");
+  addBufferization(pm, "attune-vulkan-pipeline");
   AttuneMapToGpuOptions map;
   map.workgroupSize = profile.workgroupSize;
   pm.addNestedPass<func::FuncOp>(createAttuneMapToGpu(map));

@@ -88,6 +88,8 @@ std::string absorbable(AttentionOp att) {
   if (att.getBias() || att.getCausal() || att.getWindow())
     return "a causal or window mask or a bias can hide every key of a row, "
            "where the weights no longer sum to 1";
+  if (att.getQueryOffsets())
+    return "queries at offsets (a cache's keys are not a projection)";
   if (att.getQuery().getType().getDimSize(1) !=
       att.getKey().getType().getDimSize(1))
     return "grouped-query attention";
@@ -234,7 +236,7 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
   Value m1 = ExpandDimsOp::create(b, loc, memory, 1);
   FloatAttr scale = b.getF64FloatAttr(att.getEffectiveScale());
   auto absorbedAtt = AttentionOp::create(
-      b, loc, q1, m1, m1, att.getKeyLengths(), Value(), ScoreKind::scaled_dot,
+      b, loc, q1, m1, m1, att.getKeyLengths(), Value(), Value(), ScoreKind::scaled_dot,
       scale, Selection::soft, /*return_weights=*/false, /*causal=*/false,
       MaskAlign::top_left, IntegerAttr());
   // At most ~D/4 queries per head take this form (the cost rule): 32-query

@@ -69,7 +69,7 @@ public:
   /// Soft scaled-dot attention with the given masks.
   Value attention(Value q, Value k, Value v, Value keyLengths, Value bias,
                   bool causal, MaskAlign align, IntegerAttr window) {
-    return AttentionOp::create(b, loc, q, k, v, keyLengths, bias,
+    return AttentionOp::create(b, loc, q, k, v, keyLengths, Value(), bias,
                                ScoreKind::scaled_dot, FloatAttr(),
                                Selection::soft, /*return_weights=*/false,
                                causal, align, window)

@@ -127,3 +127,86 @@ def in_f32(value):
         import copy
         return copy.deepcopy(value).float()
     return value.float()
+
+
+# ---------------------------------------------------------------------------
+# Generation (examples/*_generate.mlir): naive loops that recompute the whole
+# prefix every step, no cache.
+
+class GPT(torch.nn.Module):
+    """A GPT-2-shaped decoder-only language model: token embedding + learned
+    positions, pre-norm blocks (causal self-attention, GELU-tanh MLP), a
+    final layer norm, the LM head tied to the token embedding. state_dict
+    keys as Hugging Face's GPT-2 (with nn.Linear [out, in] layouts)."""
+
+    def __init__(self, vocab, d_model, heads, layers, positions, ff=None):
+        super().__init__()
+        nn = torch.nn
+        self.heads = heads
+        self.wte = nn.Embedding(vocab, d_model)
+        self.wpe = nn.Embedding(positions, d_model)
+        self.h = nn.ModuleList()
+        for _ in range(layers):
+            block = nn.Module()
+            block.ln_1 = nn.LayerNorm(d_model)
+            block.attn = nn.Module()
+            block.attn.c_attn = nn.Linear(d_model, 3 * d_model)
+            block.attn.c_proj = nn.Linear(d_model, d_model)
+            block.ln_2 = nn.LayerNorm(d_model)
+            block.mlp = nn.Module()
+            block.mlp.c_fc = nn.Linear(d_model, ff or 4 * d_model)
+            block.mlp.c_proj = nn.Linear(ff or 4 * d_model, d_model)
+            self.h.append(block)
+        self.ln_f = nn.LayerNorm(d_model)
+
+    def forward(self, tokens):
+        """Logits [B, T, V] of every position of `tokens` [B, T]."""
+        b, t = tokens.shape
+        x = self.wte(tokens) + self.wpe(torch.arange(t))[None]
+        for block in self.h:
+            q, k, v = block.attn.c_attn(block.ln_1(x)).chunk(3, dim=-1)
+            split = lambda y: y.reshape(b, t, self.heads, -1).transpose(1, 2)
+            a = attention(split(q), split(k), split(v), causal=True)
+            x = x + block.attn.c_proj(a.transpose(1, 2).reshape(b, t, -1))
+            h = torch.nn.functional.gelu(block.mlp.c_fc(block.ln_2(x)),
+                                         approximate="tanh")
+            x = x + block.mlp.c_proj(h)
+        return torch.matmul(self.ln_f(x), self.wte.weight.t())
+
+
+def greedy(model, prompts, lengths, max_new_tokens, eos, pad):
+    """Greedy decoding of a decoder-only model, one sequence at a time,
+    re-running the whole prefix for every token. `prompts` [B, T] (int64;
+    sequence b's prompt is prompts[b, :lengths[b]]). Returns the new tokens
+    [B, N] (int64), each row ending at its first `eos` (included) and padded
+    with `pad`; N is the longest row."""
+    eos = {eos} if isinstance(eos, int) else set(eos)
+    rows = []
+    for b in range(prompts.shape[0]):
+        seq = prompts[b, : int(lengths[b])].tolist()
+        new = []
+        for _ in range(max_new_tokens):
+            logits = model(torch.tensor([seq]))[0, -1]
+            token = int(torch.argmax(logits))  # the first maximum
+            new.append(token)
+            seq.append(token)
+            if token in eos:
+                break
+        rows.append(new)
+    width = max(len(r) for r in rows)
+    return torch.tensor([r + [pad] * (width - len(r)) for r in rows],
+                        dtype=torch.int64)
+
+
+def forced_logits(model, prompts, lengths, tokens):
+    """Teacher forcing: the logits [B, N, V] that choose each of `tokens`
+    [B, N] after sequence b's prompt and the tokens before it. (Rows past a
+    sequence's eos follow its padding; the tests compare up to the eos.)"""
+    b, n = tokens.shape
+    rows = []
+    for i in range(b):
+        seq = prompts[i, : int(lengths[i])].tolist() + tokens[i].tolist()
+        logits = model(torch.tensor([seq]))[0]
+        start = int(lengths[i]) - 1
+        rows.append(logits[start: start + n])
+    return torch.stack(rows)

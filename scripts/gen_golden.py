@@ -20,6 +20,20 @@ DIR/M/caseK/output<i>.npy, and DIR/M/manifest.txt:
   input NAME FILE
   output NAME FILE
 
+A generation model (one with a generation step) has, instead of
+`torch.call`, the lines
+
+  // torch.generate: ref.greedy(module, tokens, lengths, max_new_tokens=20, eos=2, pad=0)
+  // torch.logits: ref.forced_logits(module, tokens, lengths, generated)
+  // attune.generate: --max-new-tokens 20 --eos 2 --pad 0
+
+`torch.generate` evaluates to the reference's new tokens [B, N] (int64,
+padded after eos); `torch.logits` to the logits that chose them [B, N, V]
+under teacher forcing (`generated` is the reference's tokens);
+`attune.generate` holds the attune-run options that give the same tokens.
+They are saved as caseK/generated.npy and caseK/forced_logits.npy, with manifest
+lines `generated tokens FILE` and `forced logits FILE`.
+
 Seeded: the same header always gives the same data. Parameters get small
 random perturbations so that, e.g., layer-norm affine terms are exercised.
 """
@@ -50,23 +64,36 @@ class HeaderError(Exception):
     pass
 
 
-def parse_header(path):
+def parse_header(path, full=False):
+    """(module, inputs, call); with `full`, also a dict of the generation
+    lines (generate, logits, options) when the model has them."""
     module = call = None
     inputs = []
+    generation = {}
     for line in Path(path).read_text().splitlines():
-        m = re.match(r"\s*//\s*torch\.(module|inputs|call):\s*(.*)$", line)
+        m = re.match(r"\s*//\s*(torch|attune)\.(module|inputs|call|generate|logits):\s*(.*)$", line)
         if not m:
             continue
-        kind, text = m.groups()
+        owner, kind, text = m.groups()
+        if owner == "attune":
+            if kind == "generate":
+                generation["options"] = text
+            continue
         if kind == "module":
             module = text
         elif kind == "call":
             call = text
+        elif kind in ("generate", "logits"):
+            generation[kind] = text
         else:
             inputs.append(parse_inputs(text, path))
-    if module is None or call is None or not inputs:
-        raise HeaderError(f"{path}: needs // torch.module:, // torch.inputs: and // torch.call: lines")
-    return module, inputs, call
+    if generation and set(generation) != {"generate", "logits", "options"}:
+        raise HeaderError(f"{path}: a generation model needs // torch.generate:, "
+                          "// torch.logits: and // attune.generate: lines")
+    if module is None or (call is None and not generation) or not inputs:
+        raise HeaderError(f"{path}: needs // torch.module:, // torch.inputs: and "
+                          "// torch.call: (or // torch.generate:) lines")
+    return (module, inputs, call, generation) if full else (module, inputs, call)
 
 
 def parse_inputs(text, path):
@@ -150,7 +177,7 @@ def load_case(model_path, case_dir):
 
 
 def generate(model_path, out_root):
-    module_expr, cases, call_expr = parse_header(model_path)
+    module_expr, cases, call_expr, generation = parse_header(model_path, full=True)
     name = Path(model_path).stem
     out = Path(out_root) / name
     out.mkdir(parents=True, exist_ok=True)
@@ -168,6 +195,16 @@ def generate(model_path, out_root):
             values[spec[0]] = make_input(spec, generator)
             np.save(case_dir / f"{spec[0]}.npy", to_numpy(values[spec[0]]))
             manifest.append(f"input {spec[0]} case{k}/{spec[0]}.npy")
+        if generation:
+            with torch.no_grad():
+                env = dict(scope, module=module, **values)
+                tokens = eval(generation["generate"], env)
+                logits = eval(generation["logits"], dict(env, generated=tokens))
+            np.save(case_dir / "generated.npy", tokens.numpy())
+            np.save(case_dir / "forced_logits.npy", logits.float().numpy())
+            manifest.append(f"generated tokens case{k}/generated.npy")
+            manifest.append(f"forced logits case{k}/forced_logits.npy")
+            continue
         with torch.no_grad():
             result = eval(call_expr, dict(scope, module=module, **values))
         results = result if isinstance(result, (tuple, list)) else (result,)

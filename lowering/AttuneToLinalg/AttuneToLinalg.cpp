@@ -578,6 +578,50 @@ static void deferCheck(ConversionPatternRewriter &rewriter, Operation *op,
                        ValueRange{buffer, idValue});
 }
 
+/// A located run-time check that no element of the integer tensor `values`
+/// is bad (`isBad` of the element as `index`, an i1): one pass over the
+/// elements into a flag, then a cf.assert (the CPU code reads it) or a
+/// deferred check (Vulkan: the flag stays on the device).
+static void checkEveryElement(
+    ConversionPatternRewriter &rewriter, Operation *op, IndexChecks checks,
+    Value values, function_ref<Value(OpBuilder &, Location, Value)> isBad,
+    StringRef text) {
+  Location loc = op->getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  KernelBuilder kb(rewriter, loc);
+  int64_t rank = tensorType(values).getRank();
+  Type i32 = rewriter.getI32Type();
+  Value init =
+      linalg::FillOp::create(
+          rewriter, loc,
+          ValueRange{arith::ConstantOp::create(rewriter, loc,
+                                               rewriter.getI32IntegerAttr(0))},
+          ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                             ArrayRef<int64_t>{}, i32)})
+          .getResult(0);
+  Value anyBad = kb.generic(
+      values, init,
+      {rewriter.getMultiDimIdentityMap(rank), AffineMap::get(rank, 0, {}, ctx)},
+      SmallVector<Iter>(rank, Iter::reduction),
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value bad = arith::ExtUIOp::create(b, l, a[1].getType(),
+                                           isBad(b, l, toIndex(b, l, a[0])));
+        linalg::YieldOp::create(
+            b, l, ValueRange{arith::OrIOp::create(b, l, a[1], bad)});
+      });
+  std::string message = runtimeCheckMessage(loc, text);
+  if (checks == IndexChecks::Assert) {
+    Value flag = tensor::ExtractOp::create(rewriter, loc, anyBad, ValueRange{});
+    Value ok = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, flag,
+        arith::ConstantOp::create(rewriter, loc,
+                                  rewriter.getI32IntegerAttr(0)));
+    cf::AssertOp::create(rewriter, loc, ok, message);
+  } else {
+    deferCheck(rewriter, op, anyBad, message);
+  }
+}
+
 struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
   EmbeddingLowering(MLIRContext *ctx, IndexChecks checks)
       : OpConversionPattern(ctx), checks(checks) {}
@@ -588,59 +632,26 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
                   ConversionPatternRewriter &rewriter) const override {
     KernelBuilder kb(rewriter, op.getLoc());
     MLIRContext *ctx = rewriter.getContext();
-    Location loc = op.getLoc();
     Value ids = adaptor.getIds(), table = adaptor.getTable();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
     int64_t vocab = tensorType(table).getDimSize(0);
     Type elem = type.getElementType();
     if (checks != IndexChecks::None) {
-      // Every id in [0, V), or the run fails with the op's location: one
-      // pass over the ids (B x L integers) before the gather, into a flag
-      // that is 1 if any id is outside.
-      int64_t idRank = tensorType(ids).getRank();
-      Type i32 = rewriter.getI32Type();
-      Value init =
-          linalg::FillOp::create(
-              rewriter, loc,
-              ValueRange{arith::ConstantOp::create(
-                  rewriter, loc, rewriter.getI32IntegerAttr(0))},
-              ValueRange{tensor::EmptyOp::create(
-                  rewriter, loc, ArrayRef<int64_t>{}, i32)})
-              .getResult(0);
-      Value anyBad = kb.generic(
-          ids, init,
-          {rewriter.getMultiDimIdentityMap(idRank),
-           AffineMap::get(idRank, 0, {}, ctx)},
-          SmallVector<utils::IteratorType>(idRank,
-                                           utils::IteratorType::reduction),
-          [&](OpBuilder &b, Location l, ValueRange a) {
-            Value id = toIndex(b, l, a[0]);
+      // Every id in [0, V), or the run fails with the op's location.
+      checkEveryElement(
+          rewriter, op, checks, ids,
+          [&](OpBuilder &b, Location l, Value id) {
             Value lo = arith::CmpIOp::create(
                 b, l, arith::CmpIPredicate::slt, id,
                 arith::ConstantIndexOp::create(b, l, 0));
             Value hi = arith::CmpIOp::create(
                 b, l, arith::CmpIPredicate::sge, id,
                 arith::ConstantIndexOp::create(b, l, vocab));
-            Value bad = arith::ExtUIOp::create(
-                b, l, a[1].getType(), arith::OrIOp::create(b, l, lo, hi));
-            linalg::YieldOp::create(
-                b, l, ValueRange{arith::OrIOp::create(b, l, a[1], bad)});
-          });
-      std::string message = runtimeCheckMessage(
-          loc, "token id out of range: every id of attune.embedding must be "
-               "in [0, " + std::to_string(vocab) + ")");
-      if (checks == IndexChecks::Assert) {
-        Value flag =
-            tensor::ExtractOp::create(rewriter, loc, anyBad, ValueRange{});
-        Value ok = arith::CmpIOp::create(
-            rewriter, loc, arith::CmpIPredicate::eq, flag,
-            arith::ConstantOp::create(rewriter, loc,
-                                      rewriter.getI32IntegerAttr(0)));
-        cf::AssertOp::create(rewriter, loc, ok, message);
-      } else {
-        deferCheck(rewriter, op, anyBad, message);
-      }
+            return arith::OrIOp::create(b, l, lo, hi).getResult();
+          },
+          "token id out of range: every id of attune.embedding must be in "
+          "[0, " + std::to_string(vocab) + ")");
     }
     SmallVector<OpFoldResult> sizes = kb.sizes(ids);
     sizes.push_back(rewriter.getIndexAttr(type.getShape().back()));
@@ -664,24 +675,47 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
 };
 
 struct PositionalEncodingLowering : OpConversionPattern<PositionalEncodingOp> {
-  using OpConversionPattern::OpConversionPattern;
+  PositionalEncodingLowering(MLIRContext *ctx, IndexChecks checks)
+      : OpConversionPattern(ctx), checks(checks) {}
+  IndexChecks checks;
+
   LogicalResult
   matchAndRewrite(PositionalEncodingOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     KernelBuilder kb(rewriter, op.getLoc());
+    MLIRContext *ctx = rewriter.getContext();
+    Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
     int64_t embed = type.getShape().back();
     int64_t offset = static_cast<int64_t>(op.getOffset());
     Type elem = type.getElementType();
-    Value table = adaptor.getTable();
+    Value table = adaptor.getTable(), offsets = adaptor.getOffsets();
     bool learned = op.getKind() == PositionalKind::learned;
     int64_t tableRows = learned ? tensorType(table).getDimSize(0) : 0;
-    if (learned && type.isDynamicDim(rank - 2)) {
+    if (learned && offsets && checks != IndexChecks::None) {
+      // Every sequence's positions inside the table: offsets[b] in
+      // [0, rows - L].
+      Value last = arith::SubIOp::create(
+          rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, tableRows),
+          kb.dim(adaptor.getInput(), rank - 2));
+      checkEveryElement(
+          rewriter, op, checks, offsets,
+          [&](OpBuilder &b, Location l, Value first) {
+            Value lo = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::slt, first,
+                arith::ConstantIndexOp::create(b, l, 0));
+            Value hi = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
+                                             first, last);
+            return arith::OrIOp::create(b, l, lo, hi).getResult();
+          },
+          "position out of range for the learned position table: every "
+          "offsets[b] + length must be at most its " +
+              std::to_string(tableRows) + " rows");
+    } else if (learned && type.isDynamicDim(rank - 2)) {
       // A dynamic length must not run past the table (a static one was
       // checked by the verifier): offset + L <= rows, a located run-time
       // error otherwise, on every target (it reads only the shape).
-      Location loc = op.getLoc();
       Value length = kb.dim(adaptor.getInput(), rank - 2);
       Value end = arith::AddIOp::create(
           rewriter, loc, length,
@@ -699,16 +733,26 @@ struct PositionalEncodingLowering : OpConversionPattern<PositionalEncodingOp> {
     // PE(pos, 2i) = sin(pos * exp(2i * -ln(10000) / E)), cos for 2i + 1:
     // the formulation of the PyTorch tutorial, in the element type.
     Value rate = kb.floatConst(elem, -std::log(10000.0) / static_cast<double>(embed));
-    Value result = kb.elementwise(
-        type, adaptor.getInput(), [&](OpBuilder &b, Location l, ValueRange a) {
+    SmallVector<Value> ins = {adaptor.getInput()};
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
+    if (offsets) {
+      ins.push_back(offsets);
+      maps.push_back(AffineMap::get(rank, 0, {getAffineDimExpr(0, ctx)}, ctx));
+    }
+    maps.push_back(rewriter.getMultiDimIdentityMap(rank));
+    Value result = kb.generic(
+        ins, kb.empty(kb.sizes(adaptor.getInput()), elem), maps,
+        parallelIters(rank), [&](OpBuilder &b, Location l, ValueRange a) {
           Value lIdx = linalg::IndexOp::create(b, l, rank - 2);
           Value eIdx = linalg::IndexOp::create(b, l, rank - 1);
-          Value pos = arith::AddIOp::create(
-              b, l, lIdx, arith::ConstantIndexOp::create(b, l, offset));
+          Value first = offsets ? toIndex(b, l, a[1])
+                                : arith::ConstantIndexOp::create(b, l, offset)
+                                      .getResult();
+          Value pos = arith::AddIOp::create(b, l, lIdx, first);
           Value pe;
           if (learned) {
-            // Positions past the table (possible only with a dynamic length)
-            // add nothing, rather than reading out of bounds.
+            // Positions past the table (possible only unchecked) add
+            // nothing, rather than reading out of bounds.
             pe = KernelBuilder::guardedRow(b, l, table, pos, eIdx, tableRows);
           } else {
             auto toFloat = [&](Value idx) {
@@ -729,6 +773,132 @@ struct PositionalEncodingLowering : OpConversionPattern<PositionalEncodingOp> {
             pe = arith::SelectOp::create(b, l, isEven, sin, cos);
           }
           linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[0], pe)});
+        });
+    replaceWithCast(rewriter, op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Generation state
+//===----------------------------------------------------------------------===//
+
+/// scf.for over the batch inserting each sequence's update at its position:
+/// bufferized in place into the cache (a generation state's buffer), so a
+/// step writes T x H x D elements per sequence and copies nothing else.
+struct CacheWriteLowering : OpConversionPattern<CacheWriteOp> {
+  CacheWriteLowering(MLIRContext *ctx, IndexChecks checks)
+      : OpConversionPattern(ctx), checks(checks) {}
+  IndexChecks checks;
+
+  LogicalResult
+  matchAndRewrite(CacheWriteOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // The host code places the slices, so it must read the positions: on
+    // Vulkan they are device data.
+    if (checks == IndexChecks::Deferred)
+      return op.emitOpError("is not lowered for the Vulkan target yet: "
+                            "generation with a cache runs on the CPU");
+    KernelBuilder kb(rewriter, loc);
+    Value cache = adaptor.getCache(), update = adaptor.getUpdate(),
+          positions = adaptor.getPositions();
+    RankedTensorType cacheType = tensorType(cache);
+    Value capacity = kb.dim(cache, 2), count = kb.dim(update, 2);
+    Value lastFirst = arith::SubIOp::create(rewriter, loc, capacity, count);
+    if (checks != IndexChecks::None)
+      checkEveryElement(
+          rewriter, op, checks, positions,
+          [&](OpBuilder &b, Location l, Value first) {
+            Value lo = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::slt, first,
+                arith::ConstantIndexOp::create(b, l, 0));
+            Value hi = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
+                                             first, lastFirst);
+            return arith::OrIOp::create(b, l, lo, hi).getResult();
+          },
+          "cache capacity exceeded: attune.cache_write needs 0 <= "
+          "positions[b] and positions[b] + new tokens <= the cache's "
+          "capacity (dim 2 of " +
+              std::to_string(cacheType.getDimSize(2)) +
+              ", ? = given at run time)");
+    int64_t heads = cacheType.getDimSize(1), dim = cacheType.getDimSize(3);
+    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value batch = kb.dim(update, 0);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, c0, batch, c1, ValueRange{cache},
+        [&](OpBuilder &b, Location l, Value bIdx, ValueRange acc) {
+          Value first = toIndex(
+              b, l, tensor::ExtractOp::create(b, l, positions, bIdx));
+          OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+          SmallVector<OpFoldResult> sizes = {one, b.getIndexAttr(heads), count,
+                                             b.getIndexAttr(dim)};
+          SmallVector<OpFoldResult> strides(4, one);
+          auto rowsType = RankedTensorType::get(
+              {1, heads, tensorType(update).getDimSize(2), dim},
+              cacheType.getElementType());
+          Value rows = tensor::ExtractSliceOp::create(
+              b, l, rowsType, update,
+              ArrayRef<OpFoldResult>{bIdx, zero, zero, zero}, sizes, strides);
+          Value written = tensor::InsertSliceOp::create(
+              b, l, rows, acc[0],
+              ArrayRef<OpFoldResult>{bIdx, zero, first, zero}, sizes, strides);
+          scf::YieldOp::create(b, l, written);
+        });
+    replaceWithCast(rewriter, op, loop.getResult(0));
+    return success();
+  }
+};
+
+/// result[b, ...] = input[b, lengths[b] - 1, ...]: a gather from indices.
+struct SelectLastLowering : OpConversionPattern<SelectLastOp> {
+  SelectLastLowering(MLIRContext *ctx, IndexChecks checks)
+      : OpConversionPattern(ctx), checks(checks) {}
+  IndexChecks checks;
+
+  LogicalResult
+  matchAndRewrite(SelectLastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    KernelBuilder kb(rewriter, loc);
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = adaptor.getInput(), lengths = adaptor.getLengths();
+    Value length = kb.dim(input, 1);
+    if (checks != IndexChecks::None)
+      checkEveryElement(
+          rewriter, op, checks, lengths,
+          [&](OpBuilder &b, Location l, Value len) {
+            Value lo = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::slt, len,
+                arith::ConstantIndexOp::create(b, l, 1));
+            Value hi = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
+                                             len, length);
+            return arith::OrIOp::create(b, l, lo, hi).getResult();
+          },
+          "length out of range: every length of attune.select_last must be "
+          "in [1, L] for an input of L positions");
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> sizes = kb.sizes(input);
+    sizes.erase(sizes.begin() + 1);
+    Value result = kb.generic(
+        lengths, kb.empty(sizes, type.getElementType()),
+        {AffineMap::get(rank, 0, {getAffineDimExpr(0, ctx)}, ctx),
+         rewriter.getMultiDimIdentityMap(rank)},
+        parallelIters(rank), [&](OpBuilder &b, Location l, ValueRange a) {
+          // Clamped into [0, L - 1]: unchecked lengths never read outside.
+          Value c0 = arith::ConstantIndexOp::create(b, l, 0);
+          Value c1 = arith::ConstantIndexOp::create(b, l, 1);
+          Value row = arith::SubIOp::create(b, l, toIndex(b, l, a[0]), c1);
+          row = arith::MaxSIOp::create(b, l, row, c0);
+          row = arith::MinSIOp::create(
+              b, l, row, arith::SubIOp::create(b, l, length, c1));
+          SmallVector<Value> at = {linalg::IndexOp::create(b, l, 0), row};
+          for (int64_t d = 1; d < rank; ++d)
+            at.push_back(linalg::IndexOp::create(b, l, d));
+          linalg::YieldOp::create(
+              b, l, ValueRange{tensor::ExtractOp::create(b, l, input, at)});
         });
     replaceWithCast(rewriter, op, result);
     return success();
@@ -794,10 +964,16 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
       inputs.push_back(lengths);
       maps.push_back(AffineMap::get(4, 0, {d0}, ctx));
     }
+    Value offsets = adaptor.getQueryOffsets();
+    if (offsets) {
+      inputs.push_back(offsets);
+      maps.push_back(AffineMap::get(4, 0, {d0}, ctx));
+    }
     maps.push_back(rewriter.getMultiDimIdentityMap(4));
     bool causal = op.getCausal();
     MaskAlign align = op.getAlign();
     std::optional<int64_t> window = windowOf(op.getWindowAttr());
+    // Query offsets matter only to causal and window masks.
     bool masked = causal || window || lengths;
     Value scores = kb.generic(
         inputs, kb.empty(scoreSizes, elem), maps, parallelIters(4),
@@ -808,10 +984,11 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             s = arith::AddFOp::create(b, l, s, a[next++]);
           if (masked) {
             Value len = lengths ? toIndex(b, l, a[next++]) : Value();
+            Value offset = offsets ? toIndex(b, l, a[next++]) : Value();
             Value i = linalg::IndexOp::create(b, l, 2);
             Value j = linalg::IndexOp::create(b, l, 3);
-            Value vis = KernelBuilder::visible(b, l, i, j, lqVal, lkVal, causal, align,
-                                     window, len);
+            Value vis = KernelBuilder::visible(b, l, i, j, lqVal, lkVal, causal,
+                                               align, window, len, offset);
             Value ninf = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, kNegInf));
             s = arith::SelectOp::create(b, l, vis, s, ninf);
           }
@@ -1003,8 +1180,8 @@ void mlir::attune::populateAttuneToLinalgConversionPatterns(
                ExpandDimsLowering, SqueezeLowering, CastLowering, ActivationLowering,
                ScaleLowering, BinaryLowering<AddOp, arith::AddFOp>,
                BinaryLowering<MulOp, arith::MulFOp>, SoftmaxLowering,
-               LayerNormLowering, PositionalEncodingLowering,
-               AttentionLowering, MaskLowering>(ctx);
-  patterns.add<EmbeddingLowering>(ctx, checks);
+               LayerNormLowering, AttentionLowering, MaskLowering>(ctx);
+  patterns.add<EmbeddingLowering, PositionalEncodingLowering,
+               CacheWriteLowering, SelectLastLowering>(ctx, checks);
   populateRecurrentToLinalgConversionPatterns(patterns);
 }

@@ -437,16 +437,20 @@ Value KernelBuilder::activation(OpBuilder &b, Location loc, Activation kind,
 
 /// Whether key `j` is visible to query `i` under the attention masks
 /// (see the `attune.attention` description). `len` is the key length of this
-/// batch element (index), or null. All values are `index`.
+/// batch element (index), or null; `queryOffset` its query offset, or null.
+/// All values are `index`.
 Value KernelBuilder::visible(OpBuilder &b, Location loc, Value i, Value j,
                           Value lq, Value lk, bool causal, MaskAlign align,
-                          std::optional<int64_t> window, Value len) {
+                          std::optional<int64_t> window, Value len,
+                          Value queryOffset) {
   Value visible = arith::ConstantIntOp::create(b, loc, 1, 1);
   auto both = [&](Value c) {
     visible = arith::AndIOp::create(b, loc, visible, c);
   };
   Value p = i;
-  if (align == MaskAlign::bottom_right)
+  if (queryOffset)
+    p = arith::AddIOp::create(b, loc, i, queryOffset);
+  else if (align == MaskAlign::bottom_right)
     p = arith::AddIOp::create(b, loc, i,
                               arith::SubIOp::create(b, loc, lk, lq));
   if (causal)

@@ -85,10 +85,12 @@ public:
 
   /// Whether key `j` is visible to query `i` under the attention masks (see
   /// the `attune.attention` description); `len` is this batch element's key
-  /// length or null. All values are `index`; the result is i1.
+  /// length or null, `queryOffset` its `query_offsets` entry or null (then
+  /// `align` places the queries). All values are `index`; the result is i1.
   static Value visible(OpBuilder &b, Location loc, Value i, Value j, Value lq,
                        Value lk, bool causal, MaskAlign align,
-                       std::optional<int64_t> window, Value len);
+                       std::optional<int64_t> window, Value len,
+                       Value queryOffset = Value());
 
   /// The exp shift of a running or final row maximum: `m`, or 0 for a row
   /// with no visible entry (m = -inf), so that exp gives 0 rather than NaN.

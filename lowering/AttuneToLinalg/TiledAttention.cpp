@@ -248,6 +248,7 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   IndexMath im{rewriter, loc};
   Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
   Value lengths = op.getKeyLengths(), bias = op.getBias();
+  Value queryOffsets = op.getQueryOffsets();
   auto qt = op.getQuery().getType();
   Type elem = qt.getElementType();
   int64_t heads = qt.getDimSize(1);
@@ -286,10 +287,14 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
           Value headOut) -> Value {
         IndexMath m2{b2, l2};
         Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
-        Value len;
+        Value len, qOffset;
         if (lengths) {
           Value raw = tensor::ExtractOp::create(b2, l2, lengths, bIdx);
           len = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
+        }
+        if (queryOffsets) {
+          Value raw = tensor::ExtractOp::create(b2, l2, queryOffsets, bIdx);
+          qOffset = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
         }
         auto queryLoop = scf::ForOp::create(
             b2, l2, c0, lq, m2.c(tiles.q), ValueRange{headOut},
@@ -300,8 +305,9 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
               Value qTile = headSlice(b3, l3, q, bIdx, hIdx, i0, tq);
 
               // The keys some query of this tile may see: [lo, hi).
-              Value offset =
-                  align == MaskAlign::bottom_right ? m3.sub(lk, lq) : m3.c(0);
+              Value offset = qOffset                          ? qOffset
+                             : align == MaskAlign::bottom_right ? m3.sub(lk, lq)
+                                                                : m3.c(0);
               Value pFirst = m3.add(i0, offset);
               Value pLast = m3.sub(m3.add(pFirst, tq), m3.c(1));
               auto [lo, hi] = visibleKeyRange(b3, l3, pFirst, pLast, lk, len,
@@ -353,7 +359,8 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                           Value jj = arith::AddIOp::create(
                               b, l, j0, linalg::IndexOp::create(b, l, 1));
                           Value vis = KernelBuilder::visible(
-                              b, l, ii, jj, lq, lk, causal, align, window, len);
+                              b, l, ii, jj, lq, lk, causal, align, window, len,
+                              qOffset);
                           Value ninf = arith::ConstantOp::create(
                               b, l, b.getFloatAttr(elem, kNegInf));
                           linalg::YieldOp::create(
@@ -452,6 +459,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   IndexMath im{rewriter, loc};
   Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
   Value lengths = op.getKeyLengths();
+  Value queryOffsets = op.getQueryOffsets();
   auto qt = op.getQuery().getType();
   Type elem = qt.getElementType();
   int64_t heads = qt.getDimSize(1), headDim = qt.getDimSize(3);
@@ -537,10 +545,16 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                           Value outInit, bool headOnly) -> scf::ForOp {
               IndexMath m2{b2, l2};
               Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
-              Value len;
+              Value len, qOffset;
               if (lengths) {
                 Value raw = tensor::ExtractOp::create(b2, l2, lengths, bIdx);
                 len = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
+              }
+              if (queryOffsets) {
+                Value raw =
+                    tensor::ExtractOp::create(b2, l2, queryOffsets, bIdx);
+                qOffset =
+                    arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
               }
               return scf::ForOp::create(
                   b2, l2, c0, lq, m2.c(TQ), ValueRange{outInit},
@@ -560,7 +574,8 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                             b3.getIndexAttr(1), b3.getIndexAttr(headDim),
                             b3.getIndexAttr(TQ)},
                         SmallVector<OpFoldResult>(5, b3.getIndexAttr(1)));
-                    Value offset = align == MaskAlign::bottom_right
+                    Value offset = qOffset ? qOffset
+                                   : align == MaskAlign::bottom_right
                                        ? m3.sub(lk, lq)
                                        : m3.c(0);
                     Value pFirst = m3.add(i0, offset);
@@ -635,7 +650,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                               linalg::IndexOp::create(b, l, 1));
                                           Value vis = KernelBuilder::visible(
                                               b, l, ii, jj, lq, lk, causal,
-                                              align, window, len);
+                                              align, window, len, qOffset);
                                           vis = arith::AndIOp::create(
                                               b, l, vis,
                                               arith::CmpIOp::create(
@@ -737,8 +752,11 @@ struct AttuneTileAttentionPass
     getOperation()->walk([&](AttentionOp op) {
       if (op.getSelection() != Selection::soft || op.getReturnWeights())
         return;
+      // Queries at offsets read a cache: the tiled loops visit only the
+      // keys before each query, however large the cache's capacity.
       int64_t keyLength = op.getKey().getType().getDimSize(2);
-      if (!ShapedType::isDynamic(keyLength) && keyLength < minLength)
+      if (!ShapedType::isDynamic(keyLength) && keyLength < minLength &&
+          !op.getQueryOffsets())
         return;
       ops.push_back(op);
     });
@@ -750,7 +768,9 @@ struct AttuneTileAttentionPass
       if (auto cap = op->getAttrOfType<IntegerAttr>(attune::kTileQCapAttr))
         if (cap.getInt() >= 1)
           tiles.q = std::min<int64_t>(tiles.q, cap.getInt());
-      if (failed(op.getBias()
+      // Queries at offsets read key tiles from the cache in place: the
+      // static form would pad and transpose the whole capacity per call.
+      if (failed(op.getBias() || op.getQueryOffsets()
                      ? tileAttention(op, rewriter, tiles)
                      : tileAttentionStatic(op, rewriter, tiles, parallel)))
         return signalPassFailure();

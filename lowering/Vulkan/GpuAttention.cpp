@@ -551,7 +551,10 @@ struct AttuneGpuAttentionPass
   void runOnOperation() override {
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) {
+      // Queries at offsets (a decoding step over a cache) take the plain
+      // lowering.
       if (op.getSelection() != Selection::soft || op.getReturnWeights() ||
+          op.getQueryOffsets() ||
           op.getValue().getType().getDimSize(3) > kMaxValueDim ||
           !op.getQuery().getType().getElementType().isF32())
         return;

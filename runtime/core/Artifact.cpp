@@ -11,7 +11,9 @@
 //   vk-global SYMBOL BYTES
 //   entry NAME NUM_INPUTS NUM_OUTPUTS    then that many input / output lines
 //   input NAME DTYPE RANK DIMS...        (-1: dynamic)
+//   state NAME DTYPE RANK DIMS...        (an input written in place)
 //   output NAME DTYPE RANK DIMS...
+//   generation-step                      (the entry before it is one)
 //   weights-file PATH                    (- : none)
 //   weight SYMBOL NAME DTYPE RANK DIMS...
 //   end
@@ -109,9 +111,11 @@ std::string serialize(const Metadata &m) {
     text += "entry " + e.name + " " + std::to_string(e.inputs.size()) + " " +
             std::to_string(e.outputs.size()) + "\n";
     for (const TensorSpec &t : e.inputs)
-      tensorLine(text, "input", t);
+      tensorLine(text, t.state ? "state" : "input", t);
     for (const TensorSpec &t : e.outputs)
       tensorLine(text, "output", t);
+    if (e.generationStep)
+      text += "generation-step\n";
   }
   if (!m.weights.empty()) {
     text += "weights-file " + m.weightsFile + "\n";
@@ -253,12 +257,21 @@ private:
       for (size_t i = 0; i < numIn + numOut; ++i) {
         std::string kind;
         TensorSpec t;
-        if (!(in >> kind) || kind != (i < numIn ? "input" : "output") ||
+        bool isInput = i < numIn;
+        if (!(in >> kind) ||
+            (isInput ? kind != "input" && kind != "state" : kind != "output") ||
             !readTensor(t))
           return corrupt("bad tensor record for entry '" + e.name + "'");
+        t.state = kind == "state";
         (i < numIn ? e.inputs : e.outputs).push_back(std::move(t));
       }
       m.entries.push_back(std::move(e));
+      return "";
+    }
+    if (word == "generation-step") {
+      if (m.entries.empty() || m.entries.back().generationStep)
+        return corrupt("a 'generation-step' record without its entry");
+      m.entries.back().generationStep = true;
       return "";
     }
     if (word == "weights-file")

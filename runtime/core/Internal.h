@@ -10,6 +10,7 @@
 #ifndef ATTUNE_RUNTIME_CORE_INTERNAL_H
 #define ATTUNE_RUNTIME_CORE_INTERNAL_H
 
+#include "attune/artifact.h"
 #include "attune/runtime.h"
 
 #include <cstdarg>
@@ -32,6 +33,9 @@ struct attune_tensor {
 };
 
 namespace attune::runtime {
+
+/// The metadata of entry `entry` of `model`, or null (Model.cpp).
+const artifact::EntrySpec *entrySpec(const attune_model *model, size_t entry);
 
 /// A status with a printf-style message.
 attune_status *error(const char *format, ...)

@@ -56,6 +56,11 @@ struct attune_model {
   std::string targetInfo;
 };
 
+const artifact::EntrySpec *attune::runtime::entrySpec(const attune_model *m,
+                                                     size_t entry) {
+  return m && entry < m->entries.size() ? &m->entries[entry].spec : nullptr;
+}
+
 /// Reads the metadata of `model.library` and finds each entry's code.
 static attune_status *readMetadata(attune_model &model) {
   const char *text = static_cast<const char *>(
@@ -264,6 +269,18 @@ attune_status *attune_model_find_entry(const attune_model *m, const char *name,
 
 size_t attune_model_num_inputs(const attune_model *m, size_t entry) {
   return entry < m->entries.size() ? m->entries[entry].spec.inputs.size() : 0;
+}
+
+int attune_model_input_is_state(const attune_model *m, size_t entry,
+                                size_t index) {
+  return entry < m->entries.size() &&
+         index < m->entries[entry].spec.inputs.size() &&
+         m->entries[entry].spec.inputs[index].state;
+}
+
+int attune_model_entry_is_generation_step(const attune_model *m,
+                                          size_t entry) {
+  return entry < m->entries.size() && m->entries[entry].spec.generationStep;
 }
 
 size_t attune_model_num_outputs(const attune_model *m, size_t entry) {

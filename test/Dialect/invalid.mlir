@@ -1008,3 +1008,267 @@ func.func @cast_from_f64(%x: tensor<4xf64>) {
   %r = attune.cast %x : tensor<4xf64> to tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @positional_offsets_and_offset(%x: tensor<2x5x8xf32>, %t: tensor<16x8xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.positional_encoding' op offset 3 and an offsets operand are exclusive}}
+  %r = attune.positional_encoding <learned> %x, %t offsets(%p) {offset = 3 : i64} : (tensor<2x5x8xf32>, tensor<16x8xf32>, tensor<2xi64>) -> tensor<2x5x8xf32>
+  return
+}
+
+// -----
+
+func.func @positional_offsets_rank(%x: tensor<5x8xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.positional_encoding' op input has rank 2, expected rank 3 ([B, L, E]) with offsets}}
+  %r = attune.positional_encoding <sinusoidal> %x offsets(%p) : (tensor<5x8xf32>, tensor<2xi64>) -> tensor<5x8xf32>
+  return
+}
+
+// -----
+
+func.func @positional_offsets_batch(%x: tensor<2x5x8xf32>, %p: tensor<3xi64>) {
+  // expected-error @+1 {{'attune.positional_encoding' op offsets dim 0 (B) is 3, expected 2 (the batch size)}}
+  %r = attune.positional_encoding <sinusoidal> %x offsets(%p) : (tensor<2x5x8xf32>, tensor<3xi64>) -> tensor<2x5x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_query_offsets_bottom_right(%q: tensor<2x4x1x16xf32>, %k: tensor<2x4x8x16xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.attention' op query_offsets and align = bottom_right are exclusive (both place the queries)}}
+  %r = attune.attention %q, %k, %k query_offsets(%p) {causal, align = #attune.align<bottom_right>} : (tensor<2x4x1x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2xi64>) -> tensor<2x4x1x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_query_offsets_batch(%q: tensor<2x4x1x16xf32>, %k: tensor<2x4x8x16xf32>, %p: tensor<3xi64>) {
+  // expected-error @+1 {{'attune.attention' op query_offsets dim 0 (B) is 3, expected 2 (the batch size)}}
+  %r = attune.attention %q, %k, %k query_offsets(%p) {causal} : (tensor<2x4x1x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<3xi64>) -> tensor<2x4x1x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_write_types(%c: tensor<2x4x8x16xf32>, %u: tensor<2x4x1x16xf16>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.cache_write' op}}
+  %r = attune.cache_write %c, %u, %p : (tensor<2x4x8x16xf32>, tensor<2x4x1x16xf16>, tensor<2xi64>) -> tensor<2x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_write_rank(%c: tensor<2x8x16xf32>, %u: tensor<2x1x16xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.cache_write' op cache has rank 3, expected rank 4 ([B, H, C, D])}}
+  %r = attune.cache_write %c, %u, %p : (tensor<2x8x16xf32>, tensor<2x1x16xf32>, tensor<2xi64>) -> tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_write_heads(%c: tensor<2x4x8x16xf32>, %u: tensor<2x2x1x16xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.cache_write' op update dim 1 (H) is 2, expected 4 (the cache's heads)}}
+  %r = attune.cache_write %c, %u, %p : (tensor<2x4x8x16xf32>, tensor<2x2x1x16xf32>, tensor<2xi64>) -> tensor<2x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_write_head_dim(%c: tensor<2x4x8x16xf32>, %u: tensor<2x4x1x8xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.cache_write' op update dim 3 (D) is 8, expected 16 (the cache's head dim)}}
+  %r = attune.cache_write %c, %u, %p : (tensor<2x4x8x16xf32>, tensor<2x4x1x8xf32>, tensor<2xi64>) -> tensor<2x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_write_batch(%c: tensor<2x4x8x16xf32>, %u: tensor<3x4x1x16xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.cache_write' op update dim 0 (B) is 3, expected 2 (the cache's batch)}}
+  %r = attune.cache_write %c, %u, %p : (tensor<2x4x8x16xf32>, tensor<3x4x1x16xf32>, tensor<2xi64>) -> tensor<2x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_write_capacity(%c: tensor<2x4x8x16xf32>, %u: tensor<2x4x9x16xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.cache_write' op update of 9 positions does not fit the cache's capacity of 8}}
+  %r = attune.cache_write %c, %u, %p : (tensor<2x4x8x16xf32>, tensor<2x4x9x16xf32>, tensor<2xi64>) -> tensor<2x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_write_positions(%c: tensor<2x4x8x16xf32>, %u: tensor<2x4x1x16xf32>, %p: tensor<2x1xi64>) {
+  // expected-error @+1 {{'attune.cache_write' op positions has rank 2, expected rank 1 ([B])}}
+  %r = attune.cache_write %c, %u, %p : (tensor<2x4x8x16xf32>, tensor<2x4x1x16xf32>, tensor<2x1xi64>) -> tensor<2x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_write_static_heads(%c: tensor<2x?x8x16xf32>, %u: tensor<2x4x1x16xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.cache_write' op}}
+  %r = attune.cache_write %c, %u, %p : (tensor<2x?x8x16xf32>, tensor<2x4x1x16xf32>, tensor<2xi64>) -> tensor<2x?x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @select_last_rank(%x: tensor<5xf32>, %l: tensor<1xi64>) {
+  // expected-error @+1 {{'attune.select_last' op input has rank 1, expected rank >= 2 ([B, L, ...])}}
+  %r = attune.select_last %x, %l : (tensor<5xf32>, tensor<1xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @select_last_batch(%x: tensor<2x5x8xf32>, %l: tensor<3xi64>) {
+  // expected-error @+1 {{'attune.select_last' op lengths dim 0 (B) is 3, expected 2 (the batch size)}}
+  %r = attune.select_last %x, %l : (tensor<2x5x8xf32>, tensor<3xi64>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @select_last_empty(%x: tensor<2x0x8xf32>, %l: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.select_last' op input has no positions (L = 0) to select from}}
+  %r = attune.select_last %x, %l : (tensor<2x0x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): expected (tokens, positions, lengths, states...), got 3 argument(s)}}
+func.func @step_no_state(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>) -> tensor<?x10xf32>
+    attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e : tensor<?x10xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): argument #0 (tokens) must be an i32 or i64 tensor [B, T], got 'tensor<?xi64>'}}
+func.func @step_tokens(%t: tensor<?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k"})
+    -> (tensor<?x10xf32>, tensor<?x2x8x4xf32> {attune.state = "k"}) attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e, %k : tensor<?x10xf32>, tensor<?x2x8x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): argument #2 (lengths) must be an i32 or i64 tensor [B], got 'tensor<?xf32>'}}
+func.func @step_lengths(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xf32>, %k: tensor<?x2x8x4xf32> {attune.state = "k"})
+    -> (tensor<?x10xf32>, tensor<?x2x8x4xf32> {attune.state = "k"}) attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e, %k : tensor<?x10xf32>, tensor<?x2x8x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): argument #3 must be a state (attune.state = "name"): every argument after lengths is one}}
+func.func @step_not_state(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32>)
+    -> (tensor<?x10xf32>, tensor<?x2x8x4xf32>) attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e, %k : tensor<?x10xf32>, tensor<?x2x8x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): argument #1 must not be a state}}
+func.func @step_state_early(%t: tensor<?x?xi64>, %p: tensor<?xi64> {attune.state = "p"}, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k"})
+    -> (tensor<?x10xf32>, tensor<?x2x8x4xf32> {attune.state = "k"}) attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e, %k : tensor<?x10xf32>, tensor<?x2x8x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): two states are named 'k'}}
+func.func @step_duplicate(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k"}, %v: tensor<?x2x8x4xf32> {attune.state = "k"})
+    -> (tensor<?x10xf32>, tensor<?x2x8x4xf32> {attune.state = "k"}, tensor<?x2x8x4xf32> {attune.state = "k"}) attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e, %k, %v : tensor<?x10xf32>, tensor<?x2x8x4xf32>, tensor<?x2x8x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): state 'k' must be a float tensor [B, ...], got 'tensor<?x2xi64>'}}
+func.func @step_int_state(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2xi64> {attune.state = "k"})
+    -> (tensor<?x10xf32>, tensor<?x2xi64> {attune.state = "k"}) attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e, %k : tensor<?x10xf32>, tensor<?x2xi64>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): expected 2 results (logits, then the 1 states), got 1}}
+func.func @step_results(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k"})
+    -> tensor<?x10xf32> attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e : tensor<?x10xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): result #0 (logits) must be a float tensor [B, V], got 'tensor<?x3x10xf32>'}}
+func.func @step_logits(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k"})
+    -> (tensor<?x3x10xf32>, tensor<?x2x8x4xf32> {attune.state = "k"}) attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x3x10xf32>
+  return %e, %k : tensor<?x3x10xf32>, tensor<?x2x8x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): result #1 must be the state 'k' (attune.state = "k"), the order of the arguments}}
+func.func @step_unmarked_result(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k"})
+    -> (tensor<?x10xf32>, tensor<?x2x8x4xf32>) attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e, %k : tensor<?x10xf32>, tensor<?x2x8x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): state 'k' is 'tensor<?x2x8x4xf32>' as an argument but 'tensor<?x2x9x4xf32>' as a result}}
+func.func @step_state_type(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k"})
+    -> (tensor<?x10xf32>, tensor<?x2x9x4xf32> {attune.state = "k"}) attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  %f = tensor.empty(%n) : tensor<?x2x9x4xf32>
+  return %e, %f : tensor<?x10xf32>, tensor<?x2x9x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{attune.state on argument #0 must be a non-empty string, got 3 : i64}}
+func.func @state_not_string(%k: tensor<2xf32> {attune.state = 3}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attune.generation_step is a unit attribute of a func.func}}
+func.func @step_not_unit() attributes {attune.generation_step = 1 : i64} {
+  return
+}

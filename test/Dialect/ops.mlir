@@ -130,12 +130,17 @@ func.func @layer_norm(%x: tensor<?x16x64xf32>, %g: tensor<64xf32>, %b: tensor<64
 // CHECK: attune.embedding %{{.*}}, %{{.*}} : (tensor<7xi32>, tensor<1000x64xf32>) -> tensor<7x64xf32>
 // CHECK: attune.positional_encoding <sinusoidal> %{{.*}} : (tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
 // CHECK: attune.positional_encoding <learned> %{{.*}}, %{{.*}} {offset = 3 : i64} : (tensor<?x?x64xf32>, tensor<512x64xf32>) -> tensor<?x?x64xf32>
+// CHECK: attune.positional_encoding <learned> %{{.*}}, %{{.*}} offsets(%{{.*}}) : (tensor<?x?x64xf32>, tensor<512x64xf32>, tensor<?xi64>) -> tensor<?x?x64xf32>
+// CHECK: attune.positional_encoding <sinusoidal> %{{.*}} offsets(%{{.*}}) : (tensor<?x?x64xf32>, tensor<?xi32>) -> tensor<?x?x64xf32>
 func.func @embeddings(%ids: tensor<?x?xi64>, %ids32: tensor<7xi32>, %t: tensor<1000x64xf32>,
-                      %x: tensor<?x?x64xf32>, %pe: tensor<512x64xf32>) {
+                      %x: tensor<?x?x64xf32>, %pe: tensor<512x64xf32>, %pos: tensor<?xi64>,
+                      %pos32: tensor<?xi32>) {
   %0 = attune.embedding %ids, %t : (tensor<?x?xi64>, tensor<1000x64xf32>) -> tensor<?x?x64xf32>
   %1 = attune.embedding %ids32, %t : (tensor<7xi32>, tensor<1000x64xf32>) -> tensor<7x64xf32>
   %2 = attune.positional_encoding <sinusoidal> %x : (tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
   %3 = attune.positional_encoding <learned> %x, %pe {offset = 3 : i64} : (tensor<?x?x64xf32>, tensor<512x64xf32>) -> tensor<?x?x64xf32>
+  %4 = attune.positional_encoding <learned> %x, %pe offsets(%pos) : (tensor<?x?x64xf32>, tensor<512x64xf32>, tensor<?xi64>) -> tensor<?x?x64xf32>
+  %5 = attune.positional_encoding <sinusoidal> %x offsets(%pos32) : (tensor<?x?x64xf32>, tensor<?xi32>) -> tensor<?x?x64xf32>
   return
 }
 
@@ -146,6 +151,7 @@ func.func @embeddings(%ids: tensor<?x?xi64>, %ids32: tensor<7xi32>, %t: tensor<1
 // CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} {return_weights, selection = #attune.selection<hard>} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> (tensor<2x8x16x64xf32>, tensor<2x8x16x16xf32>)
 // CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}}) {score = #attune.score<dot>} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<8x16x16xf32>) -> tensor<2x8x16x64xf32>
 // CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+// CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%{{.*}}) query_offsets(%{{.*}}) {causal} : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x8x?x32xf32>
 func.func @attention(%q: tensor<2x8x16x64xf32>, %dq: tensor<?x8x?x64xf32>, %dk: tensor<?x2x?x64xf32>,
                      %dv: tensor<?x2x?x32xf32>, %len: tensor<?xi64>, %q4: tensor<2x8x4x64xf32>,
                      %bias: tensor<8x16x16xf32>) {
@@ -160,7 +166,39 @@ func.func @attention(%q: tensor<2x8x16x64xf32>, %dq: tensor<?x8x?x64xf32>, %dk: 
       : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<8x16x16xf32>) -> tensor<2x8x16x64xf32>
   %5 = attune.attention %q, %q, %q {scale = 0.125 : f64}
       : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  %6 = attune.attention %dq, %dk, %dv key_lengths(%len) query_offsets(%len) {causal}
+      : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x8x?x32xf32>
   return
+}
+
+// CHECK-LABEL: func @generation_state
+// CHECK: attune.cache_write %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x4x128x16xf32>, tensor<?x4x?x16xf32>, tensor<?xi64>) -> tensor<?x4x128x16xf32>
+// CHECK: attune.cache_write %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x4x?x16xbf16>, tensor<2x4x1x16xbf16>, tensor<2xi32>) -> tensor<2x4x?x16xbf16>
+// CHECK: attune.select_last %{{.*}}, %{{.*}} : (tensor<?x?x64xf32>, tensor<?xi64>) -> tensor<?x64xf32>
+// CHECK: attune.select_last %{{.*}}, %{{.*}} : (tensor<2x5xf16>, tensor<2xi32>) -> tensor<2xf16>
+func.func @generation_state(%c: tensor<?x4x128x16xf32>, %u: tensor<?x4x?x16xf32>, %pos: tensor<?xi64>,
+                            %hc: tensor<2x4x?x16xbf16>, %hu: tensor<2x4x1x16xbf16>, %pos32: tensor<2xi32>,
+                            %x: tensor<?x?x64xf32>, %y: tensor<2x5xf16>) {
+  %0 = attune.cache_write %c, %u, %pos : (tensor<?x4x128x16xf32>, tensor<?x4x?x16xf32>, tensor<?xi64>) -> tensor<?x4x128x16xf32>
+  %1 = attune.cache_write %hc, %hu, %pos32 : (tensor<2x4x?x16xbf16>, tensor<2x4x1x16xbf16>, tensor<2xi32>) -> tensor<2x4x?x16xbf16>
+  %2 = attune.select_last %x, %pos : (tensor<?x?x64xf32>, tensor<?xi64>) -> tensor<?x64xf32>
+  %3 = attune.select_last %y, %pos32 : (tensor<2x5xf16>, tensor<2xi32>) -> tensor<2xf16>
+  return
+}
+
+// The generation contract (docs/design.md): a step takes tokens, positions,
+// lengths and its states and returns the logits and the states.
+// CHECK-LABEL: func @step
+// CHECK-SAME: attune.state = "k"
+// CHECK-SAME: attributes {attune.generation_step}
+func.func @step(%t: tensor<?x?xi64> {attune.name = "tokens"}, %p: tensor<?xi64>, %l: tensor<?xi32>,
+                %k: tensor<?x4x32x16xf32> {attune.state = "k"})
+    -> (tensor<?x10xf32>, tensor<?x4x32x16xf32> {attune.state = "k"})
+    attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %logits = tensor.empty(%n) : tensor<?x10xf32>
+  return %logits, %k : tensor<?x10xf32>, tensor<?x4x32x16xf32>
 }
 
 // CHECK-LABEL: func @mask

@@ -4,6 +4,10 @@
 //              [--entry NAME] [--bench N] [--expect NAME=FILE.npy ...]
 //              [--atol X] [--rtol X] [--info] [--device=cpu|vulkan[:N]|auto]
 //              [--compare=cpu,vulkan] [--profile] [--list-devices]
+//   attune-run MODEL.so --generate --input TOKENS=PROMPT.npy
+//              [--input LENGTHS=FILE.npy] [--max-new-tokens N] [--eos ID]
+//              [--pad ID] [--temperature T --top-k K --seed S] [--vocab FILE]
+//              [--output-dir DIR] [--save-logits] [--force FILE.npy]
 //
 // Uses only the runtime's C++ wrapper: no MLIR, no LLVM.
 //
@@ -51,7 +55,22 @@ void usage() {
       "  --compare=D1,D2         run on both devices in one process and print the\n"
       "                          largest difference per output (fails beyond atol/rtol)\n"
       "  --profile               print per-kernel GPU times (Vulkan timestamp queries)\n"
-      "  --list-devices          print the Vulkan devices and exit\n");
+      "  --list-devices          print the Vulkan devices and exit\n"
+      "generation (a model with a generation step):\n"
+      "  --generate              decode from the prompts given as the step's token\n"
+      "                          input ([B, T] int64; its lengths input [B] optional)\n"
+      "  --max-new-tokens N      at most N new tokens per sequence (default 16)\n"
+      "  --eos ID[,ID...]        a sequence ends after one of these (repeatable)\n"
+      "  --pad ID                fills a sequence's row after its end (default 0)\n"
+      "  --temperature T         sample from softmax(logits / T) (default 0: greedy)\n"
+      "  --top-k K               sample among the K most probable (1: greedy)\n"
+      "  --seed S                the sampling seed (default 0)\n"
+      "  --beam K, --length-penalty A  beam search (not implemented yet)\n"
+      "  --capacity C            cache positions of a model with a run-time capacity\n"
+      "  --vocab FILE            print tokens as the strings of FILE (one per line)\n"
+      "  --force FILE.npy        teacher forcing: feed these tokens [B, N] instead\n"
+      "  --save-logits           with --output-dir: also write logits.npy [B, N, V]\n"
+      "  --output-dir DIR        write the new tokens as DIR/tokens.npy [B, N]\n");
 }
 
 std::string shapeString(const int64_t *shape, size_t rank) {
@@ -176,6 +195,153 @@ bool compare(const std::string &name, const attune::Tensor &actual,
   return bad == 0;
 }
 
+namespace {
+
+struct GenerateArgs {
+  attune_generate_options options;
+  std::vector<int64_t> eos;
+  std::string vocabPath, forcePath;
+  bool saveLogits = false;
+};
+
+/// Parses an integer option value.
+bool parseCount(const char *v, long long &out) {
+  char *end;
+  out = std::strtoll(v, &end, 10);
+  return *v && !*end;
+}
+
+/// --generate: attune_model_generate on the prompts, streaming the tokens
+/// of a single sequence as they come, then each sequence's tokens, the
+/// throughput and the per-token latency.
+int generate(attune::Model &model,
+             const std::vector<std::pair<std::string, std::string>> &inputArgs,
+             GenerateArgs &g, const std::string &outputDir) {
+  size_t step = model.numEntries();
+  for (size_t e = 0; e < model.numEntries(); ++e)
+    if (attune_model_entry_is_generation_step(model.get(), e)) {
+      step = e;
+      break;
+    }
+  if (step == model.numEntries())
+    return fail("--generate: the model has no generation step (a function "
+                "marked attune.generation_step); its entries run without "
+                "--generate");
+  std::vector<attune_tensor_info> specs = model.inputs(step);
+  std::string tokensName = specs[0].name, lengthsName = specs[2].name;
+  attune::Tensor prompt, lengths, forced;
+  for (auto &[name, path] : inputArgs) {
+    attune::Tensor *target = name == tokensName    ? &prompt
+                             : name == lengthsName ? &lengths
+                                                   : nullptr;
+    if (!target)
+      return fail("--generate takes the prompt as --input " + tokensName +
+                  "=FILE.npy and optionally its lengths as --input " +
+                  lengthsName + "=FILE.npy; got '" + name + "'");
+    if (attune::Status s = attune::Tensor::readNpy(path, *target); !s)
+      return fail("input '" + name + "': " + s.message());
+  }
+  if (!prompt)
+    return fail("--generate needs the prompt: --input " + tokensName +
+                "=FILE.npy (int64 [B, T])");
+  if (!g.forcePath.empty()) {
+    if (attune::Status s = attune::Tensor::readNpy(g.forcePath, forced); !s)
+      return fail("--force: " + s.message());
+    g.options.forced = forced.get();
+  }
+  std::vector<std::string> vocab;
+  if (!g.vocabPath.empty()) {
+    FILE *f = std::fopen(g.vocabPath.c_str(), "r");
+    if (!f)
+      return fail("--vocab " + g.vocabPath + ": cannot open it");
+    char line[4096];
+    while (std::fgets(line, sizeof line, f)) {
+      std::string word = line;
+      while (!word.empty() && (word.back() == '\n' || word.back() == '\r'))
+        word.pop_back();
+      vocab.push_back(word);
+    }
+    std::fclose(f);
+  }
+  g.options.eos_ids = g.eos.data();
+  g.options.num_eos = g.eos.size();
+
+  // Streaming: a single sequence's tokens as they are chosen; the time of
+  // every step (its first token) for the latency.
+  using Clock = std::chrono::steady_clock;
+  struct Stream {
+    bool print;
+    const std::vector<std::string> *vocab;
+    std::vector<Clock::time_point> stepTimes;
+    std::string spell(int64_t token) const {
+      if (token >= 0 && static_cast<size_t>(token) < vocab->size())
+        return (*vocab)[token];
+      return std::to_string(token);
+    }
+  } stream{prompt.shape()[0] == 1, &vocab, {}};
+  g.options.user = &stream;
+  g.options.on_token = [](void *user, size_t sequence, size_t step,
+                          int64_t token) {
+    auto *st = static_cast<Stream *>(user);
+    if (step >= st->stepTimes.size())
+      st->stepTimes.push_back(Clock::now());
+    if (st->print && sequence == 0) {
+      std::printf("%s%s", step ? " " : "tokens: ", st->spell(token).c_str());
+      std::fflush(stdout);
+    }
+    return 0;
+  };
+  attune::Tensor tokens, logits;
+  auto start = Clock::now();
+  attune::Status s = model.generate(prompt, lengths, g.options, tokens,
+                                    g.saveLogits ? &logits : nullptr);
+  auto end = Clock::now();
+  if (stream.print && !stream.stepTimes.empty())
+    std::printf("\n");
+  if (!s)
+    return fail(s.message());
+  std::vector<int64_t> shape = tokens.shape();
+  const int64_t *ids = tokens.data<int64_t>();
+  size_t produced = 0;
+  for (int64_t b = 0; b < shape[0]; ++b) {
+    std::string row;
+    for (int64_t t = 0; t < shape[1]; ++t) {
+      int64_t id = ids[b * shape[1] + t];
+      row += (t ? " " : "") + stream.spell(id);
+      ++produced;
+      // A row ends at its eos; the pad ids after it are not tokens.
+      if (std::find(g.eos.begin(), g.eos.end(), id) != g.eos.end())
+        break;
+    }
+    if (!stream.print)
+      std::printf("sequence %lld: %s\n", static_cast<long long>(b),
+                  row.c_str());
+  }
+  double total = std::chrono::duration<double, std::milli>(end - start).count();
+  std::printf("generated %zu token(s) in %.2f ms: %.1f tokens/s", produced,
+              total, produced / (total / 1000.0));
+  const auto &times = stream.stepTimes;
+  if (times.size() >= 2)
+    std::printf("; first token %.2f ms (prefill), then %.3f ms per step",
+                std::chrono::duration<double, std::milli>(times[0] - start)
+                    .count(),
+                std::chrono::duration<double, std::milli>(times.back() -
+                                                          times[0])
+                        .count() /
+                    static_cast<double>(times.size() - 1));
+  std::printf("\n");
+  if (!outputDir.empty()) {
+    if (attune::Status w = tokens.writeNpy(outputDir + "/tokens.npy"); !w)
+      return fail(w.message());
+    if (logits)
+      if (attune::Status w = logits.writeNpy(outputDir + "/logits.npy"); !w)
+        return fail(w.message());
+  }
+  return 0;
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
   std::string modelPath, outputDir, entryName, weightsPath;
   std::vector<std::pair<std::string, std::string>> inputArgs, expectArgs;
@@ -184,6 +350,10 @@ int main(int argc, char **argv) {
   bool info = false, profile = false, listDevices = false;
   std::vector<std::string> deviceSpecs;
   bool comparing = false;
+  bool generating = false;
+  GenerateArgs gen;
+  attune_generate_options_init(&gen.options);
+  gen.options.pad_id = 0;
 
   // --flag=value is --flag value.
   std::vector<std::string> argList = {argv[0]};
@@ -254,6 +424,51 @@ int main(int argc, char **argv) {
       number("--atol", atol);
     } else if (a == "--rtol") {
       number("--rtol", rtol);
+    } else if (a == "--generate") {
+      generating = true;
+    } else if (a == "--max-new-tokens" || a == "--pad" || a == "--top-k" ||
+               a == "--seed" || a == "--beam" || a == "--capacity") {
+      const char *v = value(a.c_str());
+      long long n;
+      if (!parseCount(v, n) || (a != "--max-new-tokens" && n < 0))
+        return fail(a + " expects an integer, got '" + v + "'");
+      if (a == "--max-new-tokens")
+        gen.options.max_new_tokens = n;
+      else if (a == "--pad")
+        gen.options.pad_id = n;
+      else if (a == "--top-k")
+        gen.options.top_k = static_cast<size_t>(n);
+      else if (a == "--seed")
+        gen.options.seed = static_cast<uint64_t>(n);
+      else if (a == "--beam")
+        gen.options.beam_width = static_cast<size_t>(n);
+      else
+        gen.options.capacity = n;
+    } else if (a == "--eos") {
+      std::string v = value("--eos");
+      for (size_t start = 0;;) {
+        size_t comma = v.find(',', start);
+        long long n;
+        std::string item = v.substr(start, comma - start);
+        if (!parseCount(item.c_str(), n))
+          return fail("--eos expects integer ids, got '" + v + "'");
+        gen.eos.push_back(n);
+        if (comma == std::string::npos)
+          break;
+        start = comma + 1;
+      }
+    } else if (a == "--temperature" || a == "--length-penalty") {
+      double x;
+      number(a.c_str(), x);
+      (a == "--temperature" ? gen.options.temperature
+                            : gen.options.length_penalty) =
+          static_cast<float>(x);
+    } else if (a == "--vocab") {
+      gen.vocabPath = value("--vocab");
+    } else if (a == "--force") {
+      gen.forcePath = value("--force");
+    } else if (a == "--save-logits") {
+      gen.saveLogits = true;
     } else if (a == "--info") {
       info = true;
     } else if (a == "--profile") {
@@ -300,9 +515,16 @@ int main(int argc, char **argv) {
   }
   auto printEntries = [](const attune::Model &m) {
     for (size_t e = 0; e < m.numEntries(); ++e) {
-      std::printf("entry %s\n", m.entryName(e).c_str());
-      for (const attune_tensor_info &t : m.inputs(e))
-        std::printf("  input  %s\n", signature(t).c_str());
+      std::printf("entry %s%s\n", m.entryName(e).c_str(),
+                  attune_model_entry_is_generation_step(m.get(), e)
+                      ? " (generation step)"
+                      : "");
+      std::vector<attune_tensor_info> inputs = m.inputs(e);
+      for (size_t i = 0; i < inputs.size(); ++i)
+        std::printf("  %s  %s\n",
+                    attune_model_input_is_state(m.get(), e, i) ? "state"
+                                                               : "input",
+                    signature(inputs[i]).c_str());
       for (const attune_tensor_info &t : m.outputs(e))
         std::printf("  output %s\n", signature(t).c_str());
     }
@@ -349,6 +571,12 @@ int main(int argc, char **argv) {
         return fail(s.message());
   }
   attune::Model &model = models[0];
+  if (generating) {
+    if (comparing || benchRuns > 0 || !expectArgs.empty())
+      return fail("--generate runs alone: without --compare, --bench or "
+                  "--expect (compare tokens.npy from --output-dir)");
+    return generate(model, inputArgs, gen, outputDir);
+  }
   size_t entry = 0;
   if (!entryName.empty())
     if (attune::Status s = model.findEntry(entryName, entry); !s)

@@ -45,7 +45,8 @@ namespace attune::artifact {
 
 /// The metadata format this compiler writes and this runtime reads.
 /// 2: adds the `cpu` record (target CPU and features).
-inline constexpr int kFormatVersion = 2;
+/// 3: adds `state` inputs and the `generation-step` record.
+inline constexpr int kFormatVersion = 3;
 
 //===----------------------------------------------------------------------===//
 // Symbols
@@ -173,13 +174,23 @@ struct TensorSpec {
   std::string name;
   attune_dtype dtype = ATTUNE_F32;
   std::vector<int64_t> shape; // -1: dynamic
+  /// An input that is a generation state (`attune.state`): the entry writes
+  /// its new value into the caller's buffer, in place; it is no output.
+  bool state = false;
 };
 
 /// One entry point: a public function of the model.
 struct EntrySpec {
   std::string name;
   std::vector<TensorSpec> inputs, outputs;
+  /// A generation step (`attune.generation_step`): inputs tokens [B, T],
+  /// positions [B], lengths [B], then the states; output logits [B, V].
+  bool generationStep = false;
 };
+
+/// The inputs of a generation step before its states.
+inline constexpr size_t kStepTokens = 0, kStepPositions = 1, kStepLengths = 2,
+                        kStepFirstState = 3;
 
 /// One SPIR-V kernel of the Vulkan target.
 struct KernelSpec {

@@ -34,7 +34,7 @@ extern "C" {
 
 /* The version of the API this header declares; raised when a declaration
  * changes. attune_runtime_api_version() is the library's. */
-#define ATTUNE_RUNTIME_API_VERSION 1
+#define ATTUNE_RUNTIME_API_VERSION 2
 ATTUNE_API int attune_runtime_api_version(void);
 /* The artifact metadata format this runtime reads (attune/artifact.h): an
  * artifact of another format is refused with a message saying to recompile
@@ -191,6 +191,63 @@ ATTUNE_API attune_status *attune_model_run(const attune_model *model,
                                            size_t num_inputs,
                                            attune_tensor **outputs,
                                            size_t num_outputs);
+/* An input that is a generation state (attune_model_input_is_state) is
+ * written in place: after the run, the caller's tensor holds its new value
+ * (a key/value cache with the step's keys appended). It is not an output. */
+ATTUNE_API int attune_model_input_is_state(const attune_model *model,
+                                           size_t entry, size_t index);
+/* Whether entry `entry` is a generation step (attune_model_generate's):
+ * inputs tokens [B, T], positions [B], lengths [B], then its states;
+ * output logits [B, V]. */
+ATTUNE_API int attune_model_entry_is_generation_step(const attune_model *model,
+                                                     size_t entry);
+
+/*--- Generation -----------------------------------------------------------*/
+
+/* Called for every token as it is chosen: sequence b of the batch, its
+ * step (0 for its first new token). A non-zero return stops the
+ * generation (the tokens so far are returned). */
+typedef int (*attune_token_callback)(void *user, size_t sequence,
+                                     size_t step, int64_t token);
+
+typedef struct attune_generate_options {
+  int64_t max_new_tokens;  /* >= 1 */
+  const int64_t *eos_ids;  /* a sequence ends after choosing one of these */
+  size_t num_eos;
+  int64_t pad_id;          /* fills a row after its end (in [0, V)) */
+  size_t beam_width;       /* 0 or 1; beam search is not implemented yet */
+  float length_penalty;
+  float temperature;       /* 0: the most probable token (greedy); > 0:
+                              sampling from softmax(logits / temperature) */
+  size_t top_k;            /* sampling among the k most probable (0: all;
+                              1 is greedy) */
+  uint64_t seed;           /* sampling: the same seed, the same tokens */
+  int64_t capacity;        /* states with a dynamic capacity: positions to
+                              allocate (0: the longest prompt + max_new) */
+  attune_token_callback on_token; /* may be NULL */
+  void *user;
+  /* Teacher forcing (tests): tokens [B, N] fed back instead of the chosen
+     ones; exactly N steps run, eos ends nothing. NULL: off. */
+  const attune_tensor *forced;
+} attune_generate_options;
+
+/* Greedy decoding, nothing forced, no callback, eos none, pad 0. */
+ATTUNE_API void attune_generate_options_init(attune_generate_options *options);
+
+/* Generates with the model's generation step (an entry compiled from a
+ * function marked attune.generation_step): the prompts `prompt` [B, T]
+ * (int64; sequence b is prompt[b, :lengths[b]], `lengths` [B] int64 or NULL
+ * for T each) are run once (prefill), then one step per new token, the
+ * key/value caches written in place. *tokens receives the new tokens
+ * [B, N] (int64, each row up to and including its eos, then pad_id; N the
+ * most steps any row took). With `logits` non-NULL, *logits receives the
+ * logits that chose each token [B, N, V] (f32; zero after a row's end).
+ * Errors name the value and its limit (a prompt longer than the cache, an
+ * id outside the vocabulary, ...); the model stays usable. */
+ATTUNE_API attune_status *attune_model_generate(
+    const attune_model *model, const attune_tensor *prompt,
+    const attune_tensor *lengths, const attune_generate_options *options,
+    attune_tensor **tokens, attune_tensor **logits);
 
 #ifdef __cplusplus
 }

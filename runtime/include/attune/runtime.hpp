@@ -138,6 +138,7 @@ public:
   }
 
   std::string device() const { return attune_model_device(m_.get()); }
+  const attune_model *get() const { return m_.get(); }
   /// What the artifact was compiled for (attune_model_target_info).
   std::string targetInfo() const {
     return attune_model_target_info(m_.get());
@@ -185,6 +186,22 @@ public:
     outputs.clear();
     for (attune_tensor *t : out)
       outputs.emplace_back(t);
+    return s;
+  }
+
+  /// attune_model_generate: the new tokens [B, N] of the prompts `prompt`
+  /// [B, T] (`lengths` [B], or an empty tensor for T each); with `logits`,
+  /// also the logits that chose them [B, N, V].
+  Status generate(const Tensor &prompt, const Tensor &lengths,
+                  const attune_generate_options &options, Tensor &tokens,
+                  Tensor *logits = nullptr) const {
+    attune_tensor *t = nullptr, *l = nullptr;
+    Status s(attune_model_generate(m_.get(), prompt.get(),
+                                   lengths ? lengths.get() : nullptr, &options,
+                                   &t, logits ? &l : nullptr));
+    tokens = Tensor(t);
+    if (logits)
+      *logits = Tensor(l);
     return s;
   }
 
