@@ -20,11 +20,14 @@ def sinusoidal_positions(length, dim, offset=0):
     return pe
 
 
-def visibility(lq, lk, causal=False, align="top_left", window=None):
-    """Boolean [lq, lk]: key j visible to query i."""
+def visibility(lq, lk, causal=False, align="top_left", window=None, offset=None):
+    """Boolean [lq, lk]: key j visible to query i (at key position
+    offset + i when an offset is given)."""
     i = torch.arange(lq)[:, None]
     j = torch.arange(lk)[None, :]
     p = i + (lk - lq) if align == "bottom_right" else i
+    if offset is not None:
+        p = i + offset
     vis = torch.ones(lq, lk, dtype=torch.bool)
     if causal:
         vis &= j <= p
@@ -42,16 +45,26 @@ def key_padding(lengths, lk):
 
 def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None,
               bias=None, scale=None, score="scaled_dot", hard=False,
-              return_weights=False):
+              return_weights=False, query_offsets=None, _offset=None):
     b, h, lq, d = q.shape
     hk, lk = k.shape[1], k.shape[2]
+    if query_offsets is not None:
+        # Each batch row on its own: its queries sit at query_offsets[i] + t.
+        rows = [attention(q[i:i + 1], k[i:i + 1], v[i:i + 1], causal, align, window,
+                          None if lengths is None else lengths[i:i + 1],
+                          None if bias is None else bias, scale, score, hard,
+                          return_weights, None, _offset=int(query_offsets[i]))
+                for i in range(b)]
+        if return_weights:
+            return tuple(torch.cat(parts) for parts in zip(*rows))
+        return torch.cat(rows)
     k = k.repeat_interleave(h // hk, dim=1)
     v = v.repeat_interleave(h // hk, dim=1)
     factor = 1.0 if score == "dot" else (scale if scale is not None else 1.0 / math.sqrt(d))
     s = torch.matmul(q, k.transpose(-1, -2)) * factor
     if bias is not None:
         s = s + bias
-    vis = visibility(lq, lk, causal, align, window)[None, None].expand(b, h, lq, lk)
+    vis = visibility(lq, lk, causal, align, window, _offset)[None, None].expand(b, h, lq, lk)
     if lengths is not None:
         vis = vis & key_padding(lengths, lk)[:, None, None, :]
     s = s.masked_fill(~vis, float("-inf"))
@@ -64,6 +77,28 @@ def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None
         w = torch.nan_to_num(w, nan=0.0)  # rows with no visible key
     out = torch.matmul(w, v)
     return (out, w) if return_weights else out
+
+
+def cache_write(cache, update, positions):
+    """cache [B, H, C, D] with update [B, H, T, D] written at row b's
+    positions[b] .. positions[b] + T."""
+    out = cache.clone()
+    t = update.shape[2]
+    for b in range(cache.shape[0]):
+        p = int(positions[b])
+        out[b, :, p:p + t] = update[b]
+    return out
+
+
+def select_last(x, lengths):
+    """x[b, lengths[b] - 1] for each row b."""
+    return torch.stack([x[b, int(lengths[b]) - 1] for b in range(x.shape[0])])
+
+
+def learned_positions(x, table, offsets):
+    """x [B, L, E] + table[offsets[b] + l]."""
+    idx = offsets[:, None] + torch.arange(x.shape[1])[None, :]
+    return x + table[idx]
 
 
 def mask(scores, lengths=None, causal=False, align="top_left", window=None):

@@ -432,6 +432,9 @@ int main(int argc, char **argv) {
       long long n;
       if (!parseCount(v, n) || (a != "--max-new-tokens" && n < 0))
         return fail(a + " expects an integer, got '" + v + "'");
+      if (a == "--beam" && n < 1)
+        return fail("--beam expects a width >= 1, got '" + std::string(v) +
+                    "'");
       if (a == "--max-new-tokens")
         gen.options.max_new_tokens = n;
       else if (a == "--pad")

@@ -1,0 +1,152 @@
+"""attune_model_generate through ctypes (libattune_runtime.so loaded
+RTLD_LOCAL), on examples/gpt_generate.mlir compiled:
+
+  ctypes_generate.py LIBDIR MODEL.so GOLDEN_DIR
+
+Checks, printing one line each: a bad request fails with its message and
+the model still generates PyTorch's tokens afterwards; a failed check inside
+the compiled step (a cache write past the capacity, run as a plain entry)
+fails that run only; a callback that returns non-zero stops the generation;
+the step run as an entry writes its caches in place.
+"""
+import ctypes
+import sys
+
+import numpy as np
+
+libdir, model_path, golden = sys.argv[1:4]
+rt = ctypes.CDLL(f"{libdir}/libattune_runtime.so")  # RTLD_LOCAL
+rt.attune_status_message.restype = ctypes.c_char_p
+rt.attune_status_message.argtypes = [ctypes.c_void_p]
+rt.attune_status_free.argtypes = [ctypes.c_void_p]
+rt.attune_tensor_data.restype = ctypes.c_void_p
+rt.attune_tensor_data.argtypes = [ctypes.c_void_p]
+rt.attune_tensor_shape.restype = ctypes.POINTER(ctypes.c_int64)
+rt.attune_tensor_shape.argtypes = [ctypes.c_void_p]
+rt.attune_tensor_rank.restype = ctypes.c_size_t
+rt.attune_tensor_rank.argtypes = [ctypes.c_void_p]
+rt.attune_tensor_free.argtypes = [ctypes.c_void_p]
+for name in ["attune_model_open", "attune_tensor_wrap", "attune_model_run",
+             "attune_model_generate"]:
+    getattr(rt, name).restype = ctypes.c_void_p
+
+CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
+                            ctypes.c_size_t, ctypes.c_int64)
+
+
+class Options(ctypes.Structure):
+    _fields_ = [("max_new_tokens", ctypes.c_int64),
+                ("eos_ids", ctypes.POINTER(ctypes.c_int64)),
+                ("num_eos", ctypes.c_size_t),
+                ("pad_id", ctypes.c_int64),
+                ("beam_width", ctypes.c_size_t),
+                ("length_penalty", ctypes.c_float),
+                ("temperature", ctypes.c_float),
+                ("top_k", ctypes.c_size_t),
+                ("seed", ctypes.c_uint64),
+                ("capacity", ctypes.c_int64),
+                ("on_token", CALLBACK),
+                ("user", ctypes.c_void_p),
+                ("forced", ctypes.c_void_p)]
+
+
+def message(status):
+    text = rt.attune_status_message(status).decode()
+    rt.attune_status_free(status)
+    return text
+
+
+def check(status):
+    if status:
+        sys.exit("error: " + message(status))
+
+
+DTYPES = {np.dtype("float32"): 0, np.dtype("int64"): 4}
+
+
+def wrap(array):
+    t = ctypes.c_void_p()
+    shape = (ctypes.c_int64 * array.ndim)(*array.shape)
+    check(rt.attune_tensor_wrap(DTYPES[array.dtype], array.ndim, shape,
+                                array.ctypes.data_as(ctypes.c_void_p),
+                                ctypes.byref(t)))
+    return t
+
+
+def to_numpy(t, dtype):
+    shape = [rt.attune_tensor_shape(t)[i] for i in range(rt.attune_tensor_rank(t))]
+    n = int(np.prod(shape))
+    data = ctypes.cast(rt.attune_tensor_data(t), ctypes.POINTER(ctypes.c_char))
+    out = np.frombuffer(ctypes.string_at(data, n * np.dtype(dtype).itemsize),
+                        dtype=dtype).reshape(shape).copy()
+    rt.attune_tensor_free(t)
+    return out
+
+
+model = ctypes.c_void_p()
+check(rt.attune_model_open(model_path.encode(), ctypes.byref(model)))
+prompt = np.load(f"{golden}/case1/tokens.npy")
+lengths = np.load(f"{golden}/case1/lengths.npy")
+expected = np.load(f"{golden}/case1/generated.npy")
+eos = (ctypes.c_int64 * 1)(93)
+
+
+def generate(**kw):
+    o = Options(max_new_tokens=24, eos_ids=eos, num_eos=1, pad_id=0,
+                on_token=CALLBACK(0), length_penalty=1.0)
+    for k, v in kw.items():
+        setattr(o, k, v)
+    tokens = ctypes.c_void_p()
+    p, l = wrap(prompt), wrap(lengths)
+    status = rt.attune_model_generate(model, p, l, ctypes.byref(o),
+                                      ctypes.byref(tokens), None)
+    rt.attune_tensor_free(p)
+    rt.attune_tensor_free(l)
+    if status:
+        return message(status)
+    return to_numpy(tokens, np.int64)
+
+
+print("bad pad:", generate(pad_id=-1))
+print("then tokens equal:", bool((generate() == expected).all()))
+
+# The step as a plain entry: two tokens at position 47 of a 48-position
+# cache fail inside the compiled code; the next run is fine.
+caches = [np.zeros((1, 4, 48, 16), np.float32) for _ in range(4)]
+
+
+def step(tokens, position):
+    # The arrays must outlive the run: the tensors wrap their memory.
+    arrays = [np.array(tokens, np.int64), np.array([position], np.int64),
+              np.array([len(tokens[0])], np.int64)] + caches
+    ins = [wrap(a) for a in arrays]
+    arr = (ctypes.c_void_p * len(ins))(*ins)
+    out = (ctypes.c_void_p * 1)()
+    status = rt.attune_model_run(model, 0, arr, len(ins), out, 1)
+    for t in ins:
+        rt.attune_tensor_free(t)
+    if status:
+        return message(status)
+    return to_numpy(out[0], np.float32)
+
+
+print("past the capacity:", step([[5, 6]], 47))
+logits = step([[5, 6, 7]], 0)
+print("then a step runs:", logits.shape, "cache rows written in place:",
+      int((np.abs(caches[0]).sum(axis=(0, 1, 3)) > 0).sum()))
+step([[8]], 3)
+print("one more token, rows:", int((np.abs(caches[0]).sum(axis=(0, 1, 3)) > 0).sum()))
+
+# A callback that returns non-zero stops after that token.
+seen = []
+
+
+def stop_after_three(user, sequence, index, token):
+    seen.append((sequence, index, token))
+    return 1 if index == 2 and sequence == 2 else 0
+
+
+tokens = generate(on_token=CALLBACK(stop_after_three))
+print("stopped:", tokens.shape, "callbacks:", len(seen),
+      "tokens equal:", bool((tokens == expected[:, :3]).all()))
+rt.attune_model_close(model)
