@@ -110,7 +110,9 @@ def main():
         sys.exit("attune-bench is not built: install libbenchmark-dev libopenblas-dev, "
                  "then `ninja -C build attune-bench`")
     work = build / "bench"
-    models = sorted((ROOT / "bench" / "models").glob("*.mlir"))
+    # Generation models have their own benchmark (bench/generate.py).
+    models = sorted(m for m in (ROOT / "bench" / "models").glob("*.mlir")
+                    if "// torch.generate:" not in m.read_text())
     if args.models:
         wanted = args.models.split(",")
         unknown = sorted(set(wanted) - {m.stem for m in models})

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""The generation benchmark: a GPT-2-small-sized decoder-only model
+(bench/models/gpt2_generate.mlir: 12 layers, d 768, 12 heads, vocabulary
+50,257, 1,024 positions, f32 weights on every side), greedy, batch 1,
+Attune (attune-run --generate) against PyTorch eager with a key/value cache
+(bench/generate_torch.py), in the same run, 1 and 2 threads.
+
+  /usr/bin/python3 bench/generate.py [--build build] [--prompt 128] [--new 128]
+      [--contexts 128,512,1000] [--threads 1,2] [--repetitions 2]
+
+Tables: tokens/s for prompt + new tokens (Attune's tokens must be
+PyTorch's); the time per step at each context (a prompt of that length,
+then 8 steps), with the no-cache loop (the whole prefix re-run per token)
+at the middle context to show what the cache saves. Not a test.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from run import cpu_model, openblas_core  # noqa: E402  (one definition)
+MODEL = ROOT / "bench/models/gpt2_generate.mlir"
+
+
+def sh(cmd, env=None):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True,
+                          env=env).stdout
+
+
+def attune(bin_dir, lib, prompt, new, threads, out_dir=None):
+    cmd = [str(bin_dir / "attune-run"), str(lib), "--generate", "--input",
+           f"tokens={prompt}", "--max-new-tokens", str(new), "--threads",
+           str(threads)]
+    if out_dir:
+        cmd += ["--output-dir", str(out_dir)]
+    text = sh(cmd)
+    m = re.search(r"in ([\d.]+) ms: .*first token ([\d.]+) ms \(prefill\), then "
+                  r"([\d.]+) ms per step", text)
+    total, prefill, step = map(float, m.groups())
+    return {"total_ms": total, "prefill_ms": prefill, "step_ms": step}
+
+
+def torch_run(weights, prompt, new, threads, cache=True, out=None):
+    cmd = [sys.executable, str(ROOT / "bench/generate_torch.py"), str(MODEL),
+           str(weights), str(prompt), "--new", str(new), "--threads", str(threads)]
+    if not cache:
+        cmd.append("--no-cache")
+    if out:
+        cmd += ["--tokens-out", str(out)]
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads),
+               OPENBLAS_CORETYPE=openblas_core())
+    return json.loads(sh(cmd, env).strip().splitlines()[-1])
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--build", default="build")
+    p.add_argument("--prompt", type=int, default=128)
+    p.add_argument("--new", type=int, default=128)
+    p.add_argument("--contexts", default="128,512,1000")
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--repetitions", type=int, default=2)
+    a = p.parse_args()
+    build = (ROOT / a.build).resolve()
+    bin_dir = build / "bin"
+    work = build / "bench/generate"
+    work.mkdir(parents=True, exist_ok=True)
+    data = work / "gpt2_generate"
+    if not (data / "weights.safetensors").exists():
+        print("making the weights (PyTorch, seeded)", flush=True)
+        sh([sys.executable, str(ROOT / "scripts/gen_golden.py"), "--out", str(work),
+            str(MODEL)])
+    weights = data / "weights.safetensors"
+    libs = {}
+    for variant, flags in (("serial", []), ("parallel", ["--parallel"])):
+        libs[variant] = work / f"gpt2_{variant}.so"
+        if not libs[variant].exists() or libs[variant].stat().st_mtime < MODEL.stat().st_mtime:
+            print(f"compiling ({variant})", flush=True)
+            sh([str(bin_dir / "attune-compile"), str(MODEL), "--weights", str(weights),
+                "-o", str(libs[variant]), *flags])
+    rng = np.random.default_rng(0)
+    prompts = {}
+    for n in sorted({a.prompt, *map(int, a.contexts.split(","))}):
+        prompts[n] = work / f"prompt{n}.npy"
+        np.save(prompts[n], rng.integers(0, 50257, (1, n), dtype=np.int64))
+
+    print(f"CPU: {cpu_model()}; OpenBLAS kernels (PyTorch): {openblas_core()}")
+    print(f"\nGPT-2-small-sized generation, prompt {a.prompt}, {a.new} new tokens, "
+          f"greedy, batch 1 (best of {a.repetitions}):\n")
+    print("| threads | Attune tokens/s | PyTorch (KV cache) tokens/s | ratio | "
+          "Attune prefill / step ms | PyTorch prefill / step ms | same tokens |")
+    print("|---|---|---|---|---|---|---|")
+    for threads in map(int, a.threads.split(",")):
+        lib = libs["serial" if threads == 1 else "parallel"]
+        best_a = best_t = None
+        for r in range(a.repetitions):
+            ra = attune(bin_dir, lib, prompts[a.prompt], a.new, threads, work / "attune_out")
+            rt = torch_run(weights, prompts[a.prompt], a.new, threads, out=work / "torch_tokens.npy")
+            best_a = ra if best_a is None or ra["total_ms"] < best_a["total_ms"] else best_a
+            best_t = rt if best_t is None or rt["total_ms"] < best_t["total_ms"] else best_t
+        same = bool((np.load(work / "attune_out/tokens.npy") ==
+                     np.load(work / "torch_tokens.npy")).all())
+        ta = a.new / best_a["total_ms"] * 1e3
+        tt = a.new / best_t["total_ms"] * 1e3
+        print(f"| {threads} | {ta:.1f} | {tt:.1f} | {ta / tt:.2f} | "
+              f"{best_a['prefill_ms']:.0f} / {best_a['step_ms']:.1f} | "
+              f"{best_t['prefill_ms']:.0f} / {best_t['step_ms']:.1f} | {same} |", flush=True)
+
+    contexts = list(map(int, a.contexts.split(",")))
+    mid = contexts[len(contexts) // 2]
+    print("\nTime per step (ms) at each context, 1 thread (a prompt of that length, "
+          "then 8 steps):\n")
+    print("| context | Attune | PyTorch (KV cache) | ratio | PyTorch without a cache |")
+    print("|---|---|---|---|---|")
+    for c in contexts:
+        ra = min((attune(bin_dir, libs["serial"], prompts[c], 9, 1)
+                  for _ in range(a.repetitions)), key=lambda r: r["step_ms"])
+        rt = min((torch_run(weights, prompts[c], 9, 1) for _ in range(a.repetitions)),
+                 key=lambda r: r["step_ms"])
+        nc = (f"{torch_run(weights, prompts[c], 3, 1, cache=False)['step_ms']:.1f}"
+              if c == mid else "")
+        print(f"| {c} | {ra['step_ms']:.1f} | {rt['step_ms']:.1f} | "
+              f"{rt['step_ms'] / ra['step_ms']:.2f} | {nc} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
