@@ -54,15 +54,19 @@ struct IndexMath {
 
 /// `t[b, h, start : start + size, :]` as a rank-2 tensor.
 Value headSlice(OpBuilder &b, Location loc, Value t, Value batch, Value head,
-                Value start, Value size) {
+                Value start, Value size, int64_t staticSize = 0) {
   auto type = cast<RankedTensorType>(t.getType());
   int64_t last = type.getDimSize(3);
   OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+  OpFoldResult rows = staticSize ? OpFoldResult(b.getIndexAttr(staticSize))
+                                 : OpFoldResult(size);
   return tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get({ShapedType::kDynamic, last},
+      b, loc,
+      RankedTensorType::get({staticSize ? staticSize : ShapedType::kDynamic,
+                             last},
                             type.getElementType()),
       t, ArrayRef<OpFoldResult>{batch, head, start, zero},
-      ArrayRef<OpFoldResult>{one, one, size, b.getIndexAttr(last)},
+      ArrayRef<OpFoldResult>{one, one, rows, b.getIndexAttr(last)},
       ArrayRef<OpFoldResult>{one, one, one, one});
 }
 
@@ -249,6 +253,13 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
   Value lengths = op.getKeyLengths(), bias = op.getBias();
   Value queryOffsets = op.getQueryOffsets();
+  // A static key length (a cache's capacity): key tiles of one static size.
+  int64_t lkStatic = op.getKey().getType().getDimSize(2);
+  if (ShapedType::isDynamic(lkStatic))
+    lkStatic = op.getValue().getType().getDimSize(2);
+  int64_t tkStatic = ShapedType::isDynamic(lkStatic) || lkStatic < 1
+                         ? 0
+                         : std::min<int64_t>(tiles.k, lkStatic);
   auto qt = op.getQuery().getType();
   Type elem = qt.getElementType();
   int64_t heads = qt.getDimSize(1);
@@ -325,10 +336,27 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                     KernelBuilder k4(b4, l4);
                     IndexMath m4{b4, l4};
                     Value mOld = st[0], lOld = st[1], accOld = st[2];
-                    Value tk = m4.min(m4.c(tiles.k), m4.sub(hi, j0));
-                    Value kTile = headSlice(b4, l4, k, bIdx, kvHead, j0, tk);
-                    Value vTile = headSlice(b4, l4, v, bIdx, kvHead, j0, tk);
-                    SmallVector<OpFoldResult> scoreSizes = {tq, tk};
+                    // With a static key length every tile has the static
+                    // size tkStatic: the last one starts early enough to end
+                    // at Lk, its keys before j0 (seen already) masked. So
+                    // its scratch buffers have one size, allocated once per
+                    // query tile, whatever the number of key tiles (a
+                    // decoding step over a cache allocates the same at
+                    // every position).
+                    Value js = j0, tk;
+                    if (tkStatic) {
+                      js = m4.min(j0, m4.c(lkStatic - tkStatic));
+                      tk = m4.c(tkStatic);
+                    } else {
+                      tk = m4.min(m4.c(tiles.k), m4.sub(hi, j0));
+                    }
+                    Value kTile =
+                        headSlice(b4, l4, k, bIdx, kvHead, js, tk, tkStatic);
+                    Value vTile =
+                        headSlice(b4, l4, v, bIdx, kvHead, js, tk, tkStatic);
+                    SmallVector<OpFoldResult> scoreSizes = {
+                        tq, tkStatic ? OpFoldResult(b4.getIndexAttr(tkStatic))
+                                     : OpFoldResult(tk)};
 
                     // s = q k^T
                     Value dots = k4.generic(
@@ -342,7 +370,7 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                     SmallVector<AffineMap> maps = {map(2, {i, j})};
                     if (bias) {
                       auto [tile, bmap] = biasTile(
-                          b4, l4, bias, {bIdx, hIdx, i0, j0}, {c1, c1, tq, tk});
+                          b4, l4, bias, {bIdx, hIdx, i0, js}, {c1, c1, tq, tk});
                       ins.push_back(tile);
                       maps.push_back(bmap);
                     }
@@ -357,10 +385,23 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                           Value ii = arith::AddIOp::create(
                               b, l, i0, linalg::IndexOp::create(b, l, 0));
                           Value jj = arith::AddIOp::create(
-                              b, l, j0, linalg::IndexOp::create(b, l, 1));
+                              b, l, js, linalg::IndexOp::create(b, l, 1));
                           Value vis = KernelBuilder::visible(
                               b, l, ii, jj, lq, lk, causal, align, window, len,
                               qOffset);
+                          // The keys [j0, hi) only: a shifted last tile's
+                          // first keys were seen, keys from hi on are not
+                          // visible (hi also bounds the key lengths).
+                          if (tkStatic) {
+                            vis = arith::AndIOp::create(
+                                b, l, vis,
+                                arith::CmpIOp::create(
+                                    b, l, arith::CmpIPredicate::sge, jj, j0));
+                            vis = arith::AndIOp::create(
+                                b, l, vis,
+                                arith::CmpIOp::create(
+                                    b, l, arith::CmpIPredicate::slt, jj, hi));
+                          }
                           Value ninf = arith::ConstantOp::create(
                               b, l, b.getFloatAttr(elem, kNegInf));
                           linalg::YieldOp::create(

@@ -87,7 +87,20 @@ void attune::runtime::failRun(const std::string &message) {
 // failure unwinds to attune_model_run like a failed check; inside one
 // (another thread, or this one with a team waiting at a barrier) unwinding
 // would strand the team, so the process reports and aborts.
+namespace {
+std::atomic<uint64_t> allocatedBytes{0}, allocatedBuffers{0};
+} // namespace
+
+void attune_runtime_allocation_stats(uint64_t *bytes, uint64_t *buffers) {
+  if (bytes)
+    *bytes = allocatedBytes.load(std::memory_order_relaxed);
+  if (buffers)
+    *buffers = allocatedBuffers.load(std::memory_order_relaxed);
+}
+
 void *attune::runtime::modelAlloc(size_t size) {
+  allocatedBytes.fetch_add(size, std::memory_order_relaxed);
+  allocatedBuffers.fetch_add(1, std::memory_order_relaxed);
   if (void *p = bufferAlloc(size)) {
     // Buffers of OpenMP workers live inside their parallel region, which a
     // failure cannot leave: only the run's own thread's are recorded.

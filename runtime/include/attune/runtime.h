@@ -202,6 +202,13 @@ ATTUNE_API int attune_model_input_is_state(const attune_model *model,
 ATTUNE_API int attune_model_entry_is_generation_step(const attune_model *model,
                                                      size_t entry);
 
+/* The bytes and buffers the models' code has allocated in this process so
+ * far (intermediates and results of every run, on the CPU): for tests and
+ * profiling, e.g. that a decoding step allocates as much at position 1000
+ * as at position 10. Either pointer may be NULL. */
+ATTUNE_API void attune_runtime_allocation_stats(uint64_t *bytes,
+                                                uint64_t *buffers);
+
 /*--- Generation -----------------------------------------------------------*/
 
 /* Called for every token as it is chosen: sequence b of the batch, its

@@ -150,3 +150,21 @@ tokens = generate(on_token=CALLBACK(stop_after_three))
 print("stopped:", tokens.shape, "callbacks:", len(seen),
       "tokens equal:", bool((tokens == expected[:, :3]).all()))
 rt.attune_model_close(model)
+
+# A decoding step allocates the same at every position: the caches are
+# written in place and nothing grows with the context.
+model = ctypes.c_void_p()
+check(rt.attune_model_open(model_path.encode(), ctypes.byref(model)))
+caches = [np.zeros((1, 4, 48, 16), np.float32) for _ in range(4)]
+step([[5] * 4], 0)
+per_step = {}
+for position in range(4, 46):
+    before_b, before_n = ctypes.c_uint64(), ctypes.c_uint64()
+    rt.attune_runtime_allocation_stats(ctypes.byref(before_b), ctypes.byref(before_n))
+    step([[7]], position)
+    after_b, after_n = ctypes.c_uint64(), ctypes.c_uint64()
+    rt.attune_runtime_allocation_stats(ctypes.byref(after_b), ctypes.byref(after_n))
+    per_step[position] = (after_b.value - before_b.value, after_n.value - before_n.value)
+print("allocated per step (bytes, buffers) at 4, 20, 45:", per_step[4], per_step[20], per_step[45])
+print("the same at every position:", len(set(per_step.values())) == 1)
+rt.attune_model_close(model)
