@@ -245,3 +245,52 @@ def forced_logits(model, prompts, lengths, tokens):
         start = int(lengths[i]) - 1
         rows.append(logits[start: start + n])
     return torch.stack(rows)
+
+
+def beam_search(model, prompts, lengths, beam, max_new_tokens, eos, pad,
+                length_penalty=1.0, num_return=1):
+    """Beam search as attune_model_generate defines it (runtime/core/
+    Generate.cpp), naively: every hypothesis re-runs its whole prefix. Per
+    step, the 2K best continuations (summed log probability in float64;
+    ties: the lower beam, then the lower id) of the live beams; one ending
+    in eos among the first K finishes with score logprob / ((5 + len) /
+    6)^length_penalty, the others fill the next K beams; a sequence is done
+    with K finished hypotheses, or at the limit (its live beams finish).
+    Returns (tokens [B, R, N] int64 padded with `pad`, scores [B, R])."""
+    eos = {eos} if isinstance(eos, int) else set(eos)
+    lp = lambda n: ((5.0 + n) / 6.0) ** length_penalty
+    results = []
+    for b in range(prompts.shape[0]):
+        prefix = prompts[b, : int(lengths[b])].tolist()
+        live = [([], 0.0)]
+        finished = []
+        for step in range(max_new_tokens):
+            candidates = []
+            for k, (tokens, logprob) in enumerate(live):
+                logits = model(torch.tensor([prefix + tokens]))[0, -1].double()
+                logp = torch.log_softmax(logits, -1)
+                for v in range(logp.shape[0]):
+                    candidates.append((logprob + float(logp[v]), k, v))
+            candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
+            beams = []
+            for c, (logprob, k, v) in enumerate(candidates[: 2 * beam]):
+                if len(beams) == beam:
+                    break
+                tokens = live[k][0] + [v]
+                if v in eos:
+                    if c < beam:
+                        finished.append((tokens, logprob / lp(len(tokens))))
+                    continue
+                beams.append((tokens, logprob))
+            if len(finished) >= beam or not beams or step + 1 == max_new_tokens:
+                if len(finished) < beam or not beams:
+                    finished += [(t, lp_ / lp(len(t))) for t, lp_ in beams]
+                break
+            live = beams
+        finished.sort(key=lambda h: -h[1])  # stable: earlier finished first
+        results.append(finished[:num_return])
+    width = max(len(t) for r in results for t, _ in r)
+    tokens = torch.tensor([[t + [pad] * (width - len(t)) for t, _ in r] for r in results],
+                          dtype=torch.int64)
+    scores = torch.tensor([[s for _, s in r] for r in results], dtype=torch.float64)
+    return tokens, scores

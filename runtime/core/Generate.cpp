@@ -2,9 +2,11 @@
 //
 // attune_model_generate: prefill the prompts with the model's generation
 // step, then one step per new token, choosing each token from the step's
-// logits (greedy or sampled) and feeding it back. The states (key/value
-// caches) are allocated once and written in place by the step; per token
-// the loop allocates only the step's logits.
+// logits (greedy, sampled, or by beam search) and feeding it back. The
+// states (key/value caches) are allocated once and written in place by the
+// step; per token the loop allocates only the step's logits. Beam search
+// runs the B x K beams as one batch and, each step, copies the cache rows
+// of the beams that continue another beam's hypothesis (their prefix).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +41,17 @@ struct Random {
   /// Uniform in [0, 1).
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 };
+
+/// log softmax(logits)[token], in double.
+double logProbability(const float *logits, int64_t vocab, int64_t token) {
+  double top = logits[0];
+  for (int64_t v = 1; v < vocab; ++v)
+    top = std::max<double>(top, logits[v]);
+  double sum = 0.0;
+  for (int64_t v = 0; v < vocab; ++v)
+    sum += std::exp(static_cast<double>(logits[v]) - top);
+  return static_cast<double>(logits[token]) - top - std::log(sum);
+}
 
 /// The token chosen from `logits` [V]: the first maximum (greedy, or
 /// top_k = 1), else a sample from softmax(logits / temperature) over the
@@ -75,20 +88,435 @@ int64_t choose(const float *logits, int64_t vocab,
   return order[k - 1];
 }
 
-/// An int tensor of `dtype` (i32 or i64) wrapping `values`.
-attune_status *wrapIndices(attune_dtype dtype, std::vector<int64_t> &values,
-                           std::vector<int32_t> &narrow,
-                           const std::vector<int64_t> &shape, Tensor &out) {
-  void *data = values.data();
-  if (dtype == ATTUNE_I32) {
-    narrow.assign(values.begin(), values.end());
-    data = narrow.data();
+/// The model's generation step with its states, for a batch of `rows`.
+class Session {
+public:
+  Session(const attune_model *model, size_t entry,
+          const artifact::EntrySpec &step)
+      : model(model), entry(entry), step(step) {}
+
+  /// Allocates the states (zero-filled) for `rows` rows and `needed`
+  /// positions; `capacity` fills a dynamic capacity (0: `needed`).
+  attune_status *allocate(int64_t rows, int64_t needed, int64_t capacity,
+                          int64_t longest, int64_t steps) {
+    this->rows = rows;
+    for (size_t i = artifact::kStepFirstState; i < step.inputs.size(); ++i) {
+      const artifact::TensorSpec &spec = step.inputs[i];
+      std::vector<int64_t> shape = spec.shape;
+      if (shape.empty() || (shape[0] >= 0 && shape[0] != rows))
+        return error("%s: state '%s' of shape %s cannot hold a batch of %lld",
+                     where(), spec.name.c_str(),
+                     shapeString(spec.shape.data(), spec.shape.size()).c_str(),
+                     static_cast<long long>(rows));
+      shape[0] = rows;
+      for (size_t d = 1; d < shape.size(); ++d)
+        if (shape[d] < 0)
+          shape[d] = capacity > 0 ? capacity : needed;
+      // A cache [B, H, C, D] holds C positions.
+      if (shape.size() == 4 && shape[2] < needed)
+        return error("%s: the prompt of %lld tokens and %lld new tokens need "
+                     "%lld positions, but state '%s' holds %lld",
+                     where(), static_cast<long long>(longest),
+                     static_cast<long long>(steps),
+                     static_cast<long long>(needed), spec.name.c_str(),
+                     static_cast<long long>(shape[2]));
+      attune_tensor *t = nullptr;
+      if (attune_status *s = attune_tensor_create(spec.dtype, shape.size(),
+                                                  shape.data(), &t))
+        return s;
+      states.emplace_back(t);
+    }
+    return nullptr;
   }
+
+  /// Runs the step on `tokens` [rows, width] at `positions` with `lengths`
+  /// valid tokens per row: *logits [rows, V].
+  attune_status *run(const std::vector<int64_t> &tokens, int64_t width,
+                     const std::vector<int64_t> &positions,
+                     const std::vector<int64_t> &lengths, Tensor &logits) {
+    std::vector<Tensor> wrapped(3);
+    std::vector<int64_t> values[3] = {tokens, positions, lengths};
+    std::vector<int32_t> narrow[3];
+    std::vector<int64_t> shapes[3] = {{rows, width}, {rows}, {rows}};
+    for (size_t i = 0; i < 3; ++i) {
+      attune_dtype dtype = step.inputs[i].dtype;
+      void *data = values[i].data();
+      if (dtype == ATTUNE_I32) {
+        narrow[i].assign(values[i].begin(), values[i].end());
+        data = narrow[i].data();
+      }
+      attune_tensor *t = nullptr;
+      if (attune_status *s = attune_tensor_wrap(dtype, shapes[i].size(),
+                                                shapes[i].data(), data, &t))
+        return s;
+      wrapped[i].reset(t);
+    }
+    std::vector<const attune_tensor *> inputs;
+    for (Tensor &t : wrapped)
+      inputs.push_back(t.get());
+    for (Tensor &state : states)
+      inputs.push_back(state.get());
+    attune_tensor *out = nullptr;
+    if (attune_status *s = attune_model_run(model, entry, inputs.data(),
+                                            inputs.size(), &out, 1))
+      return s;
+    logits.reset(out);
+    const int64_t *shape = attune_tensor_shape(out);
+    if (attune_tensor_dtype(out) != ATTUNE_F32 ||
+        attune_tensor_rank(out) != 2 || shape[0] != rows)
+      return error("%s: the step returned logits %s %s, expected f32 [%lld, "
+                   "V]",
+                   where(), attune_dtype_name(attune_tensor_dtype(out)),
+                   shapeString(shape, attune_tensor_rank(out)).c_str(),
+                   static_cast<long long>(rows));
+    return nullptr;
+  }
+
+  /// Beam search: row `to` of every state becomes a copy of row `from`
+  /// (positions [0, used) of a cache [B, H, C, D], else the whole row),
+  /// for each (to, from) of `moves`, reading every source before writing.
+  void reorder(const std::vector<std::pair<int64_t, int64_t>> &moves,
+               int64_t used) {
+    if (moves.empty())
+      return;
+    for (Tensor &state : states) {
+      const int64_t *shape = attune_tensor_shape(state.get());
+      size_t rank = attune_tensor_rank(state.get());
+      size_t element = attune_dtype_size(attune_tensor_dtype(state.get()));
+      int64_t rowElements = 1;
+      for (size_t d = 1; d < rank; ++d)
+        rowElements *= shape[d];
+      // Per row: `chunks` runs of `chunk` bytes, `stride` bytes apart.
+      int64_t chunks = 1, chunk = rowElements * element, stride = chunk;
+      if (rank == 4) {
+        chunks = shape[1];
+        chunk = std::min(used, shape[2]) * shape[3] * element;
+        stride = shape[2] * shape[3] * element;
+      }
+      auto *data = static_cast<char *>(attune_tensor_data(state.get()));
+      size_t rowBytes = rowElements * element;
+      std::vector<char> copies(moves.size() * chunks * chunk);
+      for (size_t m = 0; m < moves.size(); ++m)
+        for (int64_t c = 0; c < chunks; ++c)
+          std::memcpy(&copies[(m * chunks + c) * chunk],
+                      data + moves[m].second * rowBytes + c * stride, chunk);
+      for (size_t m = 0; m < moves.size(); ++m)
+        for (int64_t c = 0; c < chunks; ++c)
+          std::memcpy(data + moves[m].first * rowBytes + c * stride,
+                      &copies[(m * chunks + c) * chunk], chunk);
+    }
+  }
+
+  const char *where() const { return step.name.c_str(); }
+
+private:
+  const attune_model *model;
+  size_t entry;
+  const artifact::EntrySpec &step;
+  int64_t rows = 0;
+  std::vector<Tensor> states;
+};
+
+bool isEos(const attune_generate_options &o, int64_t token) {
+  return std::find(o.eos_ids, o.eos_ids + o.num_eos, token) !=
+         o.eos_ids + o.num_eos;
+}
+
+/// GNMT's length penalty ((5 + length) / 6)^alpha.
+double lengthPenalty(double alpha, int64_t length) {
+  return std::pow((5.0 + static_cast<double>(length)) / 6.0, alpha);
+}
+
+struct Request {
+  const attune_generate_options &o;
+  int64_t batch, width, steps, needed;
+  const int64_t *prompt; // [batch, width]
+  std::vector<int64_t> lengths;
+};
+
+/// A new tensor of `dtype` and `shape` holding `values`.
+attune_status *tensorOf(attune_dtype dtype, const std::vector<int64_t> &shape,
+                        const void *values, attune_tensor **out) {
   attune_tensor *t = nullptr;
   if (attune_status *s =
-          attune_tensor_wrap(dtype, shape.size(), shape.data(), data, &t))
+          attune_tensor_create(dtype, shape.size(), shape.data(), &t))
     return s;
-  out.reset(t);
+  std::memcpy(attune_tensor_data(t), values,
+              attune_tensor_num_elements(t) * attune_dtype_size(dtype));
+  *out = t;
+  return nullptr;
+}
+
+/// Greedy decoding or sampling, one row per sequence.
+attune_status *sampleRows(Session &session, const Request &r,
+                          attune_tensor **tokensOut, attune_tensor **scoresOut,
+                          attune_tensor **logitsOut) {
+  const attune_generate_options &o = r.o;
+  const int64_t batch = r.batch, steps = r.steps;
+  std::vector<int64_t> tokenValues(r.prompt, r.prompt + batch * r.width);
+  std::vector<int64_t> positionValues(batch, 0), lengthValues = r.lengths;
+  std::vector<int64_t> chosen(batch * steps, o.pad_id);
+  std::vector<double> scores(batch, 0.0);
+  std::vector<float> kept;
+  std::vector<bool> done(batch, false);
+  std::vector<int64_t> order;
+  Random random{o.seed};
+  const int64_t *forced =
+      o.forced ? static_cast<const int64_t *>(
+                     attune_tensor_data(const_cast<attune_tensor *>(o.forced)))
+               : nullptr;
+  int64_t ran = 0, vocab = 0;
+  for (int64_t s = 0; s < steps; ++s) {
+    // The prompts on the first step, then each row's last token.
+    Tensor logits;
+    if (attune_status *st = session.run(tokenValues, s == 0 ? r.width : 1,
+                                        positionValues, lengthValues, logits))
+      return st;
+    vocab = attune_tensor_shape(logits.get())[1];
+    if (o.pad_id < 0 || o.pad_id >= vocab)
+      return error("%s: pad id %lld is outside the vocabulary [0, %lld)",
+                   session.where(), static_cast<long long>(o.pad_id),
+                   static_cast<long long>(vocab));
+    const float *rows =
+        static_cast<const float *>(attune_tensor_data(logits.get()));
+    if (logitsOut) {
+      if (kept.empty())
+        kept.assign(batch * steps * vocab, 0.0f);
+      for (int64_t b = 0; b < batch; ++b)
+        if (!done[b])
+          std::memcpy(&kept[(b * steps + s) * vocab], rows + b * vocab,
+                      vocab * sizeof(float));
+    }
+    ++ran;
+    // Each row's token; what the next step feeds: the token at its
+    // position, or for a finished row the token it ended with, again at the
+    // same position (a harmless rewrite of its own cache row: a step runs
+    // the whole batch).
+    bool stop = true, cancelled = false;
+    tokenValues.resize(batch);
+    for (int64_t b = 0; b < batch; ++b) {
+      if (!done[b]) {
+        int64_t token = choose(rows + b * vocab, vocab, o, random, order);
+        chosen[b * steps + s] = token;
+        scores[b] += logProbability(rows + b * vocab, vocab, token);
+        if (o.on_token && o.on_token(o.user, b, s, token) != 0)
+          cancelled = true;
+        tokenValues[b] = forced ? forced[b * steps + s] : token;
+        positionValues[b] = r.lengths[b] + s;
+        if (!forced && isEos(o, token))
+          done[b] = true;
+      }
+      stop &= done[b];
+    }
+    if (stop || cancelled)
+      break;
+    lengthValues.assign(batch, 1);
+  }
+
+  std::vector<int64_t> out(batch * ran);
+  for (int64_t b = 0; b < batch; ++b)
+    std::copy_n(&chosen[b * steps], ran, &out[b * ran]);
+  if (attune_status *st = tensorOf(ATTUNE_I64, {batch, ran}, out.data(),
+                                   tokensOut))
+    return st;
+  if (scoresOut) {
+    std::vector<float> narrow(scores.begin(), scores.end());
+    if (attune_status *st = tensorOf(ATTUNE_F32, {batch}, narrow.data(),
+                                     scoresOut))
+      return st;
+  }
+  if (logitsOut) {
+    std::vector<float> rowsKept(batch * ran * vocab);
+    for (int64_t b = 0; b < batch; ++b)
+      std::copy_n(&kept[b * steps * vocab], ran * vocab,
+                  &rowsKept[b * ran * vocab]);
+    if (attune_status *st = tensorOf(ATTUNE_F32, {batch, ran, vocab},
+                                     rowsKept.data(), logitsOut))
+      return st;
+  }
+  return nullptr;
+}
+
+/// A hypothesis of beam search: its new tokens and their summed log
+/// probability.
+struct Hypothesis {
+  std::vector<int64_t> tokens;
+  double logProb = 0.0;
+  double score = 0.0; // logProb / lengthPenalty (finished ones)
+};
+
+/// Beam search, K beams per sequence run as rows b * K + k: each step
+/// takes the 2K best continuations (summed log probability; ties: the
+/// lower beam, then the lower id) of a sequence's live beams; one that ends
+/// in eos among the first K becomes a finished hypothesis scored
+/// logProb / ((5 + length) / 6)^alpha (length counting the eos), the others
+/// fill the K beams of the next step. A sequence is done when it has K
+/// finished hypotheses; at the token limit its live beams finish as they
+/// are. The `num_return` best by score are returned.
+attune_status *beamSearch(Session &session, const Request &r,
+                          attune_tensor **tokensOut,
+                          attune_tensor **scoresOut) {
+  const attune_generate_options &o = r.o;
+  const int64_t batch = r.batch, K = o.beam_width, steps = r.steps;
+  const int64_t rows = batch * K;
+  const int64_t returned = std::max<int64_t>(1, o.num_return);
+  const double alpha = o.length_penalty;
+  // The prompts, each repeated K times (prefill computes every beam).
+  std::vector<int64_t> tokenValues(rows * r.width), positionValues(rows, 0),
+      lengthValues(rows);
+  for (int64_t row = 0; row < rows; ++row) {
+    std::copy_n(r.prompt + (row / K) * r.width, r.width,
+                &tokenValues[row * r.width]);
+    lengthValues[row] = r.lengths[row / K];
+  }
+  std::vector<std::vector<Hypothesis>> live(batch), finished(batch);
+  for (int64_t b = 0; b < batch; ++b)
+    live[b].assign(1, Hypothesis{}); // one beam until the first step
+  std::vector<bool> done(batch, false);
+  int64_t vocab = 0;
+  for (int64_t s = 0; s < steps; ++s) {
+    Tensor logits;
+    if (attune_status *st = session.run(tokenValues, s == 0 ? r.width : 1,
+                                        positionValues, lengthValues, logits))
+      return st;
+    vocab = attune_tensor_shape(logits.get())[1];
+    const float *all =
+        static_cast<const float *>(attune_tensor_data(logits.get()));
+    std::vector<std::pair<int64_t, int64_t>> moves; // (to row, from row)
+    std::vector<int64_t> next(rows, 0);
+    bool allDone = true;
+    for (int64_t b = 0; b < batch; ++b) {
+      if (done[b]) {
+        // Rows of a finished sequence repeat their last token in place.
+        for (int64_t k = 0; k < K; ++k)
+          next[b * K + k] = tokenValues[(b * K + k) * (s == 0 ? r.width : 1)];
+        continue;
+      }
+      struct Candidate {
+        double logProb;
+        int64_t beam, token;
+      };
+      std::vector<Candidate> candidates;
+      for (size_t k = 0; k < live[b].size(); ++k) {
+        const float *row = all + (b * K + k) * vocab;
+        double top = row[0], sum = 0.0;
+        for (int64_t v = 1; v < vocab; ++v)
+          top = std::max<double>(top, row[v]);
+        for (int64_t v = 0; v < vocab; ++v)
+          sum += std::exp(static_cast<double>(row[v]) - top);
+        double norm = top + std::log(sum);
+        for (int64_t v = 0; v < vocab; ++v)
+          candidates.push_back({live[b][k].logProb + row[v] - norm,
+                                static_cast<int64_t>(k), v});
+      }
+      size_t keep = std::min<size_t>(2 * K, candidates.size());
+      std::partial_sort(candidates.begin(), candidates.begin() + keep,
+                        candidates.end(),
+                        [](const Candidate &x, const Candidate &y) {
+                          if (x.logProb != y.logProb)
+                            return x.logProb > y.logProb;
+                          if (x.beam != y.beam)
+                            return x.beam < y.beam;
+                          return x.token < y.token;
+                        });
+      std::vector<Hypothesis> beams;
+      std::vector<int64_t> sources;
+      for (size_t c = 0; c < keep && static_cast<int64_t>(beams.size()) < K;
+           ++c) {
+        const Candidate &cand = candidates[c];
+        Hypothesis h = live[b][cand.beam];
+        h.tokens.push_back(cand.token);
+        h.logProb = cand.logProb;
+        if (isEos(o, cand.token)) {
+          if (static_cast<int64_t>(c) < K) {
+            h.score = h.logProb / lengthPenalty(alpha, h.tokens.size());
+            finished[b].push_back(std::move(h));
+          }
+          continue;
+        }
+        beams.push_back(std::move(h));
+        sources.push_back(cand.beam);
+      }
+      if (static_cast<int64_t>(finished[b].size()) >= K || beams.empty() ||
+          s + 1 == steps) {
+        if (static_cast<int64_t>(finished[b].size()) < K || beams.empty())
+          for (Hypothesis &h : beams) {
+            h.score = h.logProb / lengthPenalty(alpha, h.tokens.size());
+            finished[b].push_back(std::move(h));
+          }
+        done[b] = true;
+        for (int64_t k = 0; k < K; ++k)
+          next[b * K + k] = o.pad_id;
+        continue;
+      }
+      allDone = false;
+      for (size_t k = 0; k < beams.size(); ++k) {
+        int64_t to = b * K + k, from = b * K + sources[k];
+        if (to != from)
+          moves.push_back({to, from});
+        next[to] = beams[k].tokens.back();
+        if (o.on_token && k == 0)
+          o.on_token(o.user, b, s, next[to]);
+      }
+      // Fewer than K live beams (eos took the rest): the spare rows repeat
+      // the first beam.
+      for (size_t k = beams.size(); k < static_cast<size_t>(K); ++k) {
+        moves.push_back({b * K + k, b * K + sources[0]});
+        next[b * K + k] = beams[0].tokens.back();
+      }
+      live[b] = std::move(beams);
+    }
+    if (allDone)
+      break;
+    // Every live beam continues from its source's cache, then feeds its
+    // new token at the next position.
+    session.reorder(moves, r.width + s);
+    tokenValues = next;
+    for (int64_t row = 0; row < rows; ++row) {
+      positionValues[row] = r.lengths[row / K] + s;
+      lengthValues[row] = 1;
+    }
+  }
+
+  // The best `returned` of each sequence, by score (stable: the earlier
+  // finished first), padded with pad_id to the longest.
+  int64_t longest = 1;
+  for (int64_t b = 0; b < batch; ++b) {
+    std::stable_sort(finished[b].begin(), finished[b].end(),
+                     [](const Hypothesis &x, const Hypothesis &y) {
+                       return x.score > y.score;
+                     });
+    if (static_cast<int64_t>(finished[b].size()) < returned)
+      return error("%s: beam search found %zu hypotheses for sequence %lld, "
+                   "fewer than the %lld asked for",
+                   session.where(), finished[b].size(),
+                   static_cast<long long>(b),
+                   static_cast<long long>(returned));
+    for (int64_t n = 0; n < returned; ++n)
+      longest = std::max<int64_t>(longest, finished[b][n].tokens.size());
+  }
+  std::vector<int64_t> out(batch * returned * longest, o.pad_id);
+  std::vector<float> scores(batch * returned);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t n = 0; n < returned; ++n) {
+      const Hypothesis &h = finished[b][n];
+      std::copy(h.tokens.begin(), h.tokens.end(),
+                &out[(b * returned + n) * longest]);
+      scores[b * returned + n] = static_cast<float>(h.score);
+    }
+  std::vector<int64_t> shape = {batch, longest}, scoreShape = {batch};
+  if (o.num_return > 1) {
+    shape = {batch, returned, longest};
+    scoreShape = {batch, returned};
+  }
+  if (attune_status *st = tensorOf(ATTUNE_I64, shape, out.data(), tokensOut))
+    return st;
+  if (scoresOut)
+    if (attune_status *st =
+            tensorOf(ATTUNE_F32, scoreShape, scores.data(), scoresOut)) {
+      attune_tensor_free(*tokensOut);
+      return st;
+    }
   return nullptr;
 }
 
@@ -107,6 +535,7 @@ attune_status *attune_model_generate(const attune_model *model,
                                      const attune_tensor *lengthsTensor,
                                      const attune_generate_options *options,
                                      attune_tensor **tokensOut,
+                                     attune_tensor **scoresOut,
                                      attune_tensor **logitsOut) {
   if (!model || !prompt || !options || !tokensOut)
     return error("attune_model_generate: NULL argument");
@@ -131,16 +560,33 @@ attune_status *attune_model_generate(const attune_model *model,
   if (o.max_new_tokens < 1)
     return error("%s: max new tokens must be at least 1, got %lld", where,
                  static_cast<long long>(o.max_new_tokens));
-  if (o.beam_width > 1)
-    return error("%s: beam search (beam width %zu) is not implemented yet; "
-                 "use beam width 1 (greedy) or sampling",
-                 where, o.beam_width);
   if (!(o.temperature >= 0.0f) || std::isinf(o.temperature))
     return error("%s: temperature must be a finite number >= 0, got %g",
                  where, static_cast<double>(o.temperature));
   int64_t vocab = step->outputs[0].shape.size() == 2
                       ? step->outputs[0].shape[1]
                       : -1;
+  bool beam = o.beam_width > 1;
+  if (beam) {
+    if (vocab > 0 && static_cast<int64_t>(o.beam_width) > vocab)
+      return error("%s: beam width %zu is larger than the vocabulary (%lld)",
+                   where, o.beam_width, static_cast<long long>(vocab));
+    if (o.num_return > o.beam_width)
+      return error("%s: %zu hypotheses asked for, more than the beam width "
+                   "%zu",
+                   where, o.num_return, o.beam_width);
+    if (o.temperature > 0.0f || o.forced || logitsOut)
+      return error("%s: beam search takes no temperature, forced tokens or "
+                   "logits output",
+                   where);
+  } else if (o.num_return > 1) {
+    return error("%s: %zu hypotheses asked for without beam search (beam "
+                 "width %zu)",
+                 where, o.num_return, o.beam_width);
+  }
+  if (!std::isfinite(o.length_penalty))
+    return error("%s: the length penalty must be finite, got %g", where,
+                 static_cast<double>(o.length_penalty));
   if (vocab > 0) {
     for (size_t i = 0; i < o.num_eos; ++i)
       if (o.eos_ids[i] < 0 || o.eos_ids[i] >= vocab)
@@ -191,173 +637,40 @@ attune_status *attune_model_generate(const attune_model *model,
     }
   }
   int64_t longest = *std::max_element(lengths.begin(), lengths.end());
-  if (o.forced) {
-    if (attune_tensor_dtype(o.forced) != ATTUNE_I64 ||
-        attune_tensor_rank(o.forced) != 2 ||
-        attune_tensor_shape(o.forced)[0] != batch ||
-        attune_tensor_shape(o.forced)[1] < 1)
-      return error("%s: forced tokens must be an i64 tensor [%lld, N >= 1]",
-                   where, static_cast<long long>(batch));
-  }
+  if (o.forced &&
+      (attune_tensor_dtype(o.forced) != ATTUNE_I64 ||
+       attune_tensor_rank(o.forced) != 2 ||
+       attune_tensor_shape(o.forced)[0] != batch ||
+       attune_tensor_shape(o.forced)[1] < 1))
+    return error("%s: forced tokens must be an i64 tensor [%lld, N >= 1]",
+                 where, static_cast<long long>(batch));
   const int64_t steps =
       o.forced ? attune_tensor_shape(o.forced)[1] : o.max_new_tokens;
   // Positions the caches must hold: the prompt, then every new token but
   // the last, which is chosen and not fed back.
   const int64_t needed = longest + steps - 1;
 
-  // The states, zero-filled, allocated once: dim 0 is the batch, any other
-  // dynamic dim the capacity.
-  int64_t capacity = o.capacity > 0 ? o.capacity : needed;
-  std::vector<Tensor> states;
-  for (size_t i = artifact::kStepFirstState; i < step->inputs.size(); ++i) {
-    const artifact::TensorSpec &spec = step->inputs[i];
-    std::vector<int64_t> shape = spec.shape;
-    if (shape.empty() || (shape[0] >= 0 && shape[0] != batch))
-      return error("%s: state '%s' of shape %s cannot hold a batch of %lld",
-                   where, spec.name.c_str(),
-                   shapeString(spec.shape.data(), spec.shape.size()).c_str(),
-                   static_cast<long long>(batch));
-    shape[0] = batch;
-    for (size_t d = 1; d < shape.size(); ++d) {
-      if (shape[d] >= 0)
-        continue;
-      shape[d] = capacity;
-    }
-    // A cache [B, H, C, D] holds C positions.
-    if (shape.size() == 4 && shape[2] < needed)
-      return error("%s: the prompt of %lld tokens and %lld new tokens need "
-                   "%lld positions, but state '%s' holds %lld",
-                   where, static_cast<long long>(longest),
-                   static_cast<long long>(steps),
-                   static_cast<long long>(needed), spec.name.c_str(),
-                   static_cast<long long>(shape[2]));
-    attune_tensor *t = nullptr;
-    if (attune_status *s =
-            attune_tensor_create(spec.dtype, shape.size(), shape.data(), &t))
-      return s;
-    states.emplace_back(t);
-  }
-
-  // The step's index inputs, rewritten in place each step.
-  attune_dtype tokenType = step->inputs[artifact::kStepTokens].dtype;
-  attune_dtype positionType = step->inputs[artifact::kStepPositions].dtype;
-  attune_dtype lengthType = step->inputs[artifact::kStepLengths].dtype;
-  const int64_t *promptData = static_cast<const int64_t *>(
-      attune_tensor_data(const_cast<attune_tensor *>(prompt)));
-  std::vector<int64_t> tokenValues(promptData, promptData + batch * width);
   // Past a prompt's length its row holds padding, which the step reads
   // (and masks); it must still be an id the embedding accepts.
+  const int64_t *given = static_cast<const int64_t *>(
+      attune_tensor_data(const_cast<attune_tensor *>(prompt)));
+  std::vector<int64_t> prompts(given, given + batch * width);
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t t = lengths[b]; t < width; ++t)
-      tokenValues[b * width + t] = tokenValues[b * width];
-  std::vector<int64_t> positionValues(batch, 0), lengthValues = lengths;
-  std::vector<int32_t> tokens32, positions32, lengths32;
+      prompts[b * width + t] = prompts[b * width];
 
-  std::vector<int64_t> chosen(batch * steps, o.pad_id);
-  std::vector<float> kept;
-  std::vector<bool> done(batch, false);
-  std::vector<int64_t> order;
-  Random random{o.seed};
-  const int64_t *forced =
-      o.forced ? static_cast<const int64_t *>(
-                     attune_tensor_data(const_cast<attune_tensor *>(o.forced)))
-               : nullptr;
-  int64_t ran = 0;
-  for (int64_t s = 0; s < steps; ++s) {
-    // The prompt on the first step, then each sequence's last token.
-    std::vector<int64_t> tokenShape = {batch, s == 0 ? width : 1};
-    Tensor tokensIn, positionsIn, lengthsIn;
-    if (attune_status *st = wrapIndices(tokenType, tokenValues, tokens32,
-                                        tokenShape, tokensIn))
-      return st;
-    if (attune_status *st = wrapIndices(positionType, positionValues,
-                                        positions32, {batch}, positionsIn))
-      return st;
-    if (attune_status *st = wrapIndices(lengthType, lengthValues, lengths32,
-                                        {batch}, lengthsIn))
-      return st;
-    std::vector<const attune_tensor *> inputs = {
-        tokensIn.get(), positionsIn.get(), lengthsIn.get()};
-    for (Tensor &state : states)
-      inputs.push_back(state.get());
-    attune_tensor *out = nullptr;
-    if (attune_status *st = attune_model_run(model, entry, inputs.data(),
-                                             inputs.size(), &out, 1))
-      return st;
-    Tensor logits(out);
-    const int64_t *shape = attune_tensor_shape(out);
-    if (attune_tensor_dtype(out) != ATTUNE_F32 || attune_tensor_rank(out) != 2 ||
-        shape[0] != batch)
-      return error("%s: the step returned logits %s %s, expected f32 [%lld, "
-                   "V]",
-                   where, attune_dtype_name(attune_tensor_dtype(out)),
-                   shapeString(shape, attune_tensor_rank(out)).c_str(),
-                   static_cast<long long>(batch));
-    vocab = shape[1];
-    if (o.pad_id < 0 || o.pad_id >= vocab)
-      return error("%s: pad id %lld is outside the vocabulary [0, %lld)",
-                   where, static_cast<long long>(o.pad_id),
-                   static_cast<long long>(vocab));
-    const float *rows = static_cast<const float *>(attune_tensor_data(out));
-    if (logitsOut) {
-      if (kept.empty())
-        kept.assign(batch * steps * vocab, 0.0f);
-      for (int64_t b = 0; b < batch; ++b)
-        if (!done[b])
-          std::memcpy(&kept[(b * steps + s) * vocab], rows + b * vocab,
-                      vocab * sizeof(float));
-    }
-    ++ran;
-    // Each sequence's token; what the next step feeds: the token at its
-    // position, or for a finished sequence the token it ended with, again
-    // at the same position (a harmless rewrite of its own cache row: a
-    // step runs the whole batch).
-    bool stop = true, cancelled = false;
-    tokenValues.resize(batch);
-    for (int64_t b = 0; b < batch; ++b) {
-      if (!done[b]) {
-        int64_t token = choose(rows + b * vocab, vocab, o, random, order);
-        chosen[b * steps + s] = token;
-        if (o.on_token && o.on_token(o.user, b, s, token) != 0)
-          cancelled = true;
-        tokenValues[b] = forced ? forced[b * steps + s] : token;
-        positionValues[b] = lengths[b] + s;
-        if (!forced && std::find(o.eos_ids, o.eos_ids + o.num_eos, token) !=
-                           o.eos_ids + o.num_eos)
-          done[b] = true;
-      }
-      stop &= done[b];
-    }
-    if (stop || cancelled)
-      break;
-    lengthValues.assign(batch, 1);
-  }
-
-  // [B, ran] tokens (and logits).
-  std::vector<int64_t> outShape = {batch, ran};
-  attune_tensor *result = nullptr;
-  if (attune_status *st =
-          attune_tensor_create(ATTUNE_I64, 2, outShape.data(), &result))
-    return st;
-  auto *dst = static_cast<int64_t *>(attune_tensor_data(result));
-  for (int64_t b = 0; b < batch; ++b)
-    std::memcpy(dst + b * ran, &chosen[b * steps], ran * sizeof(int64_t));
-  if (logitsOut) {
-    std::vector<int64_t> logitShape = {batch, ran, vocab};
-    attune_tensor *l = nullptr;
-    if (attune_status *st =
-            attune_tensor_create(ATTUNE_F32, 3, logitShape.data(), &l)) {
-      attune_tensor_free(result);
-      return st;
-    }
-    auto *ldst = static_cast<float *>(attune_tensor_data(l));
-    for (int64_t b = 0; b < batch; ++b)
-      std::memcpy(ldst + b * ran * vocab, &kept[b * steps * vocab],
-                  ran * vocab * sizeof(float));
-    *logitsOut = l;
-  }
-  *tokensOut = result;
-  return nullptr;
+  Session session(model, entry, *step);
+  int64_t rows = beam ? batch * static_cast<int64_t>(o.beam_width) : batch;
+  if (attune_status *s =
+          session.allocate(rows, needed, o.capacity, longest, steps))
+    return s;
+  Request request{o, batch, width, steps, needed, prompts.data(), lengths};
+  if (scoresOut)
+    *scoresOut = nullptr;
+  if (logitsOut)
+    *logitsOut = nullptr;
+  return beam ? beamSearch(session, request, tokensOut, scoresOut)
+              : sampleRows(session, request, tokensOut, scoresOut, logitsOut);
 }
 
 } // extern "C"

@@ -65,7 +65,10 @@ void usage() {
       "  --temperature T         sample from softmax(logits / T) (default 0: greedy)\n"
       "  --top-k K               sample among the K most probable (1: greedy)\n"
       "  --seed S                the sampling seed (default 0)\n"
-      "  --beam K, --length-penalty A  beam search (not implemented yet)\n"
+      "  --beam K                beam search with K beams\n"
+      "  --length-penalty A      beam search: scores are logprob / ((5 + len) / 6)^A\n"
+      "                          (GNMT; default 1, 0: the plain log probability)\n"
+      "  --n-best N              beam search: print (and write) the N best\n"
       "  --capacity C            cache positions of a model with a run-time capacity\n"
       "  --vocab FILE            print tokens as the strings of FILE (one per line)\n"
       "  --force FILE.npy        teacher forcing: feed these tokens [B, N] instead\n"
@@ -291,32 +294,45 @@ int generate(attune::Model &model,
     }
     return 0;
   };
-  attune::Tensor tokens, logits;
+  // Beam search's tokens are known at the end only.
+  bool beam = g.options.beam_width > 1;
+  stream.print &= !beam;
+  attune::Tensor tokens, scores, logits;
   auto start = Clock::now();
-  attune::Status s = model.generate(prompt, lengths, g.options, tokens,
+  attune::Status s = model.generate(prompt, lengths, g.options, tokens, &scores,
                                     g.saveLogits ? &logits : nullptr);
   auto end = Clock::now();
   if (stream.print && !stream.stepTimes.empty())
     std::printf("\n");
   if (!s)
     return fail(s.message());
+  // [B, N], or [B, R, N] for the R best hypotheses of beam search.
   std::vector<int64_t> shape = tokens.shape();
+  int64_t hypotheses = shape.size() == 3 ? shape[1] : 1;
+  int64_t width = shape.back();
   const int64_t *ids = tokens.data<int64_t>();
+  const float *rowScores = scores.data<float>();
   size_t produced = 0;
-  for (int64_t b = 0; b < shape[0]; ++b) {
-    std::string row;
-    for (int64_t t = 0; t < shape[1]; ++t) {
-      int64_t id = ids[b * shape[1] + t];
-      row += (t ? " " : "") + stream.spell(id);
-      ++produced;
-      // A row ends at its eos; the pad ids after it are not tokens.
-      if (std::find(g.eos.begin(), g.eos.end(), id) != g.eos.end())
-        break;
+  for (int64_t b = 0; b < shape[0]; ++b)
+    for (int64_t n = 0; n < hypotheses; ++n) {
+      const int64_t *row = ids + (b * hypotheses + n) * width;
+      std::string text;
+      for (int64_t t = 0; t < width; ++t) {
+        text += (t ? " " : "") + stream.spell(row[t]);
+        if (n == 0)
+          ++produced;
+        // A row ends at its eos; the pad ids after it are not tokens.
+        if (std::find(g.eos.begin(), g.eos.end(), row[t]) != g.eos.end())
+          break;
+      }
+      if (stream.print)
+        continue;
+      std::printf("sequence %lld", static_cast<long long>(b));
+      if (hypotheses > 1)
+        std::printf(", hypothesis %lld", static_cast<long long>(n));
+      std::printf(" (score %.4f): %s\n", rowScores[b * hypotheses + n],
+                  text.c_str());
     }
-    if (!stream.print)
-      std::printf("sequence %lld: %s\n", static_cast<long long>(b),
-                  row.c_str());
-  }
   double total = std::chrono::duration<double, std::milli>(end - start).count();
   std::printf("generated %zu token(s) in %.2f ms: %.1f tokens/s", produced,
               total, produced / (total / 1000.0));
@@ -332,6 +348,8 @@ int generate(attune::Model &model,
   std::printf("\n");
   if (!outputDir.empty()) {
     if (attune::Status w = tokens.writeNpy(outputDir + "/tokens.npy"); !w)
+      return fail(w.message());
+    if (attune::Status w = scores.writeNpy(outputDir + "/scores.npy"); !w)
       return fail(w.message());
     if (logits)
       if (attune::Status w = logits.writeNpy(outputDir + "/logits.npy"); !w)
@@ -427,7 +445,8 @@ int main(int argc, char **argv) {
     } else if (a == "--generate") {
       generating = true;
     } else if (a == "--max-new-tokens" || a == "--pad" || a == "--top-k" ||
-               a == "--seed" || a == "--beam" || a == "--capacity") {
+               a == "--seed" || a == "--beam" || a == "--capacity" ||
+               a == "--n-best") {
       const char *v = value(a.c_str());
       long long n;
       if (!parseCount(v, n) || (a != "--max-new-tokens" && n < 0))
@@ -445,6 +464,8 @@ int main(int argc, char **argv) {
         gen.options.seed = static_cast<uint64_t>(n);
       else if (a == "--beam")
         gen.options.beam_width = static_cast<size_t>(n);
+      else if (a == "--n-best")
+        gen.options.num_return = static_cast<size_t>(n);
       else
         gen.options.capacity = n;
     } else if (a == "--eos") {

@@ -222,8 +222,13 @@ typedef struct attune_generate_options {
   const int64_t *eos_ids;  /* a sequence ends after choosing one of these */
   size_t num_eos;
   int64_t pad_id;          /* fills a row after its end (in [0, V)) */
-  size_t beam_width;       /* 0 or 1; beam search is not implemented yet */
-  float length_penalty;
+  size_t beam_width;       /* 0 or 1: one row per sequence (greedy or
+                              sampling); K > 1: beam search with K beams */
+  float length_penalty;    /* beam search: a finished hypothesis scores
+                              logprob / ((5 + length) / 6)^length_penalty
+                              (GNMT); 0: the summed log probability */
+  size_t num_return;       /* beam search: hypotheses returned per sequence
+                              (0 or 1: the best; at most beam_width) */
   float temperature;       /* 0: the most probable token (greedy); > 0:
                               sampling from softmax(logits / temperature) */
   size_t top_k;            /* sampling among the k most probable (0: all;
@@ -238,23 +243,29 @@ typedef struct attune_generate_options {
   const attune_tensor *forced;
 } attune_generate_options;
 
-/* Greedy decoding, nothing forced, no callback, eos none, pad 0. */
+/* Greedy decoding of at most 16 tokens, length penalty 1, nothing forced,
+ * no callback, eos none, pad 0. */
 ATTUNE_API void attune_generate_options_init(attune_generate_options *options);
 
 /* Generates with the model's generation step (an entry compiled from a
  * function marked attune.generation_step): the prompts `prompt` [B, T]
  * (int64; sequence b is prompt[b, :lengths[b]], `lengths` [B] int64 or NULL
  * for T each) are run once (prefill), then one step per new token, the
- * key/value caches written in place. *tokens receives the new tokens
- * [B, N] (int64, each row up to and including its eos, then pad_id; N the
- * most steps any row took). With `logits` non-NULL, *logits receives the
- * logits that chose each token [B, N, V] (f32; zero after a row's end).
+ * key/value caches written in place.
+ *   *tokens: the new tokens [B, N] (int64, each row up to and including its
+ *     eos, then pad_id; N the longest row), or [B, R, N] for beam search
+ *     with num_return R > 1 (best first).
+ *   *scores (if non-NULL): f32 [B] (or [B, R]): the summed log probability
+ *     of each row's tokens; for beam search, the length-penalized score.
+ *   *logits (if non-NULL; not with beam search): the logits that chose each
+ *     token [B, N, V] (f32; zero after a row's end).
  * Errors name the value and its limit (a prompt longer than the cache, an
- * id outside the vocabulary, ...); the model stays usable. */
+ * id outside the vocabulary, a beam wider than it, ...); the model stays
+ * usable. */
 ATTUNE_API attune_status *attune_model_generate(
     const attune_model *model, const attune_tensor *prompt,
     const attune_tensor *lengths, const attune_generate_options *options,
-    attune_tensor **tokens, attune_tensor **logits);
+    attune_tensor **tokens, attune_tensor **scores, attune_tensor **logits);
 
 #ifdef __cplusplus
 }

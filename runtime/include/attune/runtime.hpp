@@ -189,17 +189,19 @@ public:
     return s;
   }
 
-  /// attune_model_generate: the new tokens [B, N] of the prompts `prompt`
-  /// [B, T] (`lengths` [B], or an empty tensor for T each); with `logits`,
-  /// also the logits that chose them [B, N, V].
+  /// attune_model_generate: the new tokens of the prompts `prompt` [B, T]
+  /// (`lengths` [B], or an empty tensor for T each); with `scores` and
+  /// `logits`, also their scores and the logits that chose them.
   Status generate(const Tensor &prompt, const Tensor &lengths,
                   const attune_generate_options &options, Tensor &tokens,
-                  Tensor *logits = nullptr) const {
-    attune_tensor *t = nullptr, *l = nullptr;
-    Status s(attune_model_generate(m_.get(), prompt.get(),
-                                   lengths ? lengths.get() : nullptr, &options,
-                                   &t, logits ? &l : nullptr));
+                  Tensor *scores = nullptr, Tensor *logits = nullptr) const {
+    attune_tensor *t = nullptr, *sc = nullptr, *l = nullptr;
+    Status s(attune_model_generate(
+        m_.get(), prompt.get(), lengths ? lengths.get() : nullptr, &options,
+        &t, scores ? &sc : nullptr, logits ? &l : nullptr));
     tokens = Tensor(t);
+    if (scores)
+      *scores = Tensor(sc);
     if (logits)
       *logits = Tensor(l);
     return s;

@@ -41,6 +41,7 @@ class Options(ctypes.Structure):
                 ("pad_id", ctypes.c_int64),
                 ("beam_width", ctypes.c_size_t),
                 ("length_penalty", ctypes.c_float),
+                ("num_return", ctypes.c_size_t),
                 ("temperature", ctypes.c_float),
                 ("top_k", ctypes.c_size_t),
                 ("seed", ctypes.c_uint64),
@@ -99,7 +100,7 @@ def generate(**kw):
     tokens = ctypes.c_void_p()
     p, l = wrap(prompt), wrap(lengths)
     status = rt.attune_model_generate(model, p, l, ctypes.byref(o),
-                                      ctypes.byref(tokens), None)
+                                      ctypes.byref(tokens), None, None)
     rt.attune_tensor_free(p)
     rt.attune_tensor_free(l)
     if status:
