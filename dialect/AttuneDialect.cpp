@@ -61,7 +61,8 @@ Operation *AttuneDialect::materializeConstant(OpBuilder &builder,
 
 static LogicalResult verifyNameOrState(Operation *op, NamedAttribute attr,
                                        StringRef where) {
-  if (attr.getName() != kNameAttr && attr.getName() != kStateAttr)
+  if (attr.getName() != kNameAttr && attr.getName() != kStateAttr &&
+      attr.getName() != kContextAttr)
     return success();
   auto name = dyn_cast<StringAttr>(attr.getValue());
   if (!name || name.getValue().empty())
@@ -107,7 +108,8 @@ static LogicalResult verifyGenerationStep(func::FuncOp func) {
             tensor.getElementType().isInteger(32));
   };
   if (type.getNumInputs() < 4)
-    return fail() << "expected (tokens, positions, lengths, states...), got "
+    return fail() << "expected (tokens, positions, lengths, then its "
+                     "contexts and states), got "
                   << type.getNumInputs() << " argument(s)";
   if (!isIndexTensor(type.getInput(0), 2))
     return fail() << "argument #0 (tokens) must be an i32 or i64 tensor "
@@ -119,27 +121,45 @@ static LogicalResult verifyGenerationStep(func::FuncOp func) {
                     << (i == 1 ? " (positions)" : " (lengths)")
                     << " must be an i32 or i64 tensor [B], got "
                     << type.getInput(i);
-  SmallVector<StringAttr> states;
+  SmallVector<StringAttr> states, names;
+  SmallVector<unsigned> stateArgs;
   for (unsigned i = 0; i < type.getNumInputs(); ++i) {
     auto state = func.getArgAttrOfType<StringAttr>(i, kStateAttr);
-    if ((i >= 3) != static_cast<bool>(state))
+    auto context = func.getArgAttrOfType<StringAttr>(i, kContextAttr);
+    if ((i >= 3) != (state || context) || (state && context))
       return fail() << "argument #" << i
-                    << (i < 3 ? " must not be a state"
+                    << (i < 3 ? " must not be a state or a context"
                               : " must be a state (" + kStateAttr.str() +
+                                    " = \"name\") or a context (" +
+                                    kContextAttr.str() +
                                     " = \"name\"): every argument after "
-                                    "lengths is one");
-    if (!state)
+                                    "lengths is one of them");
+    StringAttr name = state ? state : context;
+    if (!name)
       continue;
-    if (llvm::is_contained(states, state))
-      return fail() << "two states are named '" << state.getValue() << "'";
+    if (llvm::is_contained(names, name))
+      return fail() << "two states or contexts are named '" << name.getValue()
+                    << "'";
+    names.push_back(name);
     auto tensor = tensorOf(type.getInput(i));
+    if (context) {
+      if (!tensor || tensor.getRank() < 1)
+        return fail() << "context '" << context.getValue()
+                      << "' must be a tensor [B, ...], got "
+                      << type.getInput(i);
+      continue;
+    }
     if (!tensor || !isa<FloatType>(tensor.getElementType()) ||
         tensor.getRank() < 1)
       return fail() << "state '" << state.getValue()
                     << "' must be a float tensor [B, ...], got "
                     << type.getInput(i);
     states.push_back(state);
+    stateArgs.push_back(i);
   }
+  if (states.empty())
+    return fail() << "it has no state (" << kStateAttr
+                  << "): a step updates at least one";
   if (type.getNumResults() != states.size() + 1)
     return fail() << "expected " << states.size() + 1
                   << " results (logits, then the " << states.size()
@@ -157,23 +177,55 @@ static LogicalResult verifyGenerationStep(func::FuncOp func) {
       return fail() << "result #" << r << " must be the state '"
                     << state.getValue() << "' (" << kStateAttr << " = \""
                     << state.getValue() << "\"), the order of the arguments";
-    if (type.getResult(r) != type.getInput(i + 3))
+    if (type.getResult(r) != type.getInput(stateArgs[i]))
       return fail() << "state '" << state.getValue() << "' is "
-                    << type.getInput(i + 3) << " as an argument but "
+                    << type.getInput(stateArgs[i]) << " as an argument but "
                     << type.getResult(r) << " as a result";
+  }
+  return success();
+}
+
+/// (the user's inputs) -> (contexts, each [B, ...], with distinct names).
+static LogicalResult verifyGenerationEncoder(func::FuncOp func) {
+  FunctionType type = func.getFunctionType();
+  if (llvm::any_of(type.getInputs(), llvm::IsaPred<BaseMemRefType>))
+    return success();
+  SmallVector<StringAttr> names;
+  if (type.getNumResults() == 0)
+    return func.emitOpError() << "is a generation encoder ("
+                              << kGenerationEncoderAttr
+                              << "): it returns no context";
+  for (unsigned r = 0; r < type.getNumResults(); ++r) {
+    auto name = func.getResultAttrOfType<StringAttr>(r, kContextAttr);
+    auto tensor = dyn_cast<RankedTensorType>(type.getResult(r));
+    if (!name || !tensor || tensor.getRank() < 1)
+      return func.emitOpError()
+             << "is a generation encoder (" << kGenerationEncoderAttr
+             << "): result #" << r << " must be a context [B, ...] ("
+             << kContextAttr << " = \"name\"), got " << type.getResult(r);
+    if (llvm::is_contained(names, name))
+      return func.emitOpError()
+             << "is a generation encoder (" << kGenerationEncoderAttr
+             << "): two contexts are named '" << name.getValue() << "'";
+    names.push_back(name);
   }
   return success();
 }
 
 LogicalResult AttuneDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
-  if (attr.getName() != kGenerationStepAttr)
+  bool step = attr.getName() == kGenerationStepAttr;
+  if (!step && attr.getName() != kGenerationEncoderAttr)
     return success();
   auto func = dyn_cast<func::FuncOp>(op);
   if (!func || !isa<UnitAttr>(attr.getValue()))
-    return op->emitError() << kGenerationStepAttr
+    return op->emitError() << attr.getName().getValue()
                            << " is a unit attribute of a func.func";
   if (func.isExternal())
     return success();
-  return verifyGenerationStep(func);
+  if (func->hasAttr(kGenerationStepAttr) &&
+      func->hasAttr(kGenerationEncoderAttr))
+    return func.emitOpError() << "cannot be both the generation step and "
+                                 "its encoder";
+  return step ? verifyGenerationStep(func) : verifyGenerationEncoder(func);
 }

@@ -67,6 +67,8 @@ FailureOr<artifact::TensorSpec> tensorSpec(Location loc, Type type,
   if (attrs)
     if (auto name = attrs.getAs<StringAttr>(kStateAttr))
       spec.name = name.str();
+    else if (auto name = attrs.getAs<StringAttr>(kContextAttr))
+      spec.name = name.str();
     else if (auto name = attrs.getAs<StringAttr>(kNameAttr))
       spec.name = name.str();
   if (spec.name.empty() || llvm::any_of(spec.name, [](char c) {
@@ -88,6 +90,66 @@ FailureOr<artifact::TensorSpec> tensorSpec(Location loc, Type type,
   return spec;
 }
 
+/// Across functions: at most one generation step and one encoder; the
+/// step's contexts are outputs of the encoder, with the same dtype and
+/// shape (a dynamic extent on either side matches).
+LogicalResult
+checkGenerationContract(ModuleOp module,
+                        const std::vector<artifact::EntrySpec> &entries) {
+  const artifact::EntrySpec *step = nullptr, *encoder = nullptr;
+  for (const artifact::EntrySpec &e : entries) {
+    const artifact::EntrySpec *&slot =
+        e.generationStep ? step : e.generationEncoder ? encoder : step;
+    if (!e.generationStep && !e.generationEncoder)
+      continue;
+    if (slot)
+      return emitError(module.getLoc())
+                 << "the model has two generation "
+                 << (e.generationStep ? "steps" : "encoders") << ", @"
+                 << slot->name << " and @" << e.name,
+             failure();
+    slot = &e;
+  }
+  if (encoder && !step)
+    return emitError(module.getLoc())
+               << "@" << encoder->name
+               << " is a generation encoder, but no generation step reads "
+                  "its contexts",
+           failure();
+  if (!step)
+    return success();
+  for (const artifact::TensorSpec &in : step->inputs) {
+    if (!in.context)
+      continue;
+    const artifact::TensorSpec *out = nullptr;
+    if (encoder)
+      for (const artifact::TensorSpec &o : encoder->outputs)
+        if (o.name == in.name)
+          out = &o;
+    if (!out)
+      return emitError(module.getLoc())
+                 << "the context '" << in.name << "' of @" << step->name
+                 << " is no output of a generation encoder (a function "
+                    "marked "
+                 << kGenerationEncoderAttr << " returning it)",
+             failure();
+    bool same = out->dtype == in.dtype && out->shape.size() == in.shape.size();
+    for (size_t d = 0; same && d < in.shape.size(); ++d)
+      same = in.shape[d] < 0 || out->shape[d] < 0 ||
+             in.shape[d] == out->shape[d];
+    if (!same)
+      return emitError(module.getLoc())
+                 << "the context '" << in.name << "' is "
+                 << artifact::dtypeInfo(out->dtype)->name << " of rank "
+                 << out->shape.size() << " from @" << encoder->name
+                 << " but " << artifact::dtypeInfo(in.dtype)->name << " of rank "
+                 << in.shape.size() << " in @" << step->name
+                 << " (or their static extents differ)",
+             failure();
+  }
+  return success();
+}
+
 /// Entry points are the public functions of the module.
 FailureOr<std::vector<artifact::EntrySpec>> collectEntries(ModuleOp module) {
   std::vector<artifact::EntrySpec> entries;
@@ -106,10 +168,14 @@ FailureOr<std::vector<artifact::EntrySpec>> collectEntries(ModuleOp module) {
         return failure();
       entry.inputs.push_back(*spec);
     }
-    for (unsigned i = 0; i < type.getNumInputs(); ++i)
+    for (unsigned i = 0; i < type.getNumInputs(); ++i) {
       entry.inputs[i].state =
           static_cast<bool>(func.getArgAttrOfType<StringAttr>(i, kStateAttr));
+      entry.inputs[i].context = static_cast<bool>(
+          func.getArgAttrOfType<StringAttr>(i, kContextAttr));
+    }
     entry.generationStep = func->hasAttr(kGenerationStepAttr);
+    entry.generationEncoder = func->hasAttr(kGenerationEncoderAttr);
     // A state's result is written into its argument's buffer (the lowering
     // drops it, attune-drop-state-results): no output.
     for (unsigned i = 0; i < type.getNumResults(); ++i) {
@@ -133,6 +199,8 @@ FailureOr<std::vector<artifact::EntrySpec>> collectEntries(ModuleOp module) {
     return emitError(module.getLoc())
                << "the model has no public func.func to compile",
            failure();
+  if (failed(checkGenerationContract(module, entries)))
+    return failure();
   return entries;
 }
 

@@ -78,10 +78,16 @@ struct AttuneDropStateResultsPass
         }
         drop.set(r);
       }
-      // The step's signature is the runtime's now (the metadata has it).
+      // The contract's marks are the metadata's now.
       func->removeAttr(kGenerationStepAttr);
-      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func->removeAttr(kGenerationEncoderAttr);
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
         func.removeArgAttr(i, kStateAttr);
+        func.removeArgAttr(i, kContextAttr);
+      }
+      for (unsigned r = 0; r < func.getNumResults(); ++r)
+        if (!drop.test(r))
+          func.removeResultAttr(r, StringAttr::get(&getContext(), kContextAttr));
       if (drop.none())
         continue;
       func.walk([&](func::ReturnOp ret) { ret->eraseOperands(drop); });

@@ -12,8 +12,10 @@
 //   entry NAME NUM_INPUTS NUM_OUTPUTS    then that many input / output lines
 //   input NAME DTYPE RANK DIMS...        (-1: dynamic)
 //   state NAME DTYPE RANK DIMS...        (an input written in place)
+//   context NAME DTYPE RANK DIMS...      (a step's input from the encoder)
 //   output NAME DTYPE RANK DIMS...
 //   generation-step                      (the entry before it is one)
+//   generation-encoder                   (the entry before it is one)
 //   weights-file PATH                    (- : none)
 //   weight SYMBOL NAME DTYPE RANK DIMS...
 //   end
@@ -111,11 +113,13 @@ std::string serialize(const Metadata &m) {
     text += "entry " + e.name + " " + std::to_string(e.inputs.size()) + " " +
             std::to_string(e.outputs.size()) + "\n";
     for (const TensorSpec &t : e.inputs)
-      tensorLine(text, t.state ? "state" : "input", t);
+      tensorLine(text, t.state ? "state" : t.context ? "context" : "input", t);
     for (const TensorSpec &t : e.outputs)
       tensorLine(text, "output", t);
     if (e.generationStep)
       text += "generation-step\n";
+    if (e.generationEncoder)
+      text += "generation-encoder\n";
   }
   if (!m.weights.empty()) {
     text += "weights-file " + m.weightsFile + "\n";
@@ -259,19 +263,24 @@ private:
         TensorSpec t;
         bool isInput = i < numIn;
         if (!(in >> kind) ||
-            (isInput ? kind != "input" && kind != "state" : kind != "output") ||
+            (isInput ? kind != "input" && kind != "state" && kind != "context"
+                     : kind != "output") ||
             !readTensor(t))
           return corrupt("bad tensor record for entry '" + e.name + "'");
         t.state = kind == "state";
+        t.context = kind == "context";
         (i < numIn ? e.inputs : e.outputs).push_back(std::move(t));
       }
       m.entries.push_back(std::move(e));
       return "";
     }
-    if (word == "generation-step") {
-      if (m.entries.empty() || m.entries.back().generationStep)
-        return corrupt("a 'generation-step' record without its entry");
-      m.entries.back().generationStep = true;
+    if (word == "generation-step" || word == "generation-encoder") {
+      bool step = word == "generation-step";
+      if (m.entries.empty() || m.entries.back().generationStep ||
+          m.entries.back().generationEncoder)
+        return corrupt("a '" + word + "' record without its entry");
+      (step ? m.entries.back().generationStep
+            : m.entries.back().generationEncoder) = true;
       return "";
     }
     if (word == "weights-file")

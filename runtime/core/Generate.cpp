@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -95,6 +97,48 @@ public:
           const artifact::EntrySpec &step)
       : model(model), entry(entry), step(step) {}
 
+  /// The contexts: the encoder's outputs by name (`outputs`, B rows each),
+  /// each row repeated `repeat` times (the beams of a sequence).
+  attune_status *setContexts(const artifact::EntrySpec &encoder,
+                             std::vector<Tensor> &outputs, int64_t repeat) {
+    for (size_t i = artifact::kStepFirstState; i < step.inputs.size(); ++i) {
+      const artifact::TensorSpec &spec = step.inputs[i];
+      if (!spec.context)
+        continue;
+      size_t o = 0;
+      while (o < encoder.outputs.size() && encoder.outputs[o].name != spec.name)
+        ++o;
+      if (o == encoder.outputs.size())
+        return error("%s: no context '%s' from the encoder", where(),
+                     spec.name.c_str());
+      attune_tensor *t = outputs[o].get();
+      if (repeat > 1) {
+        std::vector<int64_t> shape(attune_tensor_shape(t),
+                                   attune_tensor_shape(t) +
+                                       attune_tensor_rank(t));
+        size_t rowBytes = attune_tensor_num_elements(t) /
+                          std::max<int64_t>(1, shape[0]) *
+                          attune_dtype_size(attune_tensor_dtype(t));
+        int64_t sequences = shape[0];
+        shape[0] *= repeat;
+        attune_tensor *wide = nullptr;
+        if (attune_status *s = attune_tensor_create(
+                attune_tensor_dtype(t), shape.size(), shape.data(), &wide))
+          return s;
+        auto *src = static_cast<const char *>(attune_tensor_data(t));
+        auto *dst = static_cast<char *>(attune_tensor_data(wide));
+        for (int64_t b = 0; b < sequences; ++b)
+          for (int64_t k = 0; k < repeat; ++k)
+            std::memcpy(dst + (b * repeat + k) * rowBytes,
+                        src + b * rowBytes, rowBytes);
+        owned.emplace_back(wide);
+        t = wide;
+      }
+      contexts[spec.name] = t;
+    }
+    return nullptr;
+  }
+
   /// Allocates the states (zero-filled) for `rows` rows and `needed`
   /// positions; `capacity` fills a dynamic capacity (0: `needed`).
   attune_status *allocate(int64_t rows, int64_t needed, int64_t capacity,
@@ -102,6 +146,25 @@ public:
     this->rows = rows;
     for (size_t i = artifact::kStepFirstState; i < step.inputs.size(); ++i) {
       const artifact::TensorSpec &spec = step.inputs[i];
+      if (spec.context) {
+        auto it = contexts.find(spec.name);
+        if (it == contexts.end())
+          return error("%s: the step reads the context '%s', but the model "
+                       "has no generation encoder that computes it",
+                       where(), spec.name.c_str());
+        if (attune_tensor_rank(it->second) < 1 ||
+            attune_tensor_shape(it->second)[0] != rows)
+          return error("%s: the context '%s' has %lld rows, expected %lld "
+                       "(one per sequence%s)",
+                       where(), spec.name.c_str(),
+                       static_cast<long long>(
+                           attune_tensor_rank(it->second)
+                               ? attune_tensor_shape(it->second)[0]
+                               : 0),
+                       static_cast<long long>(rows),
+                       rows > 0 ? ", per beam" : "");
+        continue;
+      }
       std::vector<int64_t> shape = spec.shape;
       if (shape.empty() || (shape[0] >= 0 && shape[0] != rows))
         return error("%s: state '%s' of shape %s cannot hold a batch of %lld",
@@ -154,8 +217,11 @@ public:
     std::vector<const attune_tensor *> inputs;
     for (Tensor &t : wrapped)
       inputs.push_back(t.get());
-    for (Tensor &state : states)
-      inputs.push_back(state.get());
+    size_t nextState = 0;
+    for (size_t i = artifact::kStepFirstState; i < step.inputs.size(); ++i)
+      inputs.push_back(step.inputs[i].context
+                           ? contexts[step.inputs[i].name]
+                           : states[nextState++].get());
     attune_tensor *out = nullptr;
     if (attune_status *s = attune_model_run(model, entry, inputs.data(),
                                             inputs.size(), &out, 1))
@@ -215,6 +281,8 @@ private:
   const artifact::EntrySpec &step;
   int64_t rows = 0;
   std::vector<Tensor> states;
+  std::map<std::string, const attune_tensor *> contexts;
+  std::vector<Tensor> owned; // contexts repeated for beams
 };
 
 bool isEos(const attune_generate_options &o, int64_t token) {
@@ -661,6 +729,43 @@ attune_status *attune_model_generate(const attune_model *model,
 
   Session session(model, entry, *step);
   int64_t rows = beam ? batch * static_cast<int64_t>(o.beam_width) : batch;
+  // The encoder, once: its outputs are the steps' contexts.
+  std::vector<Tensor> contexts;
+  for (size_t e = 0; e < attune_model_num_entries(model); ++e) {
+    const artifact::EntrySpec *encoder = entrySpec(model, e);
+    if (!encoder || !encoder->generationEncoder)
+      continue;
+    if (o.num_encoder_inputs != encoder->inputs.size() ||
+        (o.num_encoder_inputs && !o.encoder_inputs))
+      return error("%s: the model's encoder @%s takes %zu input(s), got %zu",
+                   where, encoder->name.c_str(), encoder->inputs.size(),
+                   o.num_encoder_inputs);
+    std::vector<attune_tensor *> outputs(encoder->outputs.size(), nullptr);
+    attune_status *s =
+        attune_model_run(model, e, o.encoder_inputs, o.num_encoder_inputs,
+                         outputs.data(), outputs.size());
+    for (attune_tensor *t : outputs)
+      contexts.emplace_back(t);
+    if (s)
+      return s;
+    for (Tensor &t : contexts)
+      if (attune_tensor_rank(t.get()) < 1 ||
+          attune_tensor_shape(t.get())[0] != batch)
+        return error("%s: the encoder's outputs have %lld rows, but the "
+                     "prompt has %lld sequences",
+                     where,
+                     static_cast<long long>(attune_tensor_rank(t.get())
+                                                ? attune_tensor_shape(t.get())[0]
+                                                : 0),
+                     static_cast<long long>(batch));
+    if (attune_status *st = session.setContexts(
+            *encoder, contexts, beam ? static_cast<int64_t>(o.beam_width) : 1))
+      return st;
+  }
+  if (o.num_encoder_inputs && contexts.empty())
+    return error("%s: %zu encoder input(s) given, but the model has no "
+                 "generation encoder",
+                 where, o.num_encoder_inputs);
   if (attune_status *s =
           session.allocate(rows, needed, o.capacity, longest, steps))
     return s;

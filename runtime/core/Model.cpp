@@ -283,6 +283,11 @@ int attune_model_entry_is_generation_step(const attune_model *m,
   return entry < m->entries.size() && m->entries[entry].spec.generationStep;
 }
 
+int attune_model_entry_is_generation_encoder(const attune_model *m,
+                                             size_t entry) {
+  return entry < m->entries.size() && m->entries[entry].spec.generationEncoder;
+}
+
 size_t attune_model_num_outputs(const attune_model *m, size_t entry) {
   return entry < m->entries.size() ? m->entries[entry].spec.outputs.size() : 0;
 }

@@ -1139,7 +1139,7 @@ func.func @select_last_empty(%x: tensor<2x0x8xf32>, %l: tensor<2xi64>) {
 
 // -----
 
-// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): expected (tokens, positions, lengths, states...), got 3 argument(s)}}
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): expected (tokens, positions, lengths, then its contexts and states), got 3 argument(s)}}
 func.func @step_no_state(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>) -> tensor<?x10xf32>
     attributes {attune.generation_step} {
   %c0 = arith.constant 0 : index
@@ -1172,7 +1172,7 @@ func.func @step_lengths(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xf32
 
 // -----
 
-// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): argument #3 must be a state (attune.state = "name"): every argument after lengths is one}}
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): argument #3 must be a state (attune.state = "name") or a context (attune.context = "name"): every argument after lengths is one of them}}
 func.func @step_not_state(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32>)
     -> (tensor<?x10xf32>, tensor<?x2x8x4xf32>) attributes {attune.generation_step} {
   %c0 = arith.constant 0 : index
@@ -1183,7 +1183,7 @@ func.func @step_not_state(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi
 
 // -----
 
-// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): argument #1 must not be a state}}
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): argument #1 must not be a state or a context}}
 func.func @step_state_early(%t: tensor<?x?xi64>, %p: tensor<?xi64> {attune.state = "p"}, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k"})
     -> (tensor<?x10xf32>, tensor<?x2x8x4xf32> {attune.state = "k"}) attributes {attune.generation_step} {
   %c0 = arith.constant 0 : index
@@ -1194,7 +1194,7 @@ func.func @step_state_early(%t: tensor<?x?xi64>, %p: tensor<?xi64> {attune.state
 
 // -----
 
-// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): two states are named 'k'}}
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): two states or contexts are named 'k'}}
 func.func @step_duplicate(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k"}, %v: tensor<?x2x8x4xf32> {attune.state = "k"})
     -> (tensor<?x10xf32>, tensor<?x2x8x4xf32> {attune.state = "k"}, tensor<?x2x8x4xf32> {attune.state = "k"}) attributes {attune.generation_step} {
   %c0 = arith.constant 0 : index
@@ -1271,4 +1271,74 @@ func.func @state_not_string(%k: tensor<2xf32> {attune.state = 3}) {
 // expected-error @+1 {{attune.generation_step is a unit attribute of a func.func}}
 func.func @step_not_unit() attributes {attune.generation_step = 1 : i64} {
   return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): it has no state (attune.state): a step updates at least one}}
+func.func @step_only_context(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %m: tensor<?x5x8xf32> {attune.context = "memory"})
+    -> tensor<?x10xf32> attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e : tensor<?x10xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): argument #3 must be a state (attune.state = "name") or a context (attune.context = "name"): every argument after lengths is one of them}}
+func.func @step_both(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k", attune.context = "k"})
+    -> (tensor<?x10xf32>, tensor<?x2x8x4xf32> {attune.state = "k"}) attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e, %k : tensor<?x10xf32>, tensor<?x2x8x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): context 'm' must be a tensor [B, ...], got 'tensor<f32>'}}
+func.func @step_scalar_context(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %m: tensor<f32> {attune.context = "m"}, %k: tensor<?x2x8x4xf32> {attune.state = "k"})
+    -> (tensor<?x10xf32>, tensor<?x2x8x4xf32> {attune.state = "k"}) attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e, %k : tensor<?x10xf32>, tensor<?x2x8x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation encoder (attune.generation_encoder): result #1 must be a context [B, ...] (attune.context = "name"), got 'tensor<?x4xf32>'}}
+func.func @encoder_unmarked(%src: tensor<?x5x8xf32>) -> (tensor<?x5x8xf32> {attune.context = "memory"}, tensor<?x4xf32>)
+    attributes {attune.generation_encoder} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %src, %c0 : tensor<?x5x8xf32>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  return %src, %e : tensor<?x5x8xf32>, tensor<?x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation encoder (attune.generation_encoder): two contexts are named 'memory'}}
+func.func @encoder_duplicate(%src: tensor<?x5x8xf32>) -> (tensor<?x5x8xf32> {attune.context = "memory"}, tensor<?x5x8xf32> {attune.context = "memory"})
+    attributes {attune.generation_encoder} {
+  return %src, %src : tensor<?x5x8xf32>, tensor<?x5x8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation encoder (attune.generation_encoder): it returns no context}}
+func.func @encoder_nothing(%src: tensor<?x5x8xf32>) attributes {attune.generation_encoder} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op cannot be both the generation step and its encoder}}
+func.func @step_and_encoder(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k"})
+    -> (tensor<?x10xf32>, tensor<?x2x8x4xf32> {attune.state = "k"}) attributes {attune.generation_step, attune.generation_encoder} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  return %e, %k : tensor<?x10xf32>, tensor<?x2x8x4xf32>
 }

@@ -45,7 +45,8 @@ namespace attune::artifact {
 
 /// The metadata format this compiler writes and this runtime reads.
 /// 2: adds the `cpu` record (target CPU and features).
-/// 3: adds `state` inputs and the `generation-step` record.
+/// 3: adds `state` and `context` inputs and the `generation-step` and
+/// `generation-encoder` records.
 inline constexpr int kFormatVersion = 3;
 
 //===----------------------------------------------------------------------===//
@@ -177,6 +178,9 @@ struct TensorSpec {
   /// An input that is a generation state (`attune.state`): the entry writes
   /// its new value into the caller's buffer, in place; it is no output.
   bool state = false;
+  /// An input of a generation step that is a context (`attune.context`):
+  /// the generation encoder's output of the same name.
+  bool context = false;
 };
 
 /// One entry point: a public function of the model.
@@ -184,11 +188,15 @@ struct EntrySpec {
   std::string name;
   std::vector<TensorSpec> inputs, outputs;
   /// A generation step (`attune.generation_step`): inputs tokens [B, T],
-  /// positions [B], lengths [B], then the states; output logits [B, V].
+  /// positions [B], lengths [B], then its contexts and states; output
+  /// logits [B, V].
   bool generationStep = false;
+  /// The generation encoder (`attune.generation_encoder`): the user's
+  /// inputs to the contexts (its outputs, named as the step's inputs).
+  bool generationEncoder = false;
 };
 
-/// The inputs of a generation step before its states.
+/// The inputs of a generation step before its contexts and states.
 inline constexpr size_t kStepTokens = 0, kStepPositions = 1, kStepLengths = 2,
                         kStepFirstState = 3;
 

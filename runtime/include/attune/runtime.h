@@ -197,10 +197,15 @@ ATTUNE_API attune_status *attune_model_run(const attune_model *model,
 ATTUNE_API int attune_model_input_is_state(const attune_model *model,
                                            size_t entry, size_t index);
 /* Whether entry `entry` is a generation step (attune_model_generate's):
- * inputs tokens [B, T], positions [B], lengths [B], then its states;
- * output logits [B, V]. */
+ * inputs tokens [B, T], positions [B], lengths [B], then its contexts and
+ * states; output logits [B, V]. */
 ATTUNE_API int attune_model_entry_is_generation_step(const attune_model *model,
                                                      size_t entry);
+/* Whether entry `entry` is the generation encoder: its inputs are the ones
+ * attune_generate_options.encoder_inputs gives. */
+ATTUNE_API int
+attune_model_entry_is_generation_encoder(const attune_model *model,
+                                         size_t entry);
 
 /* The bytes and buffers the models' code has allocated in this process so
  * far (intermediates and results of every run, on the CPU): for tests and
@@ -241,6 +246,11 @@ typedef struct attune_generate_options {
   /* Teacher forcing (tests): tokens [B, N] fed back instead of the chosen
      ones; exactly N steps run, eos ends nothing. NULL: off. */
   const attune_tensor *forced;
+  /* A model with a generation encoder (an encoder-decoder): its inputs, in
+     its order (the source sequence, its lengths, ...); it runs once and
+     every step reads its outputs (the contexts). */
+  const attune_tensor *const *encoder_inputs;
+  size_t num_encoder_inputs;
 } attune_generate_options;
 
 /* Greedy decoding of at most 16 tokens, length penalty 1, nothing forced,

@@ -48,7 +48,9 @@ class Options(ctypes.Structure):
                 ("capacity", ctypes.c_int64),
                 ("on_token", CALLBACK),
                 ("user", ctypes.c_void_p),
-                ("forced", ctypes.c_void_p)]
+                ("forced", ctypes.c_void_p),
+                ("encoder_inputs", ctypes.c_void_p),
+                ("num_encoder_inputs", ctypes.c_size_t)]
 
 
 def message(status):
