@@ -17,7 +17,7 @@
 // cache up to each query's position (query_offsets, causal). The logits
 // are those of each sequence's last token (attune.select_last).
 //
-// The IR is scripts/gen_gpt_mlir.py --vocab 97 --d-model 64 --heads 4
+// The IR is scripts/gen_generation_mlir.py gpt --vocab 97 --d-model 64 --heads 4
 // --layers 2 --positions 48 --ff 256 (any size: bench/models/gpt2_generate.mlir).
 //
 //   attune-compile examples/gpt_generate.mlir --weights W.safetensors -o gpt.so

@@ -294,3 +294,74 @@ def beam_search(model, prompts, lengths, beam, max_new_tokens, eos, pad,
                           dtype=torch.int64)
     scores = torch.tensor([[s for _, s in r] for r in results], dtype=torch.float64)
     return tokens, scores
+
+
+class Seq2SeqTransformer(torch.nn.Module):
+    """An nn.Transformer translation model as the PyTorch tutorial writes
+    it: token embeddings scaled by sqrt(d_model), sinusoidal positions,
+    nn.Transformer (post-norm, relu, final norms; batch first), a linear
+    generator. `encode(src, src_lengths)` is the memory; `decode(tgt,
+    memory, src_lengths)` the logits of every target position (causal
+    target mask, source padding masked)."""
+
+    def __init__(self, src_vocab, tgt_vocab, d_model, heads, layers, ff):
+        super().__init__()
+        nn = torch.nn
+        self.d_model = d_model
+        self.src_embed = nn.Embedding(src_vocab, d_model)
+        self.tgt_embed = nn.Embedding(tgt_vocab, d_model)
+        self.transformer = nn.Transformer(d_model, heads, layers, layers, ff, dropout=0.0,
+                                          batch_first=True)
+        self.generator = nn.Linear(d_model, tgt_vocab)
+
+    def embed(self, table, ids):
+        x = table(ids) * math.sqrt(self.d_model)
+        return x + sinusoidal_positions(ids.shape[1], self.d_model)[None]
+
+    def encode(self, src, src_lengths):
+        pad = ~key_padding(src_lengths, src.shape[1])
+        return self.transformer.encoder(self.embed(self.src_embed, src),
+                                        src_key_padding_mask=pad)
+
+    def decode(self, tgt, memory, src_lengths):
+        t = tgt.shape[1]
+        causal = torch.triu(torch.full((t, t), float("-inf")), 1)
+        pad = ~key_padding(src_lengths, memory.shape[1])
+        out = self.transformer.decoder(self.embed(self.tgt_embed, tgt), memory,
+                                       tgt_mask=causal, memory_key_padding_mask=pad)
+        return self.generator(out)
+
+
+def greedy_seq2seq(model, src, src_lengths, bos, max_new_tokens, eos, pad):
+    """Greedy decoding of an encoder-decoder from <bos>, one sequence at a
+    time, the decoder re-run over the whole prefix for every token. Returns
+    the new tokens [B, N] (int64), each row ending at its first eos
+    (included), padded with `pad`."""
+    eos = {eos} if isinstance(eos, int) else set(eos)
+    rows = []
+    for b in range(src.shape[0]):
+        n = int(src_lengths[b])
+        memory = model.encode(src[b:b + 1, :n], src_lengths[b:b + 1])
+        seq, new = [bos], []
+        for _ in range(max_new_tokens):
+            logits = model.decode(torch.tensor([seq]), memory, src_lengths[b:b + 1])[0, -1]
+            token = int(torch.argmax(logits))
+            new.append(token)
+            seq.append(token)
+            if token in eos:
+                break
+        rows.append(new)
+    width = max(len(r) for r in rows)
+    return torch.tensor([r + [pad] * (width - len(r)) for r in rows], dtype=torch.int64)
+
+
+def forced_logits_seq2seq(model, src, src_lengths, bos, tokens):
+    """Teacher forcing for an encoder-decoder: the logits [B, N, V] that
+    choose each of `tokens` [B, N] after <bos> and the tokens before it."""
+    rows = []
+    for b in range(src.shape[0]):
+        n = int(src_lengths[b])
+        memory = model.encode(src[b:b + 1, :n], src_lengths[b:b + 1])
+        seq = [bos] + tokens[b].tolist()
+        rows.append(model.decode(torch.tensor([seq[:-1]]), memory, src_lengths[b:b + 1])[0])
+    return torch.stack(rows)

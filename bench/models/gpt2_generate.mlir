@@ -5,7 +5,7 @@
 // attune.generate: --max-new-tokens 4 --pad 0
 //
 // GPT-2 small's shape (bench/generate.py): written by
-// scripts/gen_gpt_mlir.py --vocab 50257 --d-model 768 --heads 12 --layers 12 --positions 1024
+// scripts/gen_generation_mlir.py gpt --vocab 50257 --d-model 768 --heads 12 --layers 12 --positions 1024
 
 module {
   func.func @step(%tokens: tensor<?x?xi64> {attune.name = "tokens"},

@@ -278,6 +278,13 @@ int attune_model_input_is_state(const attune_model *m, size_t entry,
          m->entries[entry].spec.inputs[index].state;
 }
 
+int attune_model_input_is_context(const attune_model *m, size_t entry,
+                                  size_t index) {
+  return entry < m->entries.size() &&
+         index < m->entries[entry].spec.inputs.size() &&
+         m->entries[entry].spec.inputs[index].context;
+}
+
 int attune_model_entry_is_generation_step(const attune_model *m,
                                           size_t entry) {
   return entry < m->entries.size() && m->entries[entry].spec.generationStep;

@@ -60,6 +60,9 @@ void usage() {
       "  --generate              decode from the prompts given as the step's token\n"
       "                          input ([B, T] int64; its lengths input [B] optional)\n"
       "  --max-new-tokens N      at most N new tokens per sequence (default 16)\n"
+      "  --bos ID                the prompt, if none is given: ID per sequence (an\n"
+      "                          encoder-decoder's <bos>; its source goes to the\n"
+      "                          encoder as --input NAME=FILE.npy)\n"
       "  --eos ID[,ID...]        a sequence ends after one of these (repeatable)\n"
       "  --pad ID                fills a sequence's row after its end (default 0)\n"
       "  --temperature T         sample from softmax(logits / T) (default 0: greedy)\n"
@@ -203,6 +206,7 @@ namespace {
 struct GenerateArgs {
   attune_generate_options options;
   std::vector<int64_t> eos;
+  int64_t bos = -1; // the prompt when none is given: <bos> per sequence
   std::string vocabPath, forcePath;
   bool saveLogits = false;
 };
@@ -232,21 +236,53 @@ int generate(attune::Model &model,
                 "--generate");
   std::vector<attune_tensor_info> specs = model.inputs(step);
   std::string tokensName = specs[0].name, lengthsName = specs[2].name;
+  // An encoder-decoder's encoder inputs (the source), by name.
+  std::vector<attune_tensor_info> encoderSpecs;
+  for (size_t e = 0; e < model.numEntries(); ++e)
+    if (attune_model_entry_is_generation_encoder(model.get(), e))
+      encoderSpecs = model.inputs(e);
+  std::vector<attune::Tensor> encoderInputs(encoderSpecs.size());
   attune::Tensor prompt, lengths, forced;
   for (auto &[name, path] : inputArgs) {
     attune::Tensor *target = name == tokensName    ? &prompt
                              : name == lengthsName ? &lengths
                                                    : nullptr;
-    if (!target)
+    for (size_t i = 0; i < encoderSpecs.size(); ++i)
+      if (name == encoderSpecs[i].name)
+        target = &encoderInputs[i];
+    if (!target) {
+      std::string encoderNames;
+      for (const attune_tensor_info &e : encoderSpecs)
+        encoderNames += std::string(", the encoder's ") + e.name;
       return fail("--generate takes the prompt as --input " + tokensName +
                   "=FILE.npy and optionally its lengths as --input " +
-                  lengthsName + "=FILE.npy; got '" + name + "'");
+                  lengthsName + "=FILE.npy" + encoderNames + "; got '" +
+                  name + "'");
+    }
     if (attune::Status s = attune::Tensor::readNpy(path, *target); !s)
       return fail("input '" + name + "': " + s.message());
   }
+  for (size_t i = 0; i < encoderSpecs.size(); ++i)
+    if (!encoderInputs[i])
+      return fail("--generate needs the encoder's input '" +
+                  signature(encoderSpecs[i]) + "' (--input " +
+                  encoderSpecs[i].name + "=FILE.npy)");
+  if (!prompt && g.bos >= 0) {
+    // <bos> for every sequence (as many as the encoder's first input has).
+    int64_t batch = encoderInputs.empty() ? 1 : encoderInputs[0].shape()[0];
+    std::vector<int64_t> shape = {batch, 1};
+    if (attune::Status s = attune::Tensor::create(ATTUNE_I64, shape, prompt); !s)
+      return fail(s.message());
+    std::fill_n(prompt.data<int64_t>(), batch, g.bos);
+  }
   if (!prompt)
     return fail("--generate needs the prompt: --input " + tokensName +
-                "=FILE.npy (int64 [B, T])");
+                "=FILE.npy (int64 [B, T]) or a start token (--bos ID)");
+  std::vector<const attune_tensor *> encoderPtrs;
+  for (attune::Tensor &t : encoderInputs)
+    encoderPtrs.push_back(t.get());
+  g.options.encoder_inputs = encoderPtrs.data();
+  g.options.num_encoder_inputs = encoderPtrs.size();
   if (!g.forcePath.empty()) {
     if (attune::Status s = attune::Tensor::readNpy(g.forcePath, forced); !s)
       return fail("--force: " + s.message());
@@ -446,7 +482,7 @@ int main(int argc, char **argv) {
       generating = true;
     } else if (a == "--max-new-tokens" || a == "--pad" || a == "--top-k" ||
                a == "--seed" || a == "--beam" || a == "--capacity" ||
-               a == "--n-best") {
+               a == "--n-best" || a == "--bos") {
       const char *v = value(a.c_str());
       long long n;
       if (!parseCount(v, n) || (a != "--max-new-tokens" && n < 0))
@@ -466,6 +502,8 @@ int main(int argc, char **argv) {
         gen.options.beam_width = static_cast<size_t>(n);
       else if (a == "--n-best")
         gen.options.num_return = static_cast<size_t>(n);
+      else if (a == "--bos")
+        gen.bos = n;
       else
         gen.options.capacity = n;
     } else if (a == "--eos") {
@@ -542,12 +580,16 @@ int main(int argc, char **argv) {
       std::printf("entry %s%s\n", m.entryName(e).c_str(),
                   attune_model_entry_is_generation_step(m.get(), e)
                       ? " (generation step)"
+                  : attune_model_entry_is_generation_encoder(m.get(), e)
+                      ? " (generation encoder)"
                       : "");
       std::vector<attune_tensor_info> inputs = m.inputs(e);
       for (size_t i = 0; i < inputs.size(); ++i)
         std::printf("  %s  %s\n",
                     attune_model_input_is_state(m.get(), e, i) ? "state"
-                                                               : "input",
+                    : attune_model_input_is_context(m.get(), e, i)
+                        ? "context"
+                        : "input",
                     signature(inputs[i]).c_str());
       for (const attune_tensor_info &t : m.outputs(e))
         std::printf("  output %s\n", signature(t).c_str());

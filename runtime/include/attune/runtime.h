@@ -196,6 +196,10 @@ ATTUNE_API attune_status *attune_model_run(const attune_model *model,
  * (a key/value cache with the step's keys appended). It is not an output. */
 ATTUNE_API int attune_model_input_is_state(const attune_model *model,
                                            size_t entry, size_t index);
+/* Whether input `index` of entry `entry` is a context: a generation step's
+ * input that the generation encoder computes (its output of that name). */
+ATTUNE_API int attune_model_input_is_context(const attune_model *model,
+                                             size_t entry, size_t index);
 /* Whether entry `entry` is a generation step (attune_model_generate's):
  * inputs tokens [B, T], positions [B], lengths [B], then its contexts and
  * states; output logits [B, V]. */
