@@ -196,17 +196,21 @@ static LogicalResult verifyGenerationEncoder(func::FuncOp func) {
                               << kGenerationEncoderAttr
                               << "): it returns no context";
   for (unsigned r = 0; r < type.getNumResults(); ++r) {
-    auto name = func.getResultAttrOfType<StringAttr>(r, kContextAttr);
+    auto context = func.getResultAttrOfType<StringAttr>(r, kContextAttr);
+    auto state = func.getResultAttrOfType<StringAttr>(r, kStateAttr);
+    StringAttr name = context ? context : state;
     auto tensor = dyn_cast<RankedTensorType>(type.getResult(r));
-    if (!name || !tensor || tensor.getRank() < 1)
+    if (!name || (context && state) || !tensor || tensor.getRank() < 1)
       return func.emitOpError()
              << "is a generation encoder (" << kGenerationEncoderAttr
              << "): result #" << r << " must be a context [B, ...] ("
-             << kContextAttr << " = \"name\"), got " << type.getResult(r);
+             << kContextAttr << " = \"name\") or the initial value of a "
+             << "state (" << kStateAttr << " = \"name\"), got "
+             << type.getResult(r);
     if (llvm::is_contained(names, name))
       return func.emitOpError()
              << "is a generation encoder (" << kGenerationEncoderAttr
-             << "): two contexts are named '" << name.getValue() << "'";
+             << "): two results are named '" << name.getValue() << "'";
     names.push_back(name);
   }
   return success();

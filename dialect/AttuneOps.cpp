@@ -1021,6 +1021,25 @@ static LogicalResult inferCacheWriteOp(const Diag &diag, CacheWriteOp::Adaptor a
 }
 ATTUNE_INFERRED_OP(CacheWriteOp)
 
+static LogicalResult inferOverwriteOp(const Diag &diag, OverwriteOp::Adaptor a,
+                                      SmallVectorImpl<Type> &types) {
+  Named d{"dest", a.getDest()}, v{"value", a.getValue()};
+  if (failed(sameElementType(diag, {d, v})) ||
+      failed(expectRank(diag, v, shapeOf(d.value).size())))
+    return failure();
+  ArrayRef<int64_t> ds = shapeOf(d.value), vs = shapeOf(v.value);
+  Shape out;
+  for (size_t i = 0; i < ds.size(); ++i) {
+    if (failed(expectDim(diag, "value dim " + std::to_string(i), vs[i], ds[i],
+                         "the dest's")))
+      return failure();
+    out.push_back(refine(ds[i], vs[i]));
+  }
+  types.push_back(makeTensor(out, d.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(OverwriteOp)
+
 static LogicalResult inferSelectLastOp(const Diag &diag, SelectLastOp::Adaptor a,
                                        SmallVectorImpl<Type> &types) {
   Named x{"input", a.getInput()};

@@ -681,6 +681,27 @@ def Attune_CacheWriteOp : Attune_InferOp<"cache_write"> {
   }];
 }
 
+def Attune_OverwriteOp : Attune_InferOp<"overwrite"> {
+  let summary = "A state's whole new value, written into its buffer";
+  let description = [{
+    `result = value`, computed into `dest`'s buffer: the new value of a
+    generation state that is not written row by row (a recurrent decoder's
+    hidden state `[B, H]`), which then takes the state's place in the
+    caller's buffer (`attune-drop-state-results`) at the cost of one copy of
+    `value`. `dest` and `value` have the same element type and compatible
+    shapes.
+
+    ```mlir
+    %h1 = attune.overwrite %h, %next : (tensor<?x64xf32>, tensor<?x64xf32>) -> tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins Attune_FloatTensor:$dest, Attune_FloatTensor:$value);
+  let results = (outs Attune_FloatTensor:$result);
+  let assemblyFormat = [{
+    $dest `,` $value attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Attune_SelectLastOp : Attune_InferOp<"select_last"> {
   let summary = "Each sequence's last valid element";
   let description = [{

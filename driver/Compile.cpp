@@ -119,7 +119,12 @@ checkGenerationContract(ModuleOp module,
   if (!step)
     return success();
   for (const artifact::TensorSpec &in : step->inputs) {
-    if (!in.context)
+    // A state may take its initial value from the encoder's output of its
+    // name; a context must.
+    if (!in.context && !(in.state && encoder &&
+                         llvm::any_of(encoder->outputs, [&](auto &o) {
+                           return o.name == in.name;
+                         })))
       continue;
     const artifact::TensorSpec *out = nullptr;
     if (encoder)
@@ -179,7 +184,9 @@ FailureOr<std::vector<artifact::EntrySpec>> collectEntries(ModuleOp module) {
     // A state's result is written into its argument's buffer (the lowering
     // drops it, attune-drop-state-results): no output.
     for (unsigned i = 0; i < type.getNumResults(); ++i) {
-      if (func.getResultAttr(i, kStateAttr))
+      // (The encoder's state results are outputs: the states' initial
+      // values.)
+      if (func.getResultAttr(i, kStateAttr) && !entry.generationEncoder)
         continue;
       FailureOr<artifact::TensorSpec> spec = tensorSpec(
           func.getLoc(), type.getResult(i), func.getResultAttrDict(i),

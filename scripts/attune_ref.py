@@ -365,3 +365,92 @@ def forced_logits_seq2seq(model, src, src_lengths, bos, tokens):
         seq = [bos] + tokens[b].tolist()
         rows.append(model.decode(torch.tensor([seq[:-1]]), memory, src_lengths[b:b + 1])[0])
     return torch.stack(rows)
+
+
+class Seq2SeqRNN(torch.nn.Module):
+    """The classic RNN encoder-decoder with attention: a GRU encoder over
+    the source embeddings; a GRU decoder cell started from the encoder's
+    state after the last source token; scores over the encoder outputs,
+    `additive` (Bahdanau et al. 2015: e_j = v^T tanh(W1 s_{t-1} + b + W2 h_j),
+    the context of the previous state is fed to the cell with the target
+    embedding) or `general` (Luong et al. 2015: the cell runs on the
+    embedding first, e_j = s_t^T Wa h_j); output W_out tanh(W_c [c; s_t]).
+    Padding of the source is masked."""
+
+    def __init__(self, src_vocab, tgt_vocab, embed, hidden, attention):
+        super().__init__()
+        nn = torch.nn
+        self.attention = attention
+        self.src_embed = nn.Embedding(src_vocab, embed)
+        self.encoder = nn.GRU(embed, hidden, batch_first=True)
+        self.tgt_embed = nn.Embedding(tgt_vocab, embed)
+        if attention == "additive":
+            self.W1 = nn.Linear(hidden, hidden)
+            self.W2 = nn.Linear(hidden, hidden, bias=False)
+            self.v = nn.Linear(hidden, 1, bias=False)
+            self.cell = nn.GRUCell(embed + hidden, hidden)
+        else:
+            self.Wa = nn.Linear(hidden, hidden, bias=False)
+            self.cell = nn.GRUCell(embed, hidden)
+        self.Wc = nn.Linear(2 * hidden, hidden)
+        self.out = nn.Linear(hidden, tgt_vocab)
+
+    def encode(self, src):
+        """One unpadded source [1, S]: its outputs and last state."""
+        outputs, h = self.encoder(self.src_embed(src))
+        return outputs, h[0]
+
+    def attend(self, s, outputs):
+        if self.attention == "additive":
+            weights = (self.W1.weight, self.W2.weight, self.v.weight, self.W1.bias)
+        else:
+            weights = (self.Wa.weight,)
+        return seq2seq(self.attention, s[:, None], outputs, outputs, weights)[:, 0]
+
+    def step(self, token, s, outputs):
+        """(logits [1, V], next state) for the previous token [1]."""
+        e = self.tgt_embed(token)
+        if self.attention == "additive":
+            c = self.attend(s, outputs)
+            s = self.cell(torch.cat([e, c], -1), s)
+        else:
+            s = self.cell(e, s)
+            c = self.attend(s, outputs)
+        return self.out(torch.tanh(self.Wc(torch.cat([c, s], -1)))), s
+
+
+def rnn_logits(model, src, bos, tokens):
+    """The logits after <bos> and each of `tokens`, the decoder re-run from
+    <bos> (naively) for the last one: [len(tokens) + 1, V]."""
+    outputs, s = model.encode(src)
+    rows = []
+    for token in [bos] + tokens:
+        logits, s = model.step(torch.tensor([token]), s, outputs)
+        rows.append(logits[0])
+    return torch.stack(rows)
+
+
+def greedy_rnn(model, src, src_lengths, bos, max_new_tokens, eos, pad):
+    """Greedy decoding of Seq2SeqRNN from <bos>, one source at a time
+    (unpadded), the decoder re-run from <bos> for every token. Returns the
+    new tokens [B, N] padded with `pad` after each row's eos."""
+    eos = {eos} if isinstance(eos, int) else set(eos)
+    rows = []
+    for b in range(src.shape[0]):
+        one = src[b:b + 1, : int(src_lengths[b])]
+        new = []
+        for _ in range(max_new_tokens):
+            token = int(torch.argmax(rnn_logits(model, one, bos, new)[-1]))
+            new.append(token)
+            if token in eos:
+                break
+        rows.append(new)
+    width = max(len(r) for r in rows)
+    return torch.tensor([r + [pad] * (width - len(r)) for r in rows], dtype=torch.int64)
+
+
+def forced_logits_rnn(model, src, src_lengths, bos, tokens):
+    """Teacher forcing for Seq2SeqRNN: [B, N, V]."""
+    return torch.stack([
+        rnn_logits(model, src[b:b + 1, : int(src_lengths[b])], bos, tokens[b].tolist()[:-1])
+        for b in range(src.shape[0])])

@@ -6,6 +6,8 @@
       --layers 12 --positions 1024 [--ff 3072] [--capacity N] > model.mlir
   gen_generation_mlir.py transformer --vocab 101 --src-vocab 89 \\
       --d-model 64 --heads 4 --layers 2 --ff 128 --capacity 40 > model.mlir
+  gen_generation_mlir.py rnn --vocab 61 --src-vocab 53 --embed 24 \\
+      --hidden 32 --attention additive|general > model.mlir
 
 `gpt`: the generation step of a GPT-2-shaped decoder-only model
 (scripts/attune_ref.py's ref.GPT; state_dict keys as Hugging Face's GPT-2):
@@ -20,6 +22,9 @@ positions, post-norm relu layers, final norms, a generator): `@encode`
 (src [B, S], src_lengths [B]) -> its contexts, the memory's cross-attention
 keys and values of every decoder layer [B, H, S, D] and the source lengths;
 `@step` runs the decoder over them with its self-attention caches.
+`rnn`: the classic GRU encoder-decoder with Bahdanau (additive) or Luong
+(general) attention (ref.Seq2SeqRNN): the decoder's hidden state is the
+generation state, initialized by the encoder.
 --header lines go first (the module's PyTorch header).
 """
 import argparse
@@ -181,6 +186,98 @@ def transformer(vocab, src_vocab, d_model, heads, layers, ff, capacity, header=(
     return "\n".join(out) + "\n"
 
 
+def rnn(vocab, src_vocab, embed, hidden, attention, header=()):
+    """The classic RNN encoder-decoder with attention (ref.Seq2SeqRNN): a
+    GRU encoder; a GRU decoder cell whose state is the generation state
+    (initialized by the encoder's last valid output, updated with
+    attune.overwrite); additive (Bahdanau: the context of the previous
+    state feeds the cell) or general (Luong: the cell runs first, its new
+    state attends) scores; output W_out tanh(W_c [context; state])."""
+    E, H, V = embed, hidden, vocab
+    t = tensor
+    out = list(header)
+    w = out.append
+    additive = attention == "additive"
+    w("module {")
+    w('  func.func @encode(%src: tensor<?x?xi64> {attune.name = "src"},\n'
+      '      %src_lengths: tensor<?xi64> {attune.name = "src_lengths"})\n'
+      f'      -> ({t("?", "?", H)} {{attune.context = "encoder"}},\n'
+      '          tensor<?xi64> {attune.context = "src_lengths"},\n'
+      f'          {t("?", H)} {{attune.state = "h"}})\n'
+      "      attributes {attune.generation_encoder} {")
+    w(f'    %semb = attune.weight "src_embed.weight" : {t(src_vocab, E)}')
+    w(f"    %se = attune.embedding %src, %semb : (tensor<?x?xi64>, {t(src_vocab, E)}) -> {t('?', '?', E)}")
+    for n, shape in (("weight_ih_l0", (3 * H, E)), ("weight_hh_l0", (3 * H, H)),
+                     ("bias_ih_l0", (3 * H,)), ("bias_hh_l0", (3 * H,))):
+        w(f'    %{n} = attune.weight "encoder.{n}" : {t(*shape)}')
+    w(f"    %enc, %hn = attune.gru %se weights(%weight_ih_l0, %weight_hh_l0, %bias_ih_l0, %bias_hh_l0)"
+      f" {{hidden_size = {H} : i64}}\n"
+      f"        : ({t('?', '?', E)}, {t(3 * H, E)}, {t(3 * H, H)}, {t(3 * H)}, {t(3 * H)})"
+      f" -> ({t('?', '?', H)}, {t(1, '?', H)})")
+    w("    // The state after each source's last valid token (the GRU ran on")
+    w("    // through the padding).")
+    w(f"    %h0 = attune.select_last %enc, %src_lengths : ({t('?', '?', H)}, tensor<?xi64>) -> {t('?', H)}")
+    w(f"    return %enc, %src_lengths, %h0 : {t('?', '?', H)}, tensor<?xi64>, {t('?', H)}")
+    w("  }")
+    w('  func.func @step(%tokens: tensor<?x1xi64> {attune.name = "tokens"},\n'
+      '      %positions: tensor<?xi64> {attune.name = "positions"},\n'
+      '      %lengths: tensor<?xi64> {attune.name = "lengths"},\n'
+      f'      %enc: {t("?", "?", H)} {{attune.context = "encoder"}},\n'
+      '      %src_lengths: tensor<?xi64> {attune.context = "src_lengths"},\n'
+      f'      %h: {t("?", H)} {{attune.state = "h"}})\n'
+      f'      -> ({t("?", V)} {{attune.name = "logits"}}, {t("?", H)} {{attune.state = "h"}})\n'
+      "      attributes {attune.generation_step} {")
+    w(f'    %temb = attune.weight "tgt_embed.weight" : {t(V, E)}')
+    w(f"    %te = attune.embedding %tokens, %temb : (tensor<?x1xi64>, {t(V, E)}) -> {t('?', 1, E)}")
+    w(f"    %e = attune.squeeze %te {{axis = 1 : i64}} : ({t('?', 1, E)}) -> {t('?', E)}")
+    cell_in = E + H if additive else E
+    for n, shape in (("weight_ih", (3 * H, cell_in)), ("weight_hh", (3 * H, H)),
+                     ("bias_ih", (3 * H,)), ("bias_hh", (3 * H,))):
+        w(f'    %c_{n} = attune.weight "cell.{n}" : {t(*shape)}')
+    cell = "%c_weight_ih, %c_weight_hh, %c_bias_ih, %c_bias_hh"
+    cell_types = f"{t(3 * H, cell_in)}, {t(3 * H, H)}, {t(3 * H)}, {t(3 * H)}"
+
+    def attend(query):
+        w(f"    %q = attune.expand_dims {query} {{axis = 1 : i64}} : ({t('?', H)}) -> {t('?', 1, H)}")
+        if additive:
+            w(f'    %w1 = attune.weight "W1.weight" : {t(H, H)}')
+            w(f'    %b1 = attune.weight "W1.bias" : {t(H)}')
+            w(f'    %w2 = attune.weight "W2.weight" : {t(H, H)}')
+            w(f'    %v = attune.weight "v.weight" : {t(1, H)}')
+            w(f"    %c3 = attune.seq2seq_attention <additive> %q, %enc, %enc weights(%w1, %w2, %v, %b1)"
+              f" key_lengths(%src_lengths)\n"
+              f"        : ({t('?', 1, H)}, {t('?', '?', H)}, {t('?', '?', H)}, {t(H, H)}, {t(H, H)},"
+              f" {t(1, H)}, {t(H)}, tensor<?xi64>) -> {t('?', 1, H)}")
+        else:
+            w(f'    %wa = attune.weight "Wa.weight" : {t(H, H)}')
+            w(f"    %c3 = attune.seq2seq_attention <general> %q, %enc, %enc weights(%wa)"
+              f" key_lengths(%src_lengths)\n"
+              f"        : ({t('?', 1, H)}, {t('?', '?', H)}, {t('?', '?', H)}, {t(H, H)},"
+              f" tensor<?xi64>) -> {t('?', 1, H)}")
+        w(f"    %ctx = attune.squeeze %c3 {{axis = 1 : i64}} : ({t('?', 1, H)}) -> {t('?', H)}")
+
+    if additive:
+        attend("%h")
+        w(f"    %x = attune.concat %e, %ctx {{axis = -1 : i64}} : ({t('?', E)}, {t('?', H)}) -> {t('?', E + H)}")
+        w(f"    %h1 = attune.gru_cell %x, %h weights({cell}) : ({t('?', E + H)}, {t('?', H)}, {cell_types}) -> {t('?', H)}")
+    else:
+        w(f"    %h1 = attune.gru_cell %e, %h weights({cell}) : ({t('?', E)}, {t('?', H)}, {cell_types}) -> {t('?', H)}")
+        attend("%h1")
+    w(f'    %wc = attune.weight "Wc.weight" : {t(H, 2 * H)}')
+    w(f'    %bc = attune.weight "Wc.bias" : {t(H)}')
+    w(f'    %wo = attune.weight "out.weight" : {t(V, H)}')
+    w(f'    %bo = attune.weight "out.bias" : {t(V)}')
+    w(f"    %cs = attune.concat %ctx, %h1 {{axis = -1 : i64}} : ({t('?', H)}, {t('?', H)}) -> {t('?', 2 * H)}")
+    w(f"    %o = attune.linear %cs, %wc, %bc {{activation = #attune.activation<tanh>}}"
+      f" : ({t('?', 2 * H)}, {t(H, 2 * H)}, {t(H)}) -> {t('?', H)}")
+    w(f"    %logits = attune.linear %o, %wo, %bo : ({t('?', H)}, {t(V, H)}, {t(V)}) -> {t('?', V)}")
+    w(f"    %hnew = attune.overwrite %h, %h1 : ({t('?', H)}, {t('?', H)}) -> {t('?', H)}")
+    w(f"    return %logits, %hnew : {t('?', V)}, {t('?', H)}")
+    w("  }")
+    w("}")
+    return "\n".join(out) + "\n"
+
+
 def generate(vocab, d_model, heads, layers, positions, ff, capacity, header=()):
     E, H, V, P, FF = d_model, heads, vocab, positions, ff
     D = E // H
@@ -259,18 +356,29 @@ def generate(vocab, d_model, heads, layers, positions, ff, capacity, header=()):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("arch", choices=["gpt", "transformer"])
+    p.add_argument("arch", choices=["gpt", "transformer", "rnn"])
+    p.add_argument("--embed", type=int, help="rnn: the embedding size")
+    p.add_argument("--hidden", type=int, help="rnn: the hidden size")
+    p.add_argument("--attention", choices=["additive", "general"],
+                   help="rnn: Bahdanau (additive) or Luong (general) scores")
     p.add_argument("--vocab", type=int, required=True)
     p.add_argument("--src-vocab", type=int, help="transformer: the source vocabulary")
-    p.add_argument("--d-model", type=int, required=True)
-    p.add_argument("--heads", type=int, required=True)
-    p.add_argument("--layers", type=int, required=True)
+    p.add_argument("--d-model", type=int)
+    p.add_argument("--heads", type=int)
+    p.add_argument("--layers", type=int)
     p.add_argument("--positions", type=int, help="gpt: the learned positions")
     p.add_argument("--ff", type=int)
     p.add_argument("--capacity", type=int)
     p.add_argument("--header", action="append", default=[],
                    help="a line to put first (repeat), e.g. the torch header")
     a = p.parse_args()
+    if a.arch == "rnn":
+        if None in (a.src_vocab, a.embed, a.hidden, a.attention):
+            p.error("rnn needs --src-vocab, --embed, --hidden and --attention")
+        print(rnn(a.vocab, a.src_vocab, a.embed, a.hidden, a.attention, a.header), end="")
+        return
+    if None in (a.d_model, a.heads, a.layers):
+        p.error(f"{a.arch} needs --d-model, --heads and --layers")
     if a.d_model % a.heads:
         p.error(f"--d-model {a.d_model} is not divisible by --heads {a.heads}")
     ff = a.ff or 4 * a.d_model

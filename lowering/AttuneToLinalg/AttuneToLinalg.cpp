@@ -851,6 +851,23 @@ struct CacheWriteLowering : OpConversionPattern<CacheWriteOp> {
   }
 };
 
+/// A copy of the value into the dest's buffer (destination passing).
+struct OverwriteLowering : OpConversionPattern<OverwriteOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OverwriteOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value value = adaptor.getValue(), dest = adaptor.getDest();
+    if (value.getType() != dest.getType())
+      value = tensor::CastOp::create(rewriter, loc, dest.getType(), value);
+    Value copied =
+        linalg::CopyOp::create(rewriter, loc, value, dest).getResult(0);
+    replaceWithCast(rewriter, op, copied);
+    return success();
+  }
+};
+
 /// result[b, ...] = input[b, lengths[b] - 1, ...]: a gather from indices.
 struct SelectLastLowering : OpConversionPattern<SelectLastOp> {
   SelectLastLowering(MLIRContext *ctx, IndexChecks checks)
@@ -1180,7 +1197,8 @@ void mlir::attune::populateAttuneToLinalgConversionPatterns(
                ExpandDimsLowering, SqueezeLowering, CastLowering, ActivationLowering,
                ScaleLowering, BinaryLowering<AddOp, arith::AddFOp>,
                BinaryLowering<MulOp, arith::MulFOp>, SoftmaxLowering,
-               LayerNormLowering, AttentionLowering, MaskLowering>(ctx);
+               LayerNormLowering, AttentionLowering, MaskLowering,
+               OverwriteLowering>(ctx);
   patterns.add<EmbeddingLowering, PositionalEncodingLowering,
                CacheWriteLowering, SelectLastLowering>(ctx, checks);
   populateRecurrentToLinalgConversionPatterns(patterns);

@@ -52,9 +52,11 @@ struct AttuneDropStateResultsPass
       if (!func.isPublic() || func.isExternal())
         continue;
       llvm::BitVector drop(func.getNumResults());
+      // An encoder's state results are initial values: outputs.
+      bool encoder = func->hasAttr(kGenerationEncoderAttr);
       for (unsigned r = 0; r < func.getNumResults(); ++r) {
         auto state = func.getResultAttrOfType<StringAttr>(r, kStateAttr);
-        if (!state)
+        if (!state || encoder)
           continue;
         std::optional<unsigned> arg;
         for (unsigned i = 0; i < func.getNumArguments(); ++i)
@@ -87,7 +89,8 @@ struct AttuneDropStateResultsPass
       }
       for (unsigned r = 0; r < func.getNumResults(); ++r)
         if (!drop.test(r))
-          func.removeResultAttr(r, StringAttr::get(&getContext(), kContextAttr));
+          for (StringRef mark : {kContextAttr, kStateAttr})
+            func.removeResultAttr(r, StringAttr::get(&getContext(), mark));
       if (drop.none())
         continue;
       func.walk([&](func::ReturnOp ret) { ret->eraseOperands(drop); });

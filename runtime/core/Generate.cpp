@@ -103,11 +103,11 @@ public:
                              std::vector<Tensor> &outputs, int64_t repeat) {
     for (size_t i = artifact::kStepFirstState; i < step.inputs.size(); ++i) {
       const artifact::TensorSpec &spec = step.inputs[i];
-      if (!spec.context)
-        continue;
       size_t o = 0;
       while (o < encoder.outputs.size() && encoder.outputs[o].name != spec.name)
         ++o;
+      if (!spec.context && o == encoder.outputs.size())
+        continue; // a state that starts at zeros
       if (o == encoder.outputs.size())
         return error("%s: no context '%s' from the encoder", where(),
                      spec.name.c_str());
@@ -134,7 +134,7 @@ public:
         owned.emplace_back(wide);
         t = wide;
       }
-      contexts[spec.name] = t;
+      (spec.context ? contexts : initial)[spec.name] = t;
     }
     return nullptr;
   }
@@ -188,6 +188,28 @@ public:
                                                   shape.data(), &t))
         return s;
       states.emplace_back(t);
+      // The encoder's initial value, else zeros.
+      if (auto it = initial.find(spec.name); it != initial.end()) {
+        const attune_tensor *from = it->second;
+        bool same = attune_tensor_dtype(from) == spec.dtype &&
+                    attune_tensor_rank(from) == shape.size();
+        for (size_t d = 0; same && d < shape.size(); ++d)
+          same = attune_tensor_shape(from)[d] == shape[d];
+        if (!same)
+          return error("%s: the encoder's initial value of state '%s' is %s "
+                       "%s, expected %s %s",
+                       where(), spec.name.c_str(),
+                       attune_dtype_name(attune_tensor_dtype(from)),
+                       shapeString(attune_tensor_shape(from),
+                                   attune_tensor_rank(from))
+                           .c_str(),
+                       attune_dtype_name(spec.dtype),
+                       shapeString(shape.data(), shape.size()).c_str());
+        std::memcpy(attune_tensor_data(t),
+                    attune_tensor_data(const_cast<attune_tensor *>(from)),
+                    attune_tensor_num_elements(t) *
+                        attune_dtype_size(spec.dtype));
+      }
     }
     return nullptr;
   }
@@ -282,6 +304,7 @@ private:
   int64_t rows = 0;
   std::vector<Tensor> states;
   std::map<std::string, const attune_tensor *> contexts;
+  std::map<std::string, const attune_tensor *> initial; // of states
   std::vector<Tensor> owned; // contexts repeated for beams
 };
 

@@ -1308,7 +1308,7 @@ func.func @step_scalar_context(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tenso
 
 // -----
 
-// expected-error @+1 {{'func.func' op is a generation encoder (attune.generation_encoder): result #1 must be a context [B, ...] (attune.context = "name"), got 'tensor<?x4xf32>'}}
+// expected-error @+1 {{'func.func' op is a generation encoder (attune.generation_encoder): result #1 must be a context [B, ...] (attune.context = "name") or the initial value of a state (attune.state = "name"), got 'tensor<?x4xf32>'}}
 func.func @encoder_unmarked(%src: tensor<?x5x8xf32>) -> (tensor<?x5x8xf32> {attune.context = "memory"}, tensor<?x4xf32>)
     attributes {attune.generation_encoder} {
   %c0 = arith.constant 0 : index
@@ -1319,7 +1319,7 @@ func.func @encoder_unmarked(%src: tensor<?x5x8xf32>) -> (tensor<?x5x8xf32> {attu
 
 // -----
 
-// expected-error @+1 {{'func.func' op is a generation encoder (attune.generation_encoder): two contexts are named 'memory'}}
+// expected-error @+1 {{'func.func' op is a generation encoder (attune.generation_encoder): two results are named 'memory'}}
 func.func @encoder_duplicate(%src: tensor<?x5x8xf32>) -> (tensor<?x5x8xf32> {attune.context = "memory"}, tensor<?x5x8xf32> {attune.context = "memory"})
     attributes {attune.generation_encoder} {
   return %src, %src : tensor<?x5x8xf32>, tensor<?x5x8xf32>
@@ -1341,4 +1341,28 @@ func.func @step_and_encoder(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?
   %n = tensor.dim %t, %c0 : tensor<?x?xi64>
   %e = tensor.empty(%n) : tensor<?x10xf32>
   return %e, %k : tensor<?x10xf32>, tensor<?x2x8x4xf32>
+}
+
+// -----
+
+func.func @overwrite_type(%h: tensor<2x4xf32>, %v: tensor<2x4xf16>) {
+  // expected-error @+1 {{'attune.overwrite' op}}
+  %r = attune.overwrite %h, %v : (tensor<2x4xf32>, tensor<2x4xf16>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @overwrite_rank(%h: tensor<2x4xf32>, %v: tensor<8xf32>) {
+  // expected-error @+1 {{'attune.overwrite' op value has rank 1, expected rank 2}}
+  %r = attune.overwrite %h, %v : (tensor<2x4xf32>, tensor<8xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @overwrite_shape(%h: tensor<2x4xf32>, %v: tensor<2x5xf32>) {
+  // expected-error @+1 {{'attune.overwrite' op value dim 1 is 5, expected 4 (the dest's)}}
+  %r = attune.overwrite %h, %v : (tensor<2x4xf32>, tensor<2x5xf32>) -> tensor<2x4xf32>
+  return
 }

@@ -176,13 +176,16 @@ func.func @attention(%q: tensor<2x8x16x64xf32>, %dq: tensor<?x8x?x64xf32>, %dk: 
 // CHECK: attune.cache_write %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x4x?x16xbf16>, tensor<2x4x1x16xbf16>, tensor<2xi32>) -> tensor<2x4x?x16xbf16>
 // CHECK: attune.select_last %{{.*}}, %{{.*}} : (tensor<?x?x64xf32>, tensor<?xi64>) -> tensor<?x64xf32>
 // CHECK: attune.select_last %{{.*}}, %{{.*}} : (tensor<2x5xf16>, tensor<2xi32>) -> tensor<2xf16>
+// CHECK: attune.overwrite %{{.*}}, %{{.*}} : (tensor<?x64xf32>, tensor<2x64xf32>) -> tensor<2x64xf32>
 func.func @generation_state(%c: tensor<?x4x128x16xf32>, %u: tensor<?x4x?x16xf32>, %pos: tensor<?xi64>,
                             %hc: tensor<2x4x?x16xbf16>, %hu: tensor<2x4x1x16xbf16>, %pos32: tensor<2xi32>,
-                            %x: tensor<?x?x64xf32>, %y: tensor<2x5xf16>) {
+                            %x: tensor<?x?x64xf32>, %y: tensor<2x5xf16>,
+                            %h: tensor<?x64xf32>, %h2: tensor<2x64xf32>) {
   %0 = attune.cache_write %c, %u, %pos : (tensor<?x4x128x16xf32>, tensor<?x4x?x16xf32>, tensor<?xi64>) -> tensor<?x4x128x16xf32>
   %1 = attune.cache_write %hc, %hu, %pos32 : (tensor<2x4x?x16xbf16>, tensor<2x4x1x16xbf16>, tensor<2xi32>) -> tensor<2x4x?x16xbf16>
   %2 = attune.select_last %x, %pos : (tensor<?x?x64xf32>, tensor<?xi64>) -> tensor<?x64xf32>
   %3 = attune.select_last %y, %pos32 : (tensor<2x5xf16>, tensor<2xi32>) -> tensor<2xf16>
+  %4 = attune.overwrite %h, %h2 : (tensor<?x64xf32>, tensor<2x64xf32>) -> tensor<2x64xf32>
   return
 }
 
