@@ -7,11 +7,14 @@ Attune (attune-run --generate) against PyTorch eager with a key/value cache
 
   /usr/bin/python3 bench/generate.py [--build build] [--prompt 128] [--new 128]
       [--contexts 128,512,1000] [--threads 1,2] [--repetitions 2]
+      [--only-contexts]
 
 Tables: tokens/s for prompt + new tokens (Attune's tokens must be
 PyTorch's); the time per step at each context (a prompt of that length,
-then 8 steps), with the no-cache loop (the whole prefix re-run per token)
-at the middle context to show what the cache saves. Not a test.
+then 8 steps) next to the memory-bandwidth bound (the bytes a step reads,
+weights and cache, over a read-bandwidth probe's measure in the same run),
+with the no-cache loop (the whole prefix re-run per token) at the middle
+context to show what the cache saves. Not a test.
 """
 import argparse
 import json
@@ -59,6 +62,31 @@ def torch_run(weights, prompt, new, threads, cache=True, out=None):
     return json.loads(sh(cmd, env).strip().splitlines()[-1])
 
 
+def read_bandwidth(work):
+    """The best single-thread read bandwidth (bytes/s) of bench/stream_probe.c,
+    a STREAM-like sum over 1 GiB, compiled here for this CPU."""
+    probe = work / "stream_probe"
+    sh(["cc", "-O3", "-march=native", "-o", str(probe), str(ROOT / "bench/stream_probe.c")])
+    return float(sh([str(probe), "1024"]).strip()) * 1e9
+
+
+def bytes_per_token(weights_path, context, layers=12, heads=12, head_dim=64):
+    """What a decoding step must read at `context`: every weight once (the
+    tied embedding as the LM head; the position table contributes a row)
+    and the keys and values of every layer up to the context."""
+    import json
+    import struct
+    data = Path(weights_path).read_bytes()[:8]
+    n = struct.unpack("<Q", data)[0]
+    with open(weights_path, "rb") as f:
+        f.seek(8)
+        header = json.loads(f.read(n))
+    weights = sum(v["data_offsets"][1] - v["data_offsets"][0]
+                  for k, v in header.items() if k not in ("__metadata__", "wpe.weight"))
+    cache = layers * 2 * heads * context * head_dim * 4
+    return weights + cache
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--build", default="build")
@@ -67,6 +95,8 @@ def main():
     p.add_argument("--contexts", default="128,512,1000")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--repetitions", type=int, default=2)
+    p.add_argument("--only-contexts", action="store_true",
+                   help="only the table over contexts")
     a = p.parse_args()
     build = (ROOT / a.build).resolve()
     bin_dir = build / "bin"
@@ -92,12 +122,14 @@ def main():
         np.save(prompts[n], rng.integers(0, 50257, (1, n), dtype=np.int64))
 
     print(f"CPU: {cpu_model()}; OpenBLAS kernels (PyTorch): {openblas_core()}")
+    if a.only_contexts:
+        a.threads = ""
     print(f"\nGPT-2-small-sized generation, prompt {a.prompt}, {a.new} new tokens, "
           f"greedy, batch 1 (best of {a.repetitions}):\n")
     print("| threads | Attune tokens/s | PyTorch (KV cache) tokens/s | ratio | "
           "Attune prefill / step ms | PyTorch prefill / step ms | same tokens |")
     print("|---|---|---|---|---|---|---|")
-    for threads in map(int, a.threads.split(",")):
+    for threads in (map(int, a.threads.split(",")) if a.threads else []):
         lib = libs["serial" if threads == 1 else "parallel"]
         best_a = best_t = None
         for r in range(a.repetitions):
@@ -115,10 +147,13 @@ def main():
 
     contexts = list(map(int, a.contexts.split(",")))
     mid = contexts[len(contexts) // 2]
-    print("\nTime per step (ms) at each context, 1 thread (a prompt of that length, "
-          "then 8 steps):\n")
-    print("| context | Attune | PyTorch (KV cache) | ratio | PyTorch without a cache |")
-    print("|---|---|---|---|---|")
+    bandwidth = read_bandwidth(work)
+    print(f"\nTime per step (ms) at each context, 1 thread (a prompt of that length, "
+          f"then 8 steps); the bound is the bytes a step reads (weights and cache) over "
+          f"the read bandwidth measured now, {bandwidth / 1e9:.1f} GB/s (1 thread):\n")
+    print("| context | Attune | bound | Attune / bound | PyTorch (KV cache) | ratio | "
+          "PyTorch without a cache |")
+    print("|---|---|---|---|---|---|---|")
     for c in contexts:
         ra = min((attune(bin_dir, libs["serial"], prompts[c], 9, 1)
                   for _ in range(a.repetitions)), key=lambda r: r["step_ms"])
@@ -126,8 +161,9 @@ def main():
                  key=lambda r: r["step_ms"])
         nc = (f"{torch_run(weights, prompts[c], 3, 1, cache=False)['step_ms']:.1f}"
               if c == mid else "")
-        print(f"| {c} | {ra['step_ms']:.1f} | {rt['step_ms']:.1f} | "
-              f"{rt['step_ms'] / ra['step_ms']:.2f} | {nc} |", flush=True)
+        bound = bytes_per_token(weights, c) / bandwidth * 1e3
+        print(f"| {c} | {ra['step_ms']:.1f} | {bound:.1f} | {ra['step_ms'] / bound:.2f} | "
+              f"{rt['step_ms']:.1f} | {rt['step_ms'] / ra['step_ms']:.2f} | {nc} |", flush=True)
 
 
 if __name__ == "__main__":
