@@ -124,11 +124,12 @@ def main():
     print(f"CPU: {cpu_model()}; OpenBLAS kernels (PyTorch): {openblas_core()}")
     if a.only_contexts:
         a.threads = ""
-    print(f"\nGPT-2-small-sized generation, prompt {a.prompt}, {a.new} new tokens, "
-          f"greedy, batch 1 (best of {a.repetitions}):\n")
-    print("| threads | Attune tokens/s | PyTorch (KV cache) tokens/s | ratio | "
-          "Attune prefill / step ms | PyTorch prefill / step ms | same tokens |")
-    print("|---|---|---|---|---|---|---|")
+    if a.threads:
+        print(f"\nGPT-2-small-sized generation, prompt {a.prompt}, {a.new} new tokens, "
+              f"greedy, batch 1 (best of {a.repetitions}):\n")
+        print("| threads | Attune tokens/s | PyTorch (KV cache) tokens/s | ratio | "
+              "Attune prefill / step ms | PyTorch prefill / step ms | same tokens |")
+        print("|---|---|---|---|---|---|---|")
     for threads in (map(int, a.threads.split(",")) if a.threads else []):
         lib = libs["serial" if threads == 1 else "parallel"]
         best_a = best_t = None

@@ -249,26 +249,50 @@ def forced_logits(model, prompts, lengths, tokens):
 
 def beam_search(model, prompts, lengths, beam, max_new_tokens, eos, pad,
                 length_penalty=1.0, num_return=1):
+    """Beam search of a decoder-only model (ref.GPT) from prompts [B, T]
+    (row b: prompts[b, :lengths[b]]); see _beam."""
+    def scorer(b):
+        prefix = prompts[b, : int(lengths[b])].tolist()
+        return lambda tokens: model(torch.tensor([prefix + tokens]))[0, -1]
+    return _beam([scorer(b) for b in range(prompts.shape[0])], beam,
+                 max_new_tokens, eos, pad, length_penalty, num_return)
+
+
+def beam_search_seq2seq(model, src, src_lengths, bos, beam, max_new_tokens, eos,
+                        pad, length_penalty=1.0, num_return=1):
+    """Beam search of an encoder-decoder (ref.Seq2SeqTransformer or
+    ref.Seq2SeqRNN) from <bos>; see _beam."""
+    def scorer(b):
+        one = src[b:b + 1, : int(src_lengths[b])]
+        if isinstance(model, Seq2SeqRNN):
+            return lambda tokens: rnn_logits(model, one, bos, tokens)[-1]
+        memory = model.encode(one, src_lengths[b:b + 1])
+        return lambda tokens: model.decode(torch.tensor([[bos] + tokens]), memory,
+                                           src_lengths[b:b + 1])[0, -1]
+    return _beam([scorer(b) for b in range(src.shape[0])], beam, max_new_tokens,
+                 eos, pad, length_penalty, num_return)
+
+
+def _beam(scorers, beam, max_new_tokens, eos, pad, length_penalty, num_return):
     """Beam search as attune_model_generate defines it (runtime/core/
-    Generate.cpp), naively: every hypothesis re-runs its whole prefix. Per
-    step, the 2K best continuations (summed log probability in float64;
-    ties: the lower beam, then the lower id) of the live beams; one ending
-    in eos among the first K finishes with score logprob / ((5 + len) /
-    6)^length_penalty, the others fill the next K beams; a sequence is done
-    with K finished hypotheses, or at the limit (its live beams finish).
-    Returns (tokens [B, R, N] int64 padded with `pad`, scores [B, R])."""
+    Generate.cpp), naively: `scorers[b](tokens)` re-runs sequence b's whole
+    prefix for the logits after its new `tokens`. Per step, the 2K best
+    continuations (summed log probability in float64; ties: the lower beam,
+    then the lower id) of the live beams; one ending in eos among the first
+    K finishes with score logprob / ((5 + len) / 6)^length_penalty, the
+    others fill the next K beams; a sequence is done with K finished
+    hypotheses, or at the limit (its live beams finish). Returns (tokens
+    [B, R, N] int64 padded with `pad`, scores [B, R])."""
     eos = {eos} if isinstance(eos, int) else set(eos)
     lp = lambda n: ((5.0 + n) / 6.0) ** length_penalty
     results = []
-    for b in range(prompts.shape[0]):
-        prefix = prompts[b, : int(lengths[b])].tolist()
+    for next_logits in scorers:
         live = [([], 0.0)]
         finished = []
         for step in range(max_new_tokens):
             candidates = []
             for k, (tokens, logprob) in enumerate(live):
-                logits = model(torch.tensor([prefix + tokens]))[0, -1].double()
-                logp = torch.log_softmax(logits, -1)
+                logp = torch.log_softmax(next_logits(tokens).double(), -1)
                 for v in range(logp.shape[0]):
                     candidates.append((logprob + float(logp[v]), k, v))
             candidates.sort(key=lambda c: (-c[0], c[1], c[2]))

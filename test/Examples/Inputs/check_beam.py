@@ -1,5 +1,6 @@
 """Beam search of a compiled generation model against scripts/attune_ref.py's
-naive beam_search (every hypothesis re-runs its prefix), on a golden case:
+naive beam search (every hypothesis re-runs its prefix; an encoder-decoder
+from <bos> = 1 when the case has a source), on a golden case:
 
   check_beam.py MODEL.mlir GOLDEN_CASE_DIR ATTUNE_RUN MODEL.so WORK
       --beam K --n-best R --max-new-tokens N --eos ID --length-penalty A
@@ -35,14 +36,27 @@ a = p.parse_args()
 module_expr, _, _ = gen_golden.parse_header(a.model)
 module = gen_golden.build_module(module_expr, gen_golden.header_scope())
 case = Path(a.case)
-prompts = torch.from_numpy(np.load(case / "tokens.npy"))
-lengths = torch.from_numpy(np.load(case / "lengths.npy"))
-with torch.no_grad():
-    ref_tokens, ref_scores = gen_golden.ref.beam_search(
-        module, prompts, lengths, a.beam, a.max_new_tokens, a.eos, 0,
-        a.length_penalty, a.n_best)
-cmd = [a.attune_run, a.library, "--generate", "--input", f"tokens={case / 'tokens.npy'}",
-       "--input", f"lengths={case / 'lengths.npy'}", "--beam", str(a.beam),
+ref = gen_golden.ref
+if (case / "src.npy").exists():
+    # An encoder-decoder: the source to the encoder, <bos> = 1.
+    src = torch.from_numpy(np.load(case / "src.npy"))
+    src_lengths = torch.from_numpy(np.load(case / "src_lengths.npy"))
+    with torch.no_grad():
+        ref_tokens, ref_scores = ref.beam_search_seq2seq(
+            module, src, src_lengths, 1, a.beam, a.max_new_tokens, a.eos, 0,
+            a.length_penalty, a.n_best)
+    inputs = ["--input", f"src={case / 'src.npy'}",
+              "--input", f"src_lengths={case / 'src_lengths.npy'}", "--bos", "1"]
+else:
+    prompts = torch.from_numpy(np.load(case / "tokens.npy"))
+    lengths = torch.from_numpy(np.load(case / "lengths.npy"))
+    with torch.no_grad():
+        ref_tokens, ref_scores = ref.beam_search(
+            module, prompts, lengths, a.beam, a.max_new_tokens, a.eos, 0,
+            a.length_penalty, a.n_best)
+    inputs = ["--input", f"tokens={case / 'tokens.npy'}",
+              "--input", f"lengths={case / 'lengths.npy'}"]
+cmd = [a.attune_run, a.library, "--generate", *inputs, "--beam", str(a.beam),
        "--n-best", str(a.n_best), "--max-new-tokens", str(a.max_new_tokens),
        "--eos", str(a.eos), "--length-penalty", str(a.length_penalty),
        "--output-dir", a.work]
