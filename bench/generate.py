@@ -3,7 +3,9 @@
 (bench/models/gpt2_generate.mlir: 12 layers, d 768, 12 heads, vocabulary
 50,257, 1,024 positions, f32 weights on every side), greedy, batch 1,
 Attune (attune-run --generate) against PyTorch eager with a key/value cache
-(bench/generate_torch.py), in the same run, 1 and 2 threads.
+(bench/generate_torch.py) and ONNX Runtime running the exported decoding
+step with past key/value inputs (export_generate_onnx.py, generate_ort.js),
+in the same run, 1 and 2 threads.
 
   /usr/bin/python3 bench/generate.py [--build build] [--prompt 128] [--new 128]
       [--contexts 128,512,1000] [--threads 1,2] [--repetitions 2]
@@ -87,6 +89,15 @@ def bytes_per_token(weights_path, context, layers=12, heads=12, head_dim=64):
     return weights + cache
 
 
+def ort_run(onnx, prompt, new, threads, out=None):
+    """ONNX Runtime's greedy loop (generate_ort.js) on the exported step."""
+    cmd = ["node", str(ROOT / "bench/generate_ort.js"), str(onnx), str(prompt),
+           "--new", str(new), "--threads", str(threads)]
+    if out:
+        cmd += ["--tokens-out", str(out)]
+    return json.loads(sh(cmd).strip().splitlines()[-1])
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--build", default="build")
@@ -115,6 +126,17 @@ def main():
             print(f"compiling ({variant})", flush=True)
             sh([str(bin_dir / "attune-compile"), str(MODEL), "--weights", str(weights),
                 "-o", str(libs[variant]), *flags])
+    # ONNX Runtime, when installed (scripts/install-deps.sh --bench): the
+    # decoding step with past keys and values, exported from the same module.
+    onnx = work / "gpt2_step.onnx"
+    have_ort = (build / "ort/node_modules/onnxruntime-node/package.json").exists()
+    if have_ort and (not onnx.exists() or onnx.stat().st_mtime < weights.stat().st_mtime):
+        print("exporting the decoding step to ONNX", flush=True)
+        sh([sys.executable, str(ROOT / "bench/export_generate_onnx.py"), str(MODEL),
+            str(weights), str(onnx)])
+    if not have_ort:
+        print("note: no ONNX Runtime anchor (scripts/install-deps.sh --bench installs it)",
+              file=sys.stderr)
     rng = np.random.default_rng(0)
     prompts = {}
     for n in sorted({a.prompt, *map(int, a.contexts.split(","))}):
@@ -128,23 +150,35 @@ def main():
         print(f"\nGPT-2-small-sized generation, prompt {a.prompt}, {a.new} new tokens, "
               f"greedy, batch 1 (best of {a.repetitions}):\n")
         print("| threads | Attune tokens/s | PyTorch (KV cache) tokens/s | ratio | "
-              "Attune prefill / step ms | PyTorch prefill / step ms | same tokens |")
-        print("|---|---|---|---|---|---|---|")
+              "ONNX Runtime (past KV) tokens/s | ratio | "
+              "Attune prefill / step ms | PyTorch prefill / step ms | "
+              "ORT prefill / step ms | same tokens |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
     for threads in (map(int, a.threads.split(",")) if a.threads else []):
         lib = libs["serial" if threads == 1 else "parallel"]
-        best_a = best_t = None
+        best_a = best_t = best_o = None
+        faster = lambda r, b: r if b is None or r["total_ms"] < b["total_ms"] else b
         for r in range(a.repetitions):
-            ra = attune(bin_dir, lib, prompts[a.prompt], a.new, threads, work / "attune_out")
-            rt = torch_run(weights, prompts[a.prompt], a.new, threads, out=work / "torch_tokens.npy")
-            best_a = ra if best_a is None or ra["total_ms"] < best_a["total_ms"] else best_a
-            best_t = rt if best_t is None or rt["total_ms"] < best_t["total_ms"] else best_t
-        same = bool((np.load(work / "attune_out/tokens.npy") ==
-                     np.load(work / "torch_tokens.npy")).all())
+            best_a = faster(attune(bin_dir, lib, prompts[a.prompt], a.new, threads,
+                                   work / "attune_out"), best_a)
+            best_t = faster(torch_run(weights, prompts[a.prompt], a.new, threads,
+                                      out=work / "torch_tokens.npy"), best_t)
+            if have_ort:
+                best_o = faster(ort_run(onnx, prompts[a.prompt], a.new, threads,
+                                        out=work / "ort_tokens.json"), best_o)
+        mine = np.load(work / "attune_out/tokens.npy")
+        same = bool((mine == np.load(work / "torch_tokens.npy")).all())
+        if have_ort:
+            same &= json.loads((work / "ort_tokens.json").read_text()) == mine[0].tolist()
         ta = a.new / best_a["total_ms"] * 1e3
         tt = a.new / best_t["total_ms"] * 1e3
-        print(f"| {threads} | {ta:.1f} | {tt:.1f} | {ta / tt:.2f} | "
+        to = a.new / best_o["total_ms"] * 1e3 if best_o else None
+        ort_cells = (f"{to:.1f} | {ta / to:.2f}" if to else "- | -")
+        ort_times = (f"{best_o['prefill_ms']:.0f} / {best_o['step_ms']:.1f}" if best_o else "-")
+        print(f"| {threads} | {ta:.1f} | {tt:.1f} | {ta / tt:.2f} | {ort_cells} | "
               f"{best_a['prefill_ms']:.0f} / {best_a['step_ms']:.1f} | "
-              f"{best_t['prefill_ms']:.0f} / {best_t['step_ms']:.1f} | {same} |", flush=True)
+              f"{best_t['prefill_ms']:.0f} / {best_t['step_ms']:.1f} | {ort_times} | "
+              f"{same} |", flush=True)
 
     contexts = list(map(int, a.contexts.split(",")))
     mid = contexts[len(contexts) // 2]

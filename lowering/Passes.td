@@ -930,7 +930,7 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
            "lengths are always tiled)">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
            "Batch and heads as an scf.forall (threads with "
-           "attune-cpu-pipeline{parallel}); static tiles only">,
+           "attune-cpu-pipeline{parallel}), in both tiled forms">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -245,7 +245,7 @@ void serialHeadLoops(
 }
 
 LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
-                            TileSizes tiles) {
+                            TileSizes tiles, bool parallel) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   KernelBuilder kb(rewriter, loc);
@@ -292,10 +292,10 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
     return AffineMap::get(dims, 0, exprs, ctx);
   };
-  serialHeadLoops(
-      op, rewriter, batch, heads, init,
-      [&](OpBuilder &b2, Location l2, Value bIdx, Value hIdx,
-          Value headOut) -> Value {
+  // One (batch, head): its query tiles into `headOut`, the whole result
+  // [B, H, Lq, Dv], or with `headOnly` this head's [Lq, Dv].
+  auto headBody = [&](OpBuilder &b2, Location l2, Value bIdx, Value hIdx,
+                      Value headOut, bool headOnly) -> Value {
         IndexMath m2{b2, l2};
         Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
         Value len, qOffset;
@@ -420,16 +420,55 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                   normalizedTile(k3, keyLoop.getResult(2), keyLoop.getResult(1),
                                  accSizes, elem, TileMarks{});
               OpFoldResult one = b3.getIndexAttr(1);
-              Value updated = tensor::InsertSliceOp::create(
-                  b3, l3, tile, out3[0],
-                  ArrayRef<OpFoldResult>{bIdx, hIdx, i0, b3.getIndexAttr(0)},
-                  ArrayRef<OpFoldResult>{one, one, tq,
-                                         b3.getIndexAttr(valueDim)},
-                  ArrayRef<OpFoldResult>{one, one, one, one});
+              OpFoldResult zero = b3.getIndexAttr(0);
+              Value updated =
+                  headOnly
+                      ? tensor::InsertSliceOp::create(
+                            b3, l3, tile, out3[0],
+                            ArrayRef<OpFoldResult>{i0, zero},
+                            ArrayRef<OpFoldResult>{tq,
+                                                   b3.getIndexAttr(valueDim)},
+                            ArrayRef<OpFoldResult>{one, one})
+                      : tensor::InsertSliceOp::create(
+                            b3, l3, tile, out3[0],
+                            ArrayRef<OpFoldResult>{bIdx, hIdx, i0, zero},
+                            ArrayRef<OpFoldResult>{one, one, tq,
+                                                   b3.getIndexAttr(valueDim)},
+                            ArrayRef<OpFoldResult>{one, one, one, one});
               scf::YieldOp::create(b3, l3, updated);
             });
         return queryLoop.getResult(0);
-      });
+  };
+  if (parallel) {
+    // Every (batch, head) on its own (a decoding step's heads, a prefill's
+    // query tiles of each head): one head's [Lq, Dv] per iteration.
+    auto forall = scf::ForallOp::create(
+        rewriter, loc,
+        ArrayRef<OpFoldResult>{batchSize, rewriter.getIndexAttr(heads)},
+        ValueRange{init}, std::nullopt,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value bIdx = args[0], hIdx = args[1];
+          Value headInit = KernelBuilder(b, l).empty(
+              {lqSize, b.getIndexAttr(valueDim)}, elem);
+          Value head = headBody(b, l, bIdx, hIdx, headInit, true);
+          auto inParallel = scf::InParallelOp::create(b, l);
+          OpBuilder ib = OpBuilder::atBlockBegin(inParallel.getBody());
+          OpFoldResult one = ib.getIndexAttr(1), zero = ib.getIndexAttr(0);
+          tensor::ParallelInsertSliceOp::create(
+              ib, l, head, args[2],
+              ArrayRef<OpFoldResult>{bIdx, hIdx, zero, zero},
+              ArrayRef<OpFoldResult>{one, one, lqSize,
+                                     ib.getIndexAttr(valueDim)},
+              ArrayRef<OpFoldResult>{one, one, one, one});
+        });
+    replaceWithCast(rewriter, op, forall.getResults());
+    return success();
+  }
+  serialHeadLoops(op, rewriter, batch, heads, init,
+                  [&](OpBuilder &b2, Location l2, Value bIdx, Value hIdx,
+                      Value headOut) -> Value {
+                    return headBody(b2, l2, bIdx, hIdx, headOut, false);
+                  });
   return success();
 }
 
@@ -812,7 +851,7 @@ struct AttuneTileAttentionPass
       // Queries at offsets read key tiles from the cache in place: the
       // static form would pad and transpose the whole capacity per call.
       if (failed(op.getBias() || op.getQueryOffsets()
-                     ? tileAttention(op, rewriter, tiles)
+                     ? tileAttention(op, rewriter, tiles, parallel)
                      : tileAttentionStatic(op, rewriter, tiles, parallel)))
         return signalPassFailure();
     }
