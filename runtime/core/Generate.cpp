@@ -155,14 +155,13 @@ public:
         if (attune_tensor_rank(it->second) < 1 ||
             attune_tensor_shape(it->second)[0] != rows)
           return error("%s: the context '%s' has %lld rows, expected %lld "
-                       "(one per sequence%s)",
+                       "(one per sequence and beam)",
                        where(), spec.name.c_str(),
                        static_cast<long long>(
                            attune_tensor_rank(it->second)
                                ? attune_tensor_shape(it->second)[0]
                                : 0),
-                       static_cast<long long>(rows),
-                       rows > 0 ? ", per beam" : "");
+                       static_cast<long long>(rows));
         continue;
       }
       std::vector<int64_t> shape = spec.shape;
@@ -475,7 +474,7 @@ attune_status *beamSearch(Session &session, const Request &r,
         static_cast<const float *>(attune_tensor_data(logits.get()));
     std::vector<std::pair<int64_t, int64_t>> moves; // (to row, from row)
     std::vector<int64_t> next(rows, 0);
-    bool allDone = true;
+    bool allDone = true, cancelled = false;
     for (int64_t b = 0; b < batch; ++b) {
       if (done[b]) {
         // Rows of a finished sequence repeat their last token in place.
@@ -546,8 +545,10 @@ attune_status *beamSearch(Session &session, const Request &r,
         if (to != from)
           moves.push_back({to, from});
         next[to] = beams[k].tokens.back();
-        if (o.on_token && k == 0)
-          o.on_token(o.user, b, s, next[to]);
+        // Streaming: the best live beam's token (a later step may still
+        // prefer another hypothesis); a non-zero return ends the search.
+        if (o.on_token && k == 0 && o.on_token(o.user, b, s, next[to]) != 0)
+          cancelled = true;
       }
       // Fewer than K live beams (eos took the rest): the spare rows repeat
       // the first beam.
@@ -556,6 +557,16 @@ attune_status *beamSearch(Session &session, const Request &r,
         next[b * K + k] = beams[0].tokens.back();
       }
       live[b] = std::move(beams);
+    }
+    if (cancelled) {
+      // The live beams finish as they are.
+      for (int64_t b = 0; b < batch; ++b)
+        if (!done[b])
+          for (Hypothesis &h : live[b]) {
+            h.score = h.logProb / lengthPenalty(alpha, h.tokens.size());
+            finished[b].push_back(std::move(h));
+          }
+      break;
     }
     if (allDone)
       break;

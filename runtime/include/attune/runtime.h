@@ -221,8 +221,10 @@ ATTUNE_API void attune_runtime_allocation_stats(uint64_t *bytes,
 /*--- Generation -----------------------------------------------------------*/
 
 /* Called for every token as it is chosen: sequence b of the batch, its
- * step (0 for its first new token). A non-zero return stops the
- * generation (the tokens so far are returned). */
+ * step (0 for its first new token); for beam search, the best live beam's
+ * token of each step (a later step may still prefer another hypothesis).
+ * A non-zero return stops the generation (the tokens so far are returned;
+ * beam search finishes its live beams as they are). */
 typedef int (*attune_token_callback)(void *user, size_t sequence,
                                      size_t step, int64_t token);
 
