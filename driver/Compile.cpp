@@ -64,13 +64,14 @@ FailureOr<artifact::TensorSpec> tensorSpec(Location loc, Type type,
            failure();
   artifact::TensorSpec spec;
   spec.name = std::move(defaultName);
-  if (attrs)
-    if (auto name = attrs.getAs<StringAttr>(kStateAttr))
-      spec.name = name.str();
-    else if (auto name = attrs.getAs<StringAttr>(kContextAttr))
-      spec.name = name.str();
-    else if (auto name = attrs.getAs<StringAttr>(kNameAttr))
-      spec.name = name.str();
+  // A state's or context's name is its name in the artifact too.
+  if (attrs) {
+    for (StringRef key : {kStateAttr, kContextAttr, kNameAttr})
+      if (auto name = attrs.getAs<StringAttr>(key)) {
+        spec.name = name.str();
+        break;
+      }
+  }
   if (spec.name.empty() || llvm::any_of(spec.name, [](char c) {
         return !llvm::isAlnum(c) && c != '_' && c != '.' && c != '-';
       }))
