@@ -818,6 +818,35 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   return success();
 }
 
+/// Queries from this many on take the static form (see the pass).
+constexpr int64_t kStaticFormMinQueries = 16;
+
+/// `op` as an scf.if on its query count: the static tiled form for
+/// kStaticFormMinQueries queries or more, else the dynamic form.
+LogicalResult tileByQueryCount(AttentionOp op, RewriterBase &rewriter,
+                               TileSizes tiles, bool parallel) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value lq = tensor::DimOp::create(rewriter, loc, op.getQuery(), 2);
+  Value many = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::sge, lq,
+      arith::ConstantIndexOp::create(rewriter, loc, kStaticFormMinQueries));
+  auto ifOp = scf::IfOp::create(rewriter, loc, op->getResultTypes(), many,
+                                /*withElseRegion=*/true);
+  AttentionOp forms[2];
+  for (int branch = 0; branch < 2; ++branch) {
+    Block *block = branch == 0 ? ifOp.thenBlock() : ifOp.elseBlock();
+    rewriter.setInsertionPointToStart(block);
+    forms[branch] = cast<AttentionOp>(rewriter.clone(*op));
+    scf::YieldOp::create(rewriter, loc, forms[branch]->getResults());
+  }
+  rewriter.replaceOp(op, ifOp.getResults());
+  if (failed(tileAttentionStatic(forms[0], rewriter, tiles, parallel)) ||
+      failed(tileAttention(forms[1], rewriter, tiles, parallel)))
+    return failure();
+  return success();
+}
+
 struct AttuneTileAttentionPass
     : mlir::attune::impl::AttuneTileAttentionBase<AttuneTileAttentionPass> {
   using AttuneTileAttentionBase::AttuneTileAttentionBase;
@@ -848,9 +877,17 @@ struct AttuneTileAttentionPass
       if (auto cap = op->getAttrOfType<IntegerAttr>(attune::kTileQCapAttr))
         if (cap.getInt() >= 1)
           tiles.q = std::min<int64_t>(tiles.q, cap.getInt());
-      // Queries at offsets read key tiles from the cache in place: the
-      // static form would pad and transpose the whole capacity per call.
-      if (failed(op.getBias() || op.getQueryOffsets()
+      // Queries at offsets read a cache. A decoding step's few queries read
+      // key tiles from it in place (the dynamic form); a prefill's many
+      // queries are worth the static form's micro-kernels, which pad and
+      // transpose the keys once per call: chosen at run time by the
+      // number of queries.
+      if (op.getQueryOffsets() && !op.getBias()) {
+        if (failed(tileByQueryCount(op, rewriter, tiles, parallel)))
+          return signalPassFailure();
+        continue;
+      }
+      if (failed(op.getBias()
                      ? tileAttention(op, rewriter, tiles, parallel)
                      : tileAttentionStatic(op, rewriter, tiles, parallel)))
         return signalPassFailure();
