@@ -244,6 +244,37 @@ void serialHeadLoops(
   replaceWithCast(rewriter, op, batchLoop.getResults());
 }
 
+/// The parallel twin of serialHeadLoops: every (batch, head) on its own in
+/// an scf.forall, `head` filling one head's [Lq, Dv] from the empty tensor
+/// it is given, inserted in parallel into `init`; replaces `op`.
+void parallelHeadLoops(
+    AttentionOp op, RewriterBase &rewriter, OpFoldResult batchSize,
+    int64_t heads, OpFoldResult lqSize, int64_t valueDim, Type elem,
+    Value init,
+    function_ref<Value(OpBuilder &, Location, Value, Value, Value)> head) {
+  auto forall = scf::ForallOp::create(
+      rewriter, op.getLoc(),
+      ArrayRef<OpFoldResult>{batchSize, rewriter.getIndexAttr(heads)},
+      ValueRange{init}, std::nullopt,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value bIdx = args[0], hIdx = args[1];
+        Value headInit = KernelBuilder(b, l).empty(
+            {lqSize, b.getIndexAttr(valueDim)}, elem);
+        Value filled = head(b, l, bIdx, hIdx, headInit);
+        auto inParallel = scf::InParallelOp::create(b, l);
+        OpBuilder ib = OpBuilder::atBlockBegin(inParallel.getBody());
+        OpFoldResult one = ib.getIndexAttr(1), zero = ib.getIndexAttr(0);
+        tensor::ParallelInsertSliceOp::create(
+            ib, l, filled, args[2],
+            ArrayRef<OpFoldResult>{bIdx, hIdx, zero, zero},
+            ArrayRef<OpFoldResult>{one, one, lqSize,
+                                   ib.getIndexAttr(valueDim)},
+            ArrayRef<OpFoldResult>{one, one, one, one});
+      });
+  replaceWithCast(rewriter, op, forall.getResults());
+}
+
+
 LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                             TileSizes tiles, bool parallel) {
   Location loc = op.getLoc();
@@ -440,28 +471,13 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
         return queryLoop.getResult(0);
   };
   if (parallel) {
-    // Every (batch, head) on its own (a decoding step's heads, a prefill's
-    // query tiles of each head): one head's [Lq, Dv] per iteration.
-    auto forall = scf::ForallOp::create(
-        rewriter, loc,
-        ArrayRef<OpFoldResult>{batchSize, rewriter.getIndexAttr(heads)},
-        ValueRange{init}, std::nullopt,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value bIdx = args[0], hIdx = args[1];
-          Value headInit = KernelBuilder(b, l).empty(
-              {lqSize, b.getIndexAttr(valueDim)}, elem);
-          Value head = headBody(b, l, bIdx, hIdx, headInit, true);
-          auto inParallel = scf::InParallelOp::create(b, l);
-          OpBuilder ib = OpBuilder::atBlockBegin(inParallel.getBody());
-          OpFoldResult one = ib.getIndexAttr(1), zero = ib.getIndexAttr(0);
-          tensor::ParallelInsertSliceOp::create(
-              ib, l, head, args[2],
-              ArrayRef<OpFoldResult>{bIdx, hIdx, zero, zero},
-              ArrayRef<OpFoldResult>{one, one, lqSize,
-                                     ib.getIndexAttr(valueDim)},
-              ArrayRef<OpFoldResult>{one, one, one, one});
-        });
-    replaceWithCast(rewriter, op, forall.getResults());
+    // A decoding step's heads, a prefill's query tiles of each head.
+    parallelHeadLoops(op, rewriter, batchSize, heads, lqSize, valueDim, elem,
+                      init,
+                      [&](OpBuilder &b, Location l, Value bIdx, Value hIdx,
+                          Value headInit) {
+                        return headBody(b, l, bIdx, hIdx, headInit, true);
+                      });
     return success();
   }
   serialHeadLoops(op, rewriter, batch, heads, init,
@@ -785,28 +801,13 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   };
 
   if (parallel) {
-    // Every (batch, head) on its own: one head's [Lq, Dv] per iteration,
-    // inserted in parallel.
-    auto forall = scf::ForallOp::create(
-        rewriter, loc,
-        ArrayRef<OpFoldResult>{batchSize, rewriter.getIndexAttr(heads)},
-        ValueRange{init}, std::nullopt,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value bIdx = args[0], hIdx = args[1];
-          Value headInit = KernelBuilder(b, l).empty(
-              {lqSize, b.getIndexAttr(valueDim)}, elem);
-          scf::ForOp q = queryLoopFor(b, l, bIdx, hIdx, headInit, true);
-          auto inParallel = scf::InParallelOp::create(b, l);
-          OpBuilder ib = OpBuilder::atBlockBegin(inParallel.getBody());
-          OpFoldResult one = ib.getIndexAttr(1), zero = ib.getIndexAttr(0);
-          tensor::ParallelInsertSliceOp::create(
-              ib, l, q.getResult(0), args[2],
-              ArrayRef<OpFoldResult>{bIdx, hIdx, zero, zero},
-              ArrayRef<OpFoldResult>{one, one, lqSize,
-                                     ib.getIndexAttr(valueDim)},
-              ArrayRef<OpFoldResult>{one, one, one, one});
-        });
-    replaceWithCast(rewriter, op, forall.getResults());
+    parallelHeadLoops(op, rewriter, batchSize, heads, lqSize, valueDim, elem,
+                      init,
+                      [&](OpBuilder &b, Location l, Value bIdx, Value hIdx,
+                          Value headInit) -> Value {
+                        return queryLoopFor(b, l, bIdx, hIdx, headInit, true)
+                            .getResult(0);
+                      });
     return success();
   }
   serialHeadLoops(

@@ -44,15 +44,16 @@ struct Random {
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 };
 
-/// log softmax(logits)[token], in double.
-double logProbability(const float *logits, int64_t vocab, int64_t token) {
+/// log sum_v exp(logits[v]), in double: log softmax(logits)[v] is
+/// logits[v] minus it.
+double logSumExp(const float *logits, int64_t vocab) {
   double top = logits[0];
   for (int64_t v = 1; v < vocab; ++v)
     top = std::max<double>(top, logits[v]);
   double sum = 0.0;
   for (int64_t v = 0; v < vocab; ++v)
     sum += std::exp(static_cast<double>(logits[v]) - top);
-  return static_cast<double>(logits[token]) - top - std::log(sum);
+  return top + std::log(sum);
 }
 
 /// The token chosen from `logits` [V]: the first maximum (greedy, or
@@ -388,7 +389,7 @@ attune_status *sampleRows(Session &session, const Request &r,
       if (!done[b]) {
         int64_t token = choose(rows + b * vocab, vocab, o, random, order);
         chosen[b * steps + s] = token;
-        scores[b] += logProbability(rows + b * vocab, vocab, token);
+        scores[b] += rows[b * vocab + token] - logSumExp(rows + b * vocab, vocab);
         if (o.on_token && o.on_token(o.user, b, s, token) != 0)
           cancelled = true;
         tokenValues[b] = forced ? forced[b * steps + s] : token;
@@ -489,12 +490,7 @@ attune_status *beamSearch(Session &session, const Request &r,
       std::vector<Candidate> candidates;
       for (size_t k = 0; k < live[b].size(); ++k) {
         const float *row = all + (b * K + k) * vocab;
-        double top = row[0], sum = 0.0;
-        for (int64_t v = 1; v < vocab; ++v)
-          top = std::max<double>(top, row[v]);
-        for (int64_t v = 0; v < vocab; ++v)
-          sum += std::exp(static_cast<double>(row[v]) - top);
-        double norm = top + std::log(sum);
+        double norm = logSumExp(row, vocab);
         for (int64_t v = 0; v < vocab; ++v)
           candidates.push_back({live[b][k].logProb + row[v] - norm,
                                 static_cast<int64_t>(k), v});
