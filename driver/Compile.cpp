@@ -36,6 +36,7 @@ namespace artifact = ::attune::artifact;
 void registerCompilerDialects(DialectRegistry &registry) {
   registry.insert<AttuneDialect>();
   registerFastSubsetModels(registry);
+  registerBufferizationModels(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);
@@ -508,16 +509,6 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   if (failed(entries))
     return failure();
   metadata.entries = std::move(*entries);
-  if (hasVulkan)
-    for (const artifact::EntrySpec &e : metadata.entries)
-      for (const artifact::TensorSpec &t : e.inputs)
-        if (t.state)
-          return emitError(module->getLoc())
-                     << "@" << e.name << " has the generation state '"
-                     << t.name
-                     << "', which the Vulkan target does not support yet: "
-                        "compile it for the CPU (--target=cpu)",
-                 failure();
   // The names now live in the metadata; the lowering has no use for them.
   for (auto func : module->getOps<func::FuncOp>()) {
     for (unsigned i = 0; i < func.getNumArguments(); ++i)

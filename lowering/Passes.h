@@ -127,6 +127,11 @@ void registerAttunePipelines();
 /// upstream's.
 void registerFastSubsetModels(DialectRegistry &registry);
 
+/// attune.cache_write's bufferization (Vulkan/CacheWriteBufferization.cpp):
+/// a device scatter into the cache's buffer, where the Vulkan pipeline
+/// leaves the op for one-shot bufferization.
+void registerBufferizationModels(DialectRegistry &registry);
+
 } // namespace mlir::attune
 
 #endif // ATTUNE_LOWERING_PASSES_H

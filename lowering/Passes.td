@@ -1134,6 +1134,7 @@ def ConvertAttuneToLinalg : Pass<"convert-attune-to-linalg"> {
     "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "attune/artifact.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -547,7 +548,7 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
 /// A check whose flag (a rank-0 i32 tensor, non-zero: failed) is computed
 /// where the data is: a call of the runtime's attune_vk_check with the flag's
 /// buffer and the id of `message` in the module's message table.
-static void deferCheck(ConversionPatternRewriter &rewriter, Operation *op,
+static void deferCheck(RewriterBase &rewriter, Operation *op,
                        Value flag, StringRef message) {
   Location loc = op->getLoc();
   MLIRContext *ctx = rewriter.getContext();
@@ -583,7 +584,7 @@ static void deferCheck(ConversionPatternRewriter &rewriter, Operation *op,
 /// elements into a flag, then a cf.assert (the CPU code reads it) or a
 /// deferred check (Vulkan: the flag stays on the device).
 static void checkEveryElement(
-    ConversionPatternRewriter &rewriter, Operation *op, IndexChecks checks,
+    RewriterBase &rewriter, Operation *op, IndexChecks checks,
     Value values, function_ref<Value(OpBuilder &, Location, Value)> isBad,
     StringRef text) {
   Location loc = op->getLoc();
@@ -783,9 +784,40 @@ struct PositionalEncodingLowering : OpConversionPattern<PositionalEncodingOp> {
 // Generation state
 //===----------------------------------------------------------------------===//
 
+/// The run-time check that every row's update fits in the cache:
+/// 0 <= positions[b] <= capacity - T.
+static void checkCacheCapacity(RewriterBase &rewriter, CacheWriteOp op,
+                               IndexChecks checks, Value cache, Value update,
+                               Value positions) {
+  if (checks == IndexChecks::None)
+    return;
+  Location loc = op.getLoc();
+  KernelBuilder kb(rewriter, loc);
+  Value capacity = kb.dim(cache, 2), count = kb.dim(update, 2);
+  Value lastFirst = arith::SubIOp::create(rewriter, loc, capacity, count);
+  checkEveryElement(
+      rewriter, op, checks, positions,
+      [&](OpBuilder &b, Location l, Value first) {
+        Value lo = arith::CmpIOp::create(
+            b, l, arith::CmpIPredicate::slt, first,
+            arith::ConstantIndexOp::create(b, l, 0));
+        Value hi = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
+                                         first, lastFirst);
+        return arith::OrIOp::create(b, l, lo, hi).getResult();
+      },
+      "cache capacity exceeded: attune.cache_write needs 0 <= "
+      "positions[b] and positions[b] + new tokens <= the cache's "
+      "capacity (dim 2 of " +
+          std::to_string(tensorType(cache).getDimSize(2)) +
+          ", ? = given at run time)");
+}
+
 /// scf.for over the batch inserting each sequence's update at its position:
 /// bufferized in place into the cache (a generation state's buffer), so a
 /// step writes T x H x D elements per sequence and copies nothing else.
+/// (With deferred checks, for Vulkan, the op stays until bufferization:
+/// the host code cannot read the positions to place slices, and the op's
+/// bufferization, CacheWriteBufferization.cpp, scatters on the device.)
 struct CacheWriteLowering : OpConversionPattern<CacheWriteOp> {
   CacheWriteLowering(MLIRContext *ctx, IndexChecks checks)
       : OpConversionPattern(ctx), checks(checks) {}
@@ -795,33 +827,12 @@ struct CacheWriteLowering : OpConversionPattern<CacheWriteOp> {
   matchAndRewrite(CacheWriteOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    // The host code places the slices, so it must read the positions: on
-    // Vulkan they are device data.
-    if (checks == IndexChecks::Deferred)
-      return op.emitOpError("is not lowered for the Vulkan target yet: "
-                            "generation with a cache runs on the CPU");
     KernelBuilder kb(rewriter, loc);
     Value cache = adaptor.getCache(), update = adaptor.getUpdate(),
           positions = adaptor.getPositions();
     RankedTensorType cacheType = tensorType(cache);
-    Value capacity = kb.dim(cache, 2), count = kb.dim(update, 2);
-    Value lastFirst = arith::SubIOp::create(rewriter, loc, capacity, count);
-    if (checks != IndexChecks::None)
-      checkEveryElement(
-          rewriter, op, checks, positions,
-          [&](OpBuilder &b, Location l, Value first) {
-            Value lo = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::slt, first,
-                arith::ConstantIndexOp::create(b, l, 0));
-            Value hi = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
-                                             first, lastFirst);
-            return arith::OrIOp::create(b, l, lo, hi).getResult();
-          },
-          "cache capacity exceeded: attune.cache_write needs 0 <= "
-          "positions[b] and positions[b] + new tokens <= the cache's "
-          "capacity (dim 2 of " +
-              std::to_string(cacheType.getDimSize(2)) +
-              ", ? = given at run time)");
+    Value count = kb.dim(update, 2);
+    checkCacheCapacity(rewriter, op, checks, cache, update, positions);
     int64_t heads = cacheType.getDimSize(1), dim = cacheType.getDimSize(3);
     Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
@@ -1172,10 +1183,24 @@ struct ConvertAttuneToLinalgPass
                            cf::ControlFlowDialect, math::MathDialect,
                            scf::SCFDialect,
                            tensor::TensorDialect, func::FuncDialect,
-                           bufferization::BufferizationDialect>();
+                           bufferization::BufferizationDialect,
+                           memref::MemRefDialect>();
     target.addIllegalDialect<AttuneDialect>();
     // Parameters are bound to constants or arguments by the driver.
     target.addLegalOp<WeightOp>();
+    // On Vulkan a cache write is bufferized as a device scatter
+    // (CacheWriteBufferization.cpp), after its capacity check here.
+    if (checkIndices && deferChecks) {
+      target.addLegalOp<CacheWriteOp>();
+      SmallVector<CacheWriteOp> writes;
+      root->walk([&](CacheWriteOp op) { writes.push_back(op); });
+      IRRewriter rewriter(ctx);
+      for (CacheWriteOp op : writes) {
+        rewriter.setInsertionPoint(op);
+        checkCacheCapacity(rewriter, op, IndexChecks::Deferred, op.getCache(),
+                           op.getUpdate(), op.getPositions());
+      }
+    }
     RewritePatternSet patterns(ctx);
     populateAttuneToLinalgConversionPatterns(
         patterns, !checkIndices ? IndexChecks::None

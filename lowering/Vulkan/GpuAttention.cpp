@@ -11,6 +11,11 @@
 //     l   = l c + p;  acc = acc c + p v[j]
 //   out[i] = acc / l                  (0 for a row that sees no key)
 //
+// Query i of batch b is at key position offsets[b] + i with `query_offsets`
+// (a generation step over a cache: the loop stops at the row's position, so
+// a step reads the keys written so far, not the cache's capacity), else at
+// i or i + Lk - Lq (the masks' alignment).
+//
 // No [Lq, Lk] tensor exists and the whole op is one kernel, where the plain
 // lowering writes and rereads the scores between five kernels.
 //
@@ -186,6 +191,8 @@ struct AttentionKernel {
     km = toBuffer(rewriter, loc, k);
     vm = toBuffer(rewriter, loc, v);
     lm = lengths ? toBuffer(rewriter, loc, lengths) : Value();
+    if (Value offsets = op.getQueryOffsets())
+      om = toBuffer(rewriter, loc, offsets);
     bm = bias ? toBuffer(rewriter, loc, bias) : Value();
     outType = MemRefType::get(
         {ShapedType::kDynamic, heads, ShapedType::kDynamic, valueDim}, elem);
@@ -202,6 +209,15 @@ struct AttentionKernel {
     if (!lm)
       return Value();
     Value raw = memref::LoadOp::create(b, l, lm, bi);
+    return arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
+  }
+
+  /// The key position of query 0 of batch `bi`: the row's query offset
+  /// (a step over a cache), else the bottom-right or top-left offset.
+  Value queryOffset(OpBuilder &b, Location l, Value bi) {
+    if (!om)
+      return offset;
+    Value raw = memref::LoadOp::create(b, l, om, bi);
     return arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
   }
 
@@ -223,7 +239,7 @@ struct AttentionKernel {
   int64_t heads, headDim, group, valueDim;
   bool causal;
   std::optional<int64_t> window;
-  Value qBatch, lq, lk, qm, km, vm, lm, bm, out, scale, offset;
+  Value qBatch, lq, lk, qm, km, vm, lm, om, bm, out, scale, offset;
   MemRefType outType;
 };
 
@@ -243,7 +259,7 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
         };
         Value kvh = arith::DivUIOp::create(b, l, hi, cst(a.group));
         // The keys row i sees: [lo, end).
-        Value p = arith::AddIOp::create(b, l, ii, a.offset);
+        Value p = arith::AddIOp::create(b, l, ii, a.queryOffset(b, l, bi));
         Value len = a.keyLength(b, l, bi);
         auto [lo, end] =
             visibleKeyRange(b, l, p, p, a.lk, len, a.causal, a.window);
@@ -343,10 +359,12 @@ LogicalResult fuseForGpuShared(AttentionOp op, RewriterBase &rewriter,
   // this row.
   Value last = arith::MinUIOp::create(
       b, l, add(first, cst(wg - 1)), arith::SubIOp::create(b, l, a.lq, cst(1)));
+  // The query offset is per batch row, uniform over the workgroup.
+  Value offset = a.queryOffset(b, l, bi);
   auto [tileLo, tileEnd] =
-      visibleKeyRange(b, l, add(first, a.offset), add(last, a.offset), a.lk,
+      visibleKeyRange(b, l, add(first, offset), add(last, offset), a.lk,
                       len, a.causal, a.window);
-  Value p = add(ii, a.offset);
+  Value p = add(ii, offset);
   auto [rowLo, rowEnd] =
       visibleKeyRange(b, l, p, p, a.lk, len, a.causal, a.window);
 
@@ -504,7 +522,7 @@ LogicalResult fuseForGpuSubgroup(AttentionOp op, RewriterBase &rewriter,
   SmallVector<Value> q;
   for (int64_t u = 0; u < perLaneD; ++u)
     q.push_back(load(b, a.qm, ValueRange{bi, hi, ii}, u, a.headDim));
-  Value p = arith::AddIOp::create(b, l, ii, a.offset);
+  Value p = arith::AddIOp::create(b, l, ii, a.queryOffset(b, l, bi));
   Value len = a.keyLength(b, l, bi);
   auto [lo, end] = visibleKeyRange(b, l, p, p, a.lk, len, a.causal, a.window);
   auto keys = scf::ForOp::create(
@@ -551,10 +569,7 @@ struct AttuneGpuAttentionPass
   void runOnOperation() override {
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) {
-      // Queries at offsets (a decoding step over a cache) take the plain
-      // lowering.
       if (op.getSelection() != Selection::soft || op.getReturnWeights() ||
-          op.getQueryOffsets() ||
           op.getValue().getType().getDimSize(3) > kMaxValueDim ||
           !op.getQuery().getType().getElementType().isF32())
         return;

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
+#include "../vulkan/Vulkan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,7 +97,12 @@ class Session {
 public:
   Session(const attune_model *model, size_t entry,
           const artifact::EntrySpec &step)
-      : model(model), entry(entry), step(step) {}
+      : model(model), entry(entry), step(step),
+        program(vulkanProgram(model)) {}
+  ~Session() {
+    for (vulkan::Resident *r : residents)
+      vulkan::destroyResident(program, r);
+  }
 
   /// The contexts: the encoder's outputs by name (`outputs`, B rows each),
   /// each row repeated `repeat` times (the beams of a sequence).
@@ -211,6 +217,31 @@ public:
                         attune_dtype_size(spec.dtype));
       }
     }
+    return program ? moveToDevice() : nullptr;
+  }
+
+  /// On Vulkan: the states and contexts become resident device buffers,
+  /// written in place by every step (nothing but the tokens goes up and the
+  /// logits come back per token); the host copies of the states are freed,
+  /// their tensors keeping only dtype and shape.
+  attune_status *moveToDevice() {
+    size_t nextState = 0;
+    for (size_t i = artifact::kStepFirstState; i < step.inputs.size(); ++i) {
+      bool context = step.inputs[i].context;
+      attune_tensor *t = context
+                             ? const_cast<attune_tensor *>(
+                                   contexts[step.inputs[i].name])
+                             : states[nextState++].get();
+      vulkan::Resident *r = nullptr;
+      if (attune_status *s = vulkan::createResident(program, t, &r))
+        return s;
+      residents.push_back(r);
+      if (!context) {
+        stateResidents.push_back(r);
+        Tensor &host = states[nextState - 1];
+        host.reset(new attune_tensor{host->dtype, host->shape, nullptr, false});
+      }
+    }
     return nullptr;
   }
 
@@ -244,9 +275,15 @@ public:
       inputs.push_back(step.inputs[i].context
                            ? contexts[step.inputs[i].name]
                            : states[nextState++].get());
+    std::vector<const vulkan::Resident *> bound;
+    if (program) {
+      bound.assign(artifact::kStepFirstState, nullptr);
+      bound.insert(bound.end(), residents.begin(), residents.end());
+    }
     attune_tensor *out = nullptr;
-    if (attune_status *s = attune_model_run(model, entry, inputs.data(),
-                                            inputs.size(), &out, 1))
+    if (attune_status *s =
+            runEntry(model, entry, inputs.data(), inputs.size(),
+                     program ? bound.data() : nullptr, &out, 1))
       return s;
     logits.reset(out);
     const int64_t *shape = attune_tensor_shape(out);
@@ -263,14 +300,15 @@ public:
   /// Beam search: row `to` of every state becomes a copy of row `from`
   /// (positions [0, used) of a cache [B, H, C, D], else the whole row),
   /// for each (to, from) of `moves`, reading every source before writing.
-  void reorder(const std::vector<std::pair<int64_t, int64_t>> &moves,
-               int64_t used) {
+  attune_status *reorder(const std::vector<std::pair<int64_t, int64_t>> &moves,
+                         int64_t used) {
     if (moves.empty())
-      return;
-    for (Tensor &state : states) {
-      const int64_t *shape = attune_tensor_shape(state.get());
-      size_t rank = attune_tensor_rank(state.get());
-      size_t element = attune_dtype_size(attune_tensor_dtype(state.get()));
+      return nullptr;
+    for (size_t si = 0; si < states.size(); ++si) {
+      const attune_tensor *state = states[si].get();
+      const int64_t *shape = attune_tensor_shape(state);
+      size_t rank = attune_tensor_rank(state);
+      size_t element = attune_dtype_size(attune_tensor_dtype(state));
       int64_t rowElements = 1;
       for (size_t d = 1; d < rank; ++d)
         rowElements *= shape[d];
@@ -281,18 +319,27 @@ public:
         chunk = std::min(used, shape[2]) * shape[3] * element;
         stride = shape[2] * shape[3] * element;
       }
-      auto *data = static_cast<char *>(attune_tensor_data(state.get()));
-      size_t rowBytes = rowElements * element;
-      std::vector<char> copies(moves.size() * chunks * chunk);
-      for (size_t m = 0; m < moves.size(); ++m)
+      uint64_t rowBytes = rowElements * element;
+      std::vector<vulkan::ByteMove> bytes;
+      for (auto [to, from] : moves)
         for (int64_t c = 0; c < chunks; ++c)
-          std::memcpy(&copies[(m * chunks + c) * chunk],
-                      data + moves[m].second * rowBytes + c * stride, chunk);
-      for (size_t m = 0; m < moves.size(); ++m)
-        for (int64_t c = 0; c < chunks; ++c)
-          std::memcpy(data + moves[m].first * rowBytes + c * stride,
-                      &copies[(m * chunks + c) * chunk], chunk);
+          bytes.push_back({from * rowBytes + c * stride,
+                           to * rowBytes + c * stride,
+                           static_cast<uint64_t>(chunk)});
+      if (program) {
+        if (attune_status *s =
+                vulkan::moveResident(program, stateResidents[si], bytes))
+          return s;
+        continue;
+      }
+      auto *data = static_cast<char *>(state->data);
+      std::vector<char> copies(bytes.size() * chunk);
+      for (size_t m = 0; m < bytes.size(); ++m)
+        std::memcpy(&copies[m * chunk], data + bytes[m].from, chunk);
+      for (size_t m = 0; m < bytes.size(); ++m)
+        std::memcpy(data + bytes[m].to, &copies[m * chunk], chunk);
     }
+    return nullptr;
   }
 
   const char *where() const { return step.name.c_str(); }
@@ -306,6 +353,10 @@ private:
   std::map<std::string, const attune_tensor *> contexts;
   std::map<std::string, const attune_tensor *> initial; // of states
   std::vector<Tensor> owned; // contexts repeated for beams
+  vulkan::Program *program; // null: the CPU
+  // On Vulkan: the device buffers of the step's contexts and states (in
+  // input order), and of the states alone (in `states` order).
+  std::vector<vulkan::Resident *> residents, stateResidents;
 };
 
 bool isEos(const attune_generate_options &o, int64_t token) {
@@ -568,7 +619,8 @@ attune_status *beamSearch(Session &session, const Request &r,
       break;
     // Every live beam continues from its source's cache, then feeds its
     // new token at the next position.
-    session.reorder(moves, r.width + s);
+    if (attune_status *st = session.reorder(moves, r.width + s))
+      return st;
     tokenValues = next;
     for (int64_t row = 0; row < rows; ++row) {
       positionValues[row] = r.lengths[row / K] + s;

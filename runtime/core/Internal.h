@@ -32,10 +32,26 @@ struct attune_tensor {
   void *allocation = nullptr;
 };
 
+namespace attune::vulkan {
+struct Program;
+struct Resident;
+} // namespace attune::vulkan
+
 namespace attune::runtime {
 
 /// The metadata of entry `entry` of `model`, or null (Model.cpp).
 const artifact::EntrySpec *entrySpec(const attune_model *model, size_t entry);
+
+/// The model's Vulkan program, or null when it runs on the CPU.
+vulkan::Program *vulkanProgram(const attune_model *model);
+
+/// attune_model_run with, per input (`resident` may be null), a resident
+/// device buffer bound in place of uploading the input, whose tensor then
+/// gives only its dtype and shape (Vulkan only).
+attune_status *runEntry(const attune_model *model, size_t entry,
+                        const attune_tensor *const *inputs, size_t numInputs,
+                        const vulkan::Resident *const *resident,
+                        attune_tensor **outputs, size_t numOutputs);
 
 /// A status with a printf-style message.
 attune_status *error(const char *format, ...)

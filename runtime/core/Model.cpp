@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 using namespace attune;
 using namespace attune::runtime;
@@ -317,6 +318,21 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
                                 const attune_tensor *const *inputs,
                                 size_t numInputs, attune_tensor **outputs,
                                 size_t numOutputs) {
+  return runEntry(m, entryIndex, inputs, numInputs, nullptr, outputs,
+                  numOutputs);
+}
+
+} // extern "C"
+
+attune::vulkan::Program *attune::runtime::vulkanProgram(const attune_model *m) {
+  return m ? m->program : nullptr;
+}
+
+attune_status *attune::runtime::runEntry(
+    const attune_model *m, size_t entryIndex,
+    const attune_tensor *const *inputs, size_t numInputs,
+    const attune::vulkan::Resident *const *resident, attune_tensor **outputs,
+    size_t numOutputs) {
   if (!m || entryIndex >= m->entries.size())
     return error("attune_model_run: no entry point #%zu", entryIndex);
   if (m->inspectOnly)
@@ -357,7 +373,12 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
     std::vector<std::pair<attune_dtype, size_t>> outs;
     for (const artifact::TensorSpec &o : entry.outputs)
       outs.push_back({o.dtype, o.shape.size()});
-    attune::vulkan::RunIO io{inputs, numInputs, &outs, outputs};
+    // A state is updated in place: copied back unless it stays resident.
+    std::unique_ptr<bool[]> writeBack(new bool[numInputs]);
+    for (size_t i = 0; i < numInputs; ++i)
+      writeBack[i] = entry.inputs[i].state;
+    attune::vulkan::RunIO io{inputs,   numInputs,      &outs,
+                             outputs,  resident,       writeBack.get()};
     struct Call {
       void (*fn)(void **);
       const char *where;
@@ -374,9 +395,18 @@ attune_status *attune_model_run(const attune_model *m, size_t entryIndex,
     return s;
   }
 
+  if (resident)
+    for (size_t i = 0; i < numInputs; ++i)
+      if (resident[i])
+        return error("%s: a resident device buffer given to a model that runs "
+                     "on the CPU",
+                     where);
   return cpu::run(m->cpu, code.invoke, where, m->numThreads, entry.outputs,
                   inputs, numInputs, outputs);
 }
+
+extern "C" {
+
 
 attune_status *attune_model_set_profiling(attune_model *m, int enable) {
   if (enable && !m->program)

@@ -26,7 +26,9 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <functional>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 using attune::runtime::error;
@@ -656,6 +658,12 @@ struct Region {
   uint64_t size = 0;
   Buffer buffer;
   bool global = false; // uploaded at load; else owned by the current run
+  bool resident = false; // a Resident's buffer, bound for the current run
+};
+
+struct Resident {
+  Buffer buffer;
+  uint64_t bytes = 0;
 };
 
 struct Program {
@@ -682,8 +690,16 @@ struct Program {
   /// word as it was at the check, and the check's message id.
   std::vector<std::pair<Buffer, int64_t>> checks;
   std::vector<std::string> checkMessages; // by id (kVulkanCheckMessages)
+  std::set<Resident *> residents;          // destroyed with the program
 
   ~Program();
+  /// Records commands with `record` into the command buffer, submits them
+  /// and waits (outside a run; the caller holds the device's mutex).
+  /// `after` runs once the commands are done, before the staging buffers
+  /// are freed.
+  attune_status *submitOnce(const char *what,
+                            const std::function<void(VkCommandBuffer)> &record,
+                            const std::function<void()> &after = {});
   attune_status *takeBuffer(uint64_t size, const char *what, Buffer &out);
   void giveBack(Buffer b) { pool.emplace(b.buffer ? b.size : 0, b); }
   uint64_t addRegion(uint64_t size, Buffer b);
@@ -715,6 +731,10 @@ Program::~Program() {
     d.destroyBuffer(r.buffer);
   for (auto &[size, b] : pool)
     d.destroyBuffer(b);
+  for (Resident *r : residents) {
+    d.destroyBuffer(r->buffer);
+    delete r;
+  }
   for (Buffer &b : staging)
     d.destroyBuffer(b);
   for (Kernel &k : kernels) {
@@ -843,7 +863,8 @@ void Program::releaseRunRegions() {
       ++it;
       continue;
     }
-    giveBack(it->second.buffer);
+    if (!it->second.resident)
+      giveBack(it->second.buffer);
     it = regions.erase(it);
   }
   for (Buffer &b : staging)
@@ -1114,6 +1135,164 @@ attune_status *createProgram(Device *device, void *library,
 
 void destroyProgram(Program *program) { delete program; }
 
+attune_status *Program::submitOnce(
+    const char *what, const std::function<void(VkCommandBuffer)> &record,
+    const std::function<void()> &after) {
+  Device &d = *device;
+  d.vkResetCommandPool(d.device, commandPool, 0);
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  d.vkBeginCommandBuffer(cmd, &begin);
+  record(cmd);
+  attune_status *status = nullptr;
+  if (VkResult r = d.vkEndCommandBuffer(cmd))
+    status = error("vulkan: recording %s failed (%s)", what, resultName(r));
+  else if (VkResult r = submitAndWait())
+    status = error("vulkan: %s failed (%s)", what, resultName(r));
+  if (!status && after)
+    after();
+  d.vkResetCommandPool(d.device, commandPool, 0);
+  for (Buffer &b : staging)
+    d.destroyBuffer(b);
+  staging.clear();
+  return status;
+}
+
+attune_status *createResident(Program *p, const attune_tensor *initial,
+                              Resident **out) {
+  Device &d = *p->device;
+  std::lock_guard<std::mutex> lock(d.mutex);
+  uint64_t bytes =
+      attune_tensor_num_elements(initial) * attune_dtype_size(initial->dtype);
+  auto r = std::make_unique<Resident>();
+  r->bytes = bytes;
+  if (attune_status *s = d.createBuffer(
+          bytes,
+          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+              VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+              VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "a generation state", r->buffer))
+    return s;
+  if (bytes && r->buffer.mapped) {
+    std::memcpy(r->buffer.mapped, initial->data, bytes);
+  } else if (bytes) {
+    Buffer staging;
+    attune_status *s = p->stagingBuffer(bytes, /*readback=*/false,
+                                        "a generation state's upload", staging);
+    if (!s) {
+      std::memcpy(staging.mapped, initial->data, bytes);
+      s = p->submitOnce("a generation state's upload", [&](VkCommandBuffer c) {
+        VkBufferCopy copy{0, 0, bytes};
+        d.vkCmdCopyBuffer(c, staging.buffer, r->buffer.buffer, 1, &copy);
+      });
+    }
+    if (s) {
+      d.destroyBuffer(r->buffer);
+      return s;
+    }
+  }
+  *out = r.get();
+  p->residents.insert(r.release());
+  return nullptr;
+}
+
+void destroyResident(Program *p, Resident *r) {
+  if (!r)
+    return;
+  Device &d = *p->device;
+  std::lock_guard<std::mutex> lock(d.mutex);
+  p->residents.erase(r);
+  d.destroyBuffer(r->buffer);
+  delete r;
+}
+
+attune_status *moveResident(Program *p, Resident *r,
+                            const std::vector<ByteMove> &moves) {
+  Device &d = *p->device;
+  std::lock_guard<std::mutex> lock(d.mutex);
+  uint64_t total = 0;
+  for (const ByteMove &m : moves) {
+    if (m.from + m.bytes > r->bytes || m.to + m.bytes > r->bytes)
+      return error("vulkan: a state move of %llu bytes is outside its buffer "
+                   "of %llu",
+                   (unsigned long long)m.bytes, (unsigned long long)r->bytes);
+    total += m.bytes;
+  }
+  if (!total)
+    return nullptr;
+  if (r->buffer.mapped) {
+    std::vector<char> copies(total);
+    uint64_t at = 0;
+    for (const ByteMove &m : moves) {
+      std::memcpy(&copies[at], r->buffer.mapped + m.from, m.bytes);
+      at += m.bytes;
+    }
+    at = 0;
+    for (const ByteMove &m : moves) {
+      std::memcpy(r->buffer.mapped + m.to, &copies[at], m.bytes);
+      at += m.bytes;
+    }
+    return nullptr;
+  }
+  // Through a scratch buffer: all sources out, a barrier, all in.
+  Buffer scratch;
+  if (attune_status *s = d.createBuffer(total,
+                                        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
+                                        "a state move's scratch", scratch))
+    return s;
+  attune_status *s = p->submitOnce("a state move", [&](VkCommandBuffer c) {
+    std::vector<VkBufferCopy> out, in;
+    uint64_t at = 0;
+    for (const ByteMove &m : moves) {
+      if (!m.bytes)
+        continue;
+      out.push_back({m.from, at, m.bytes});
+      in.push_back({at, m.to, m.bytes});
+      at += m.bytes;
+    }
+    d.vkCmdCopyBuffer(c, r->buffer.buffer, scratch.buffer, out.size(),
+                      out.data());
+    VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    b.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    d.vkCmdPipelineBarrier(c, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                           VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &b, 0,
+                           nullptr, 0, nullptr);
+    d.vkCmdCopyBuffer(c, scratch.buffer, r->buffer.buffer, in.size(),
+                      in.data());
+  });
+  d.destroyBuffer(scratch);
+  return s;
+}
+
+attune_status *readResident(Program *p, const Resident *r, void *into) {
+  Device &d = *p->device;
+  std::lock_guard<std::mutex> lock(d.mutex);
+  if (!r->bytes)
+    return nullptr;
+  if (r->buffer.mapped) {
+    std::memcpy(into, r->buffer.mapped, r->bytes);
+    return nullptr;
+  }
+  Buffer staging;
+  if (attune_status *s = p->stagingBuffer(r->bytes, /*readback=*/true,
+                                          "a state's readback", staging))
+    return s;
+  return p->submitOnce(
+      "a state's readback",
+      [&](VkCommandBuffer c) {
+        VkBufferCopy copy{0, 0, r->bytes};
+        d.vkCmdCopyBuffer(c, r->buffer.buffer, staging.buffer, 1, &copy);
+        VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+        b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+        d.vkCmdPipelineBarrier(c, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                               VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0,
+                               nullptr, 0, nullptr);
+      },
+      [&] { std::memcpy(into, staging.mapped, r->bytes); });
+}
+
 std::string profileReport(const Program *program) { return program->report; }
 
 attune_status *run(Program *p, const char *where, const RunIO &io,
@@ -1154,16 +1333,30 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
     return s;
   };
 
-  // Inputs: device buffers, written directly when mapped, else staged.
+  // Inputs: device buffers, written directly when mapped, else staged; a
+  // resident buffer is bound as it is.
   std::vector<std::vector<int64_t>> descriptors(io.numInputs);
+  std::vector<uint64_t> inputAddresses(io.numInputs);
   for (size_t i = 0; i < io.numInputs; ++i) {
     const attune_tensor *t = io.inputs[i];
     size_t bytes = attune_tensor_num_elements(t) * attune_dtype_size(t->dtype);
+    if (const Resident *r = io.resident ? io.resident[i] : nullptr) {
+      if (r->bytes != bytes)
+        return abandon(error("%s: input #%zu needs %zu bytes, its resident "
+                             "buffer holds %llu",
+                             where, i, bytes, (unsigned long long)r->bytes));
+      uint64_t address = p->addRegion(bytes, r->buffer);
+      p->regions[address].resident = true;
+      inputAddresses[i] = address;
+      descriptors[i] = attune::runtime::rowMajorDescriptor(address, t->shape);
+      continue;
+    }
     Buffer b;
     std::string what = std::string("input #") + std::to_string(i);
     if (attune_status *s = p->takeBuffer(bytes, what.c_str(), b))
       return abandon(s);
     uint64_t address = p->addRegion(bytes, b);
+    inputAddresses[i] = address;
     if (bytes) {
       if (b.mapped) {
         std::memcpy(b.mapped, t->data, bytes);
@@ -1224,6 +1417,30 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
     d.vkCmdCopyBuffer(p->cmd, r->buffer.buffer, staging.buffer, 1, &copy);
     readback[o].base = staging.mapped + offset;
   }
+  // States updated in place: their new values go back to the caller.
+  std::vector<const char *> stateBack(io.numInputs, nullptr);
+  for (size_t i = 0; io.writeBack && i < io.numInputs; ++i) {
+    if (!io.writeBack[i] || (io.resident && io.resident[i]))
+      continue;
+    uint64_t offset = 0;
+    const Region *r = p->find(inputAddresses[i], offset);
+    if (!r)
+      return abandon(error("%s: input #%zu is not in a device buffer", where,
+                           i));
+    if (r->buffer.mapped) {
+      stateBack[i] = r->buffer.mapped;
+      continue;
+    }
+    Buffer staging;
+    if (attune_status *s = p->stagingBuffer(r->size, /*readback=*/true,
+                                            "a state's readback buffer",
+                                            staging))
+      return abandon(s);
+    p->barrier();
+    VkBufferCopy copy{0, 0, std::max<VkDeviceSize>(r->size, 4)};
+    d.vkCmdCopyBuffer(p->cmd, r->buffer.buffer, staging.buffer, 1, &copy);
+    stateBack[i] = staging.mapped;
+  }
   VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -1250,6 +1467,14 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
       break;
     }
   }
+  // A failed run leaves the caller's states as they were (the run wrote a
+  // copy).
+  if (!status)
+    for (size_t i = 0; i < io.numInputs; ++i)
+      if (stateBack[i])
+        std::memcpy(io.inputs[i]->data, stateBack[i],
+                    attune_tensor_num_elements(io.inputs[i]) *
+                        attune_dtype_size(io.inputs[i]->dtype));
   at = 0;
   for (size_t o = 0; o < io.outputs->size(); ++o) {
     auto [dtype, rank] = (*io.outputs)[o];
@@ -1359,7 +1584,7 @@ void hostFree(void *ptr) {
   if (!p)
     outsideRun("_mlir_memref_to_llvm_free");
   auto it = p->regions.find(reinterpret_cast<uint64_t>(ptr));
-  if (it == p->regions.end() || it->second.global)
+  if (it == p->regions.end() || it->second.global || it->second.resident)
     return;
   p->giveBack(it->second.buffer);
   p->regions.erase(it);

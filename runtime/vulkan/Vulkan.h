@@ -45,11 +45,36 @@ void destroyProgram(Program *program);
 /// One model run. `invoke(context, args)` calls the host code and returns
 /// its error, if any; args[0] points to the result descriptors, args[1 + i]
 /// to input i's.
+/// A device buffer that outlives runs: a generation step's state or context
+/// kept on the device from step to step, so that a step uploads only its
+/// tokens and reads back only its logits.
+struct Resident;
+/// A resident buffer holding a copy of `initial`'s bytes.
+attune_status *createResident(Program *program, const attune_tensor *initial,
+                              Resident **out);
+void destroyResident(Program *program, Resident *resident);
+/// Copies `bytes` bytes from offset `from` to offset `to` of a resident
+/// buffer, for each move; every source is read before any is written.
+struct ByteMove {
+  uint64_t from, to, bytes;
+};
+attune_status *moveResident(Program *program, Resident *resident,
+                            const std::vector<ByteMove> &moves);
+/// Copies a resident buffer's bytes into `into` (its size).
+attune_status *readResident(Program *program, const Resident *resident,
+                            void *into);
+
 struct RunIO {
   const attune_tensor *const *inputs;
   size_t numInputs;
   const std::vector<std::pair<attune_dtype, size_t>> *outputs; // dtype, rank
   attune_tensor **results;
+  /// Per input, or null: a resident buffer bound in place of uploading
+  /// inputs[i] (which then gives only the dtype and shape).
+  const Resident *const *resident = nullptr;
+  /// Per input, or null: the input is a state the run updates in place;
+  /// its new value is copied back into inputs[i]'s data.
+  const bool *writeBack = nullptr;
 };
 attune_status *run(Program *program, const char *where, const RunIO &io,
                    attune_status *(*invoke)(void *context, void **args),

@@ -14,6 +14,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::attune::AttuneDialect>();
   mlir::attune::registerFastSubsetModels(registry);
+  mlir::attune::registerBufferizationModels(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
