@@ -101,6 +101,11 @@ extern "C" {
 
 int attune_runtime_api_version(void) { return ATTUNE_RUNTIME_API_VERSION; }
 
+void attune_runtime_transfer_stats(uint64_t *uploaded, uint64_t *downloaded,
+                                   uint64_t *deviceBytes) {
+  attune::vulkan::transferStats(uploaded, downloaded, deviceBytes);
+}
+
 int attune_artifact_format_version(void) { return artifact::kFormatVersion; }
 
 attune_status *attune_model_open(const char *path, attune_model **out) {

@@ -717,6 +717,8 @@ struct Program {
 };
 
 namespace {
+// attune_runtime_transfer_stats.
+std::atomic<uint64_t> uploadedBytes{0}, downloadedBytes{0}, deviceBytes{0};
 // Device addresses the host code sees: a range no host mapping uses.
 constexpr uint64_t kAddressBase = 0x100000000000ull; // 16 TiB
 constexpr uint64_t kAddressAlign = 256;
@@ -1135,6 +1137,16 @@ attune_status *createProgram(Device *device, void *library,
 
 void destroyProgram(Program *program) { delete program; }
 
+void transferStats(uint64_t *uploaded, uint64_t *downloaded,
+                   uint64_t *allocated) {
+  if (uploaded)
+    *uploaded = uploadedBytes.load();
+  if (downloaded)
+    *downloaded = downloadedBytes.load();
+  if (allocated)
+    *allocated = deviceBytes.load();
+}
+
 attune_status *Program::submitOnce(
     const char *what, const std::function<void(VkCommandBuffer)> &record,
     const std::function<void()> &after) {
@@ -1173,6 +1185,7 @@ attune_status *createResident(Program *p, const attune_tensor *initial,
               VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "a generation state", r->buffer))
     return s;
+  uploadedBytes += bytes;
   if (bytes && r->buffer.mapped) {
     std::memcpy(r->buffer.mapped, initial->data, bytes);
   } else if (bytes) {
@@ -1272,6 +1285,7 @@ attune_status *readResident(Program *p, const Resident *r, void *into) {
     return nullptr;
   if (r->buffer.mapped) {
     std::memcpy(into, r->buffer.mapped, r->bytes);
+    downloadedBytes += r->bytes;
     return nullptr;
   }
   Buffer staging;
@@ -1290,7 +1304,10 @@ attune_status *readResident(Program *p, const Resident *r, void *into) {
                                VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0,
                                nullptr, 0, nullptr);
       },
-      [&] { std::memcpy(into, staging.mapped, r->bytes); });
+      [&] {
+        std::memcpy(into, staging.mapped, r->bytes);
+        downloadedBytes += r->bytes;
+      });
 }
 
 std::string profileReport(const Program *program) { return program->report; }
@@ -1357,6 +1374,7 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
       return abandon(s);
     uint64_t address = p->addRegion(bytes, b);
     inputAddresses[i] = address;
+    uploadedBytes += bytes;
     if (bytes) {
       if (b.mapped) {
         std::memcpy(b.mapped, t->data, bytes);
@@ -1471,10 +1489,12 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
   // copy).
   if (!status)
     for (size_t i = 0; i < io.numInputs; ++i)
-      if (stateBack[i])
-        std::memcpy(io.inputs[i]->data, stateBack[i],
-                    attune_tensor_num_elements(io.inputs[i]) *
-                        attune_dtype_size(io.inputs[i]->dtype));
+      if (stateBack[i]) {
+        size_t bytes = attune_tensor_num_elements(io.inputs[i]) *
+                       attune_dtype_size(io.inputs[i]->dtype);
+        std::memcpy(io.inputs[i]->data, stateBack[i], bytes);
+        downloadedBytes += bytes;
+      }
   at = 0;
   for (size_t o = 0; o < io.outputs->size(); ++o) {
     auto [dtype, rank] = (*io.outputs)[o];
@@ -1484,6 +1504,9 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
     if (!status)
       status = attune::runtime::copyResult(dtype, rank, desc, readback[o].base,
                                            &io.results[o]);
+    if (!status)
+      downloadedBytes += attune_tensor_num_elements(io.results[o]) *
+                         attune_dtype_size(dtype);
   }
   if (p->profiling) {
     size_t n = p->timed.size();
@@ -1571,6 +1594,7 @@ void *hostAlloc(size_t size) {
   if (!p)
     outsideRun("_mlir_memref_to_llvm_alloc");
   Buffer b;
+  deviceBytes += size;
   if (attune_status *s = p->takeBuffer(size, "an intermediate tensor", b)) {
     std::string message = attune_status_message(s);
     attune_status_free(s);

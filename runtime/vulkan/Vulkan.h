@@ -81,6 +81,9 @@ attune_status *run(Program *program, const char *where, const RunIO &io,
                    void *invokeContext, bool profile);
 /// Per-kernel GPU times of the last profiled run.
 std::string profileReport(const Program *program);
+/// attune_runtime_transfer_stats's counters.
+void transferStats(uint64_t *uploaded, uint64_t *downloaded,
+                   uint64_t *deviceBytes);
 
 } // namespace attune::vulkan
 

@@ -117,6 +117,27 @@ func.func @masked(%q: tensor<?x4x3x8xf32>, %k: tensor<?x4x5x8xf32>, %v: tensor<?
 
 // -----
 
+// Queries at offsets (a generation step over a cache of 48 positions): row
+// i of batch b is at key position offsets[b] + i, read from the offsets in
+// the kernel; causal stops its key loop there (min with 48, then with the
+// position + 1), so a step reads the keys written so far, not the cache.
+// CHECK-LABEL: func.func @offsets
+// SHARED:        gpu.launch blocks(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[B:[a-z0-9_]+]]) in
+// SUBGROUP:      gpu.launch
+// ROW:           scf.parallel (%[[B:[a-z0-9_]+]], %{{.*}}, %{{.*}}) =
+// SHARED:          memref.load %{{.*}}[%[[B]]] : memref<?xi64>
+// ROW:             memref.load %{{.*}}[%[[B]]] : memref<?xi64>
+// SUBGROUP:        memref.load %{{.*}}[%{{.*}}] : memref<?xi64>
+// CHECK:           arith.index_cast
+// CHECK:           arith.minsi
+// CHECK:           scf.for
+func.func @offsets(%q: tensor<?x4x?x8xf32>, %k: tensor<?x4x48x8xf32>, %v: tensor<?x4x48x8xf32>, %offsets: tensor<?xi64>) -> tensor<?x4x?x8xf32> {
+  %o = attune.attention %q, %k, %v query_offsets(%offsets) {causal} : (tensor<?x4x?x8xf32>, tensor<?x4x48x8xf32>, tensor<?x4x48x8xf32>, tensor<?xi64>) -> tensor<?x4x?x8xf32>
+  return %o : tensor<?x4x?x8xf32>
+}
+
+// -----
+
 // Hard selection and returned weights keep the plain lowering.
 // CHECK-LABEL: func.func @hard
 // CHECK:         attune.attention

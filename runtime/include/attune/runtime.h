@@ -218,6 +218,16 @@ attune_model_entry_is_generation_encoder(const attune_model *model,
 ATTUNE_API void attune_runtime_allocation_stats(uint64_t *bytes,
                                                 uint64_t *buffers);
 
+/* The bytes Vulkan runs have copied from the host to the device (inputs, and
+ * the initial states and contexts of generations) and back (outputs, and
+ * states given to attune_model_run), and the device bytes their code has
+ * allocated, in this process so far: e.g. that a generation step on the
+ * device moves and allocates as much at position 1000 as at position 10.
+ * Any pointer may be NULL. */
+ATTUNE_API void attune_runtime_transfer_stats(uint64_t *uploaded,
+                                              uint64_t *downloaded,
+                                              uint64_t *device_bytes);
+
 /*--- Generation -----------------------------------------------------------*/
 
 /* Called for every token as it is chosen: sequence b of the batch, its

@@ -4,6 +4,7 @@ from <bos> = 1 when the case has a source), on a golden case:
 
   check_beam.py MODEL.mlir GOLDEN_CASE_DIR ATTUNE_RUN MODEL.so WORK
       --beam K --n-best R --max-new-tokens N --eos ID --length-penalty A
+      [--run-arg ARG]...
 
 Prints per sequence whether the R hypotheses are the reference's and the
 largest score difference; exits non-zero on a mismatch.
@@ -31,6 +32,8 @@ p.add_argument("--n-best", type=int, required=True)
 p.add_argument("--max-new-tokens", type=int, required=True)
 p.add_argument("--eos", type=int, required=True)
 p.add_argument("--length-penalty", type=float, required=True)
+p.add_argument("--run-arg", action="append", default=[],
+               help="an extra attune-run argument, e.g. --device=vulkan")
 a = p.parse_args()
 
 module_expr, _, _ = gen_golden.parse_header(a.model)
@@ -59,7 +62,7 @@ else:
 cmd = [a.attune_run, a.library, "--generate", *inputs, "--beam", str(a.beam),
        "--n-best", str(a.n_best), "--max-new-tokens", str(a.max_new_tokens),
        "--eos", str(a.eos), "--length-penalty", str(a.length_penalty),
-       "--output-dir", a.work]
+       "--output-dir", a.work, *a.run_arg]
 subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 tokens = np.load(Path(a.work) / "tokens.npy")
 scores = np.load(Path(a.work) / "scores.npy")

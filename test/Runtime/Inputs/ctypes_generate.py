@@ -1,13 +1,17 @@
 """attune_model_generate through ctypes (libattune_runtime.so loaded
 RTLD_LOCAL), on examples/gpt_generate.mlir compiled:
 
-  ctypes_generate.py LIBDIR MODEL.so GOLDEN_DIR
+  ctypes_generate.py LIBDIR MODEL.so GOLDEN_DIR [DEVICE]
 
 Checks, printing one line each: a bad request fails with its message and
 the model still generates PyTorch's tokens afterwards; a failed check inside
 the compiled step (a cache write past the capacity, run as a plain entry)
 fails that run only; a callback that returns non-zero stops the generation;
-the step run as an entry writes its caches in place.
+the step run as an entry writes its caches in place. On the CPU a
+decoding step allocates the same bytes at every position; on a Vulkan
+DEVICE, a generation's step moves the same bytes between host and device
+and allocates the same device bytes at every position (the caches stay on
+the device).
 """
 import ctypes
 import sys
@@ -15,6 +19,7 @@ import sys
 import numpy as np
 
 libdir, model_path, golden = sys.argv[1:4]
+device_spec = sys.argv[4] if len(sys.argv) > 4 else None
 rt = ctypes.CDLL(f"{libdir}/libattune_runtime.so")  # RTLD_LOCAL
 rt.attune_status_message.restype = ctypes.c_char_p
 rt.attune_status_message.argtypes = [ctypes.c_void_p]
@@ -27,7 +32,8 @@ rt.attune_tensor_rank.restype = ctypes.c_size_t
 rt.attune_tensor_rank.argtypes = [ctypes.c_void_p]
 rt.attune_tensor_free.argtypes = [ctypes.c_void_p]
 for name in ["attune_model_open", "attune_tensor_wrap", "attune_model_run",
-             "attune_model_generate"]:
+             "attune_model_generate", "attune_device_open",
+             "attune_model_open_on"]:
     getattr(rt, name).restype = ctypes.c_void_p
 
 CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
@@ -86,8 +92,19 @@ def to_numpy(t, dtype):
     return out
 
 
-model = ctypes.c_void_p()
-check(rt.attune_model_open(model_path.encode(), ctypes.byref(model)))
+device = ctypes.c_void_p()
+if device_spec:
+    check(rt.attune_device_open(device_spec.encode(), ctypes.byref(device)))
+
+
+def open_model():
+    m = ctypes.c_void_p()
+    check(rt.attune_model_open_on(model_path.encode(), None, device,
+                                  ctypes.byref(m)))
+    return m
+
+
+model = open_model()
 prompt = np.load(f"{golden}/case1/tokens.npy")
 lengths = np.load(f"{golden}/case1/lengths.npy")
 expected = np.load(f"{golden}/case1/generated.npy")
@@ -154,20 +171,43 @@ print("stopped:", tokens.shape, "callbacks:", len(seen),
       "tokens equal:", bool((tokens == expected[:, :3]).all()))
 rt.attune_model_close(model)
 
-# A decoding step allocates the same at every position: the caches are
-# written in place and nothing grows with the context.
-model = ctypes.c_void_p()
-check(rt.attune_model_open(model_path.encode(), ctypes.byref(model)))
-caches = [np.zeros((1, 4, 48, 16), np.float32) for _ in range(4)]
-step([[5] * 4], 0)
-per_step = {}
-for position in range(4, 46):
-    before_b, before_n = ctypes.c_uint64(), ctypes.c_uint64()
-    rt.attune_runtime_allocation_stats(ctypes.byref(before_b), ctypes.byref(before_n))
-    step([[7]], position)
-    after_b, after_n = ctypes.c_uint64(), ctypes.c_uint64()
-    rt.attune_runtime_allocation_stats(ctypes.byref(after_b), ctypes.byref(after_n))
-    per_step[position] = (after_b.value - before_b.value, after_n.value - before_n.value)
-print("allocated per step (bytes, buffers) at 4, 20, 45:", per_step[4], per_step[20], per_step[45])
-print("the same at every position:", len(set(per_step.values())) == 1)
-rt.attune_model_close(model)
+if not device_spec:
+    # A decoding step allocates the same at every position: the caches are
+    # written in place and nothing grows with the context.
+    model = open_model()
+    caches = [np.zeros((1, 4, 48, 16), np.float32) for _ in range(4)]
+    step([[5] * 4], 0)
+    per_step = {}
+    for position in range(4, 46):
+        before_b, before_n = ctypes.c_uint64(), ctypes.c_uint64()
+        rt.attune_runtime_allocation_stats(ctypes.byref(before_b), ctypes.byref(before_n))
+        step([[7]], position)
+        after_b, after_n = ctypes.c_uint64(), ctypes.c_uint64()
+        rt.attune_runtime_allocation_stats(ctypes.byref(after_b), ctypes.byref(after_n))
+        per_step[position] = (after_b.value - before_b.value, after_n.value - before_n.value)
+    print("allocated per step (bytes, buffers) at 4, 20, 45:", per_step[4], per_step[20], per_step[45])
+    print("the same at every position:", len(set(per_step.values())) == 1)
+    rt.attune_model_close(model)
+else:
+    # A generation on the device: each step uploads its tokens, reads back
+    # its logits and allocates its activations, the same at every position
+    # (the caches stay on the device, written in place).
+    model = open_model()
+    marks = []
+
+    def mark(user, sequence, index, token):
+        up, down, dev = ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64()
+        rt.attune_runtime_transfer_stats(ctypes.byref(up), ctypes.byref(down),
+                                         ctypes.byref(dev))
+        marks.append((up.value, down.value, dev.value))
+        return 0
+
+    prompt, lengths = prompt[:1], lengths[:1]
+    tokens = generate(on_token=CALLBACK(mark), num_eos=0, max_new_tokens=40)
+    deltas = [tuple(b - a for a, b in zip(marks[i - 1], marks[i]))
+              for i in range(2, len(marks))]
+    print("steps:", len(marks), "per step (uploaded, downloaded, device bytes)"
+          " at 2, 20, 39:", deltas[0], deltas[18], deltas[-1])
+    print("the same at every position:", len(set(deltas)) == 1)
+    rt.attune_model_close(model)
+    rt.attune_device_close(device)
