@@ -260,6 +260,40 @@ def AttuneFuseGemmInits : Pass<"attune-fuse-gemm-inits", "::mlir::ModuleOp"> {
   ];
 }
 
+def AttuneGatherFromPanels
+    : Pass<"attune-gather-from-panels", "::mlir::ModuleOp"> {
+  let summary = "A table that is also a packed GEMM weight is gathered from the panels";
+  let description = [{
+    Run after `--attune-pack-gemms`. A constant table `T [V, D]` read by
+    gathers (`tensor.extract %T[%i, %j]` in a kernel body: an embedding)
+    whose packed panels `P [ceil(V/W), D, W]` (`P[nb, k, r] = T[nb W + r,
+    k]`, zero past V) are also a constant of the module (the GEMM of a tied
+    LM head `x T^T`) is read from the panels instead: `P[i / W, j, i mod W]`.
+    The table then has no reader and is not emitted, so a model whose LM
+    head is tied to its token embedding carries the table once (GPT-2 small:
+    154 MB). The panels are recognized by their values (every element
+    compared), never by name; bf16 panels (`--gemm-weights=bf16`) differ
+    from an f32 table and are left alone.
+
+    Before:
+    ```mlir
+    %t = arith.constant dense<...> : tensor<97x64xf32>
+    %p = arith.constant dense<...> : tensor<4x64x32xf32>   // T's panels
+    ... linalg.generic ... { %x = tensor.extract %t[%i, %j] : tensor<97x64xf32> }
+    ```
+    After:
+    ```mlir
+    ... linalg.generic ... {
+      %nb = arith.divui %i, %c32 : index
+      %r = arith.remui %i, %c32 : index
+      %x = tensor.extract %p[%nb, %j, %r] : tensor<4x64x32xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
   let summary = "Lower soft attune.attention to one fused GPU kernel";
   let description = [{

@@ -112,6 +112,7 @@ static void addCpuKernelPasses(OpPassManager &pm, const CpuOptions &options) {
   pm.addPass(createAttuneVectorizeRows({parallel}));
   pm.addPass(createAttuneTransposeTiles({parallel}));
   pm.addPass(createAttunePackGemms({options.gemmWeights}));
+  pm.addPass(createAttuneGatherFromPanels());
   pm.addPass(createAttuneHoistWeightPreparation());
   pm.addPass(createAttuneFuseGemmInits({parallel}));
   pm.addPass(createAttuneTileGemm({parallel}));
