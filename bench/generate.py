@@ -40,16 +40,24 @@ def sh(cmd, env=None):
 
 
 def attune(bin_dir, lib, prompt, new, threads, out_dir=None):
+    """attune-run --generate: times, and the process's peak resident memory
+    (bytes, from wait4's rusage)."""
     cmd = [str(bin_dir / "attune-run"), str(lib), "--generate", "--input",
            f"tokens={prompt}", "--max-new-tokens", str(new), "--threads",
            str(threads)]
     if out_dir:
         cmd += ["--output-dir", str(out_dir)]
-    text = sh(cmd)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    text = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        sys.exit(f"attune-run failed ({proc.returncode}): {' '.join(cmd)}")
     m = re.search(r"in ([\d.]+) ms: .*first token ([\d.]+) ms \(prefill\), then "
                   r"([\d.]+) ms per step", text)
     total, prefill, step = map(float, m.groups())
-    return {"total_ms": total, "prefill_ms": prefill, "step_ms": step}
+    return {"total_ms": total, "prefill_ms": prefill, "step_ms": step,
+            "peak_rss": usage.ru_maxrss * 1024}
 
 
 def torch_run(weights, prompt, new, threads, cache=True, out=None):
@@ -70,6 +78,22 @@ def read_bandwidth(work):
     probe = work / "stream_probe"
     sh(["cc", "-O3", "-march=native", "-o", str(probe), str(ROOT / "bench/stream_probe.c")])
     return float(sh([str(probe), "1024"]).strip()) * 1e9
+
+
+def weight_and_cache_bytes(weights_path, capacity=1024, layers=12, heads=12,
+                           head_dim=64):
+    """The weights (each once) and the caches at the model's capacity."""
+    return (bytes_per_token(weights_path, 0) + wpe_bytes(weights_path)
+            + layers * 2 * heads * capacity * head_dim * 4)
+
+
+def wpe_bytes(weights_path):
+    import struct
+    with open(weights_path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+    v = header.get("wpe.weight")
+    return v["data_offsets"][1] - v["data_offsets"][0] if v else 0
 
 
 def bytes_per_token(weights_path, context, layers=12, heads=12, head_dim=64):
@@ -179,6 +203,11 @@ def main():
               f"{best_a['prefill_ms']:.0f} / {best_a['step_ms']:.1f} | "
               f"{best_t['prefill_ms']:.0f} / {best_t['step_ms']:.1f} | {ort_times} | "
               f"{same} |", flush=True)
+        peak = best_a["peak_rss"]
+        base = weight_and_cache_bytes(weights)
+        print(f"\n(Attune's peak resident memory, {threads} thread(s): {peak / 1e6:.0f} MB, "
+              f"{peak / base:.2f}x the weights and caches, {base / 1e6:.0f} MB; the "
+              "step's activations come on top)\n", flush=True)
 
     contexts = list(map(int, a.contexts.split(",")))
     mid = contexts[len(contexts) // 2]
