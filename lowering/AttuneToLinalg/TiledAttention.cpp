@@ -110,6 +110,9 @@ void multiplyBody(OpBuilder &b, Location l, ValueRange a) {
 /// The running state of one query tile: row maximum, row sum, accumulator.
 struct SoftmaxState {
   Value m, l, acc;
+  // A scratch row [TQ] the step overwrites: the key loop carries it with
+  // the state, so that a dynamic TQ allocates it once per query tile.
+  Value scratch;
 };
 
 /// How the tile ops are marked for attune-tile-gemm: not at all (dynamic
@@ -151,23 +154,48 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
   auto flat = [&](Value v) {
     return marks.vectorize ? markOp(v, kVectorize1DAttr) : v;
   };
-  // maxnumf, whose vector reduction LLVM keeps in vector registers (a NaN
-  // score still makes its row NaN through exp and the sum).
-  Value mNew = rows(k.generic(
-      scores, st.m, {score, row}, overKeys,
-      [](OpBuilder &b, Location l, ValueRange a) {
-        linalg::YieldOp::create(
-            b, l, ValueRange{arith::MaxNumFOp::create(b, l, a[0], a[1])});
-      }));
-  Value p = rows(k.generic(ValueRange{scores, mNew}, k.empty(scoreSizes, elem),
-                           {score, row, score},
-                           {Iter::parallel, Iter::parallel}, expShiftedBody));
+  // Every row of state is updated in place, in ops that read their output
+  // (an element-wise op that does not is given a fresh output by the
+  // canonicalizer, a buffer per key tile that the loop carries out:
+  // allocations that grew with the context):
+  //   t = rowmax(scores) into the scratch row (maxnumf, whose vector
+  //       reduction LLVM keeps in vector registers; a NaN score still
+  //       makes its row NaN through exp and the sum),
+  //   t = max(m, t): the new maximum m',
+  //   p = exp(s - m') over the scores,
+  //   m = exp(m - m'): the correction c, in m's buffer, read by l and acc,
+  //   m = t (a copy): the buffers keep their roles, which one-shot
+  // bufferization needs to carry them in place (swapped, it copies).
+  Value ninf = arith::ConstantOp::create(
+      k.builder(), k.location(), k.builder().getFloatAttr(elem, kNegInf));
+  auto maxBody = [](OpBuilder &b, Location l, ValueRange a) {
+    linalg::YieldOp::create(
+        b, l, ValueRange{arith::MaxNumFOp::create(b, l, a[0], a[1])});
+  };
+  Value tileMax = rows(k.generic(
+      scores,
+      linalg::FillOp::create(k.builder(), k.location(), ValueRange{ninf},
+                             ValueRange{st.scratch})
+          .getResult(0),
+      {score, row}, overKeys, maxBody));
+  Value mNew = flat(k.generic(ValueRange{st.m}, tileMax,
+                              {map(1, {d0}), map(1, {d0})}, {Iter::parallel},
+                              maxBody));
+  // p = exp(s - m'), in place on the scores.
+  Value p = rows(k.generic(ValueRange{mNew}, scores, {row, score},
+                           {Iter::parallel, Iter::parallel},
+                           [](OpBuilder &b, Location l, ValueRange a) {
+                             expShiftedBody(b, l, ValueRange{a[1], a[0]});
+                           }));
   // c = exp(m - m'): 0 while nothing was accumulated.
-  Value corr = flat(k.generic(ValueRange{st.m, mNew}, k.empty(rowSizes, elem),
-                              {map(1, {d0}), map(1, {d0}), map(1, {d0})},
-                              {Iter::parallel}, expShiftedBody));
-  Value lScaled = flat(k.generic(ValueRange{st.l, corr}, k.empty(rowSizes, elem),
-                                 {map(1, {d0}), map(1, {d0}), map(1, {d0})},
+  Value corr = flat(k.generic(
+      ValueRange{mNew}, st.m, {map(1, {d0}), map(1, {d0})}, {Iter::parallel},
+      [](OpBuilder &b, Location l, ValueRange a) {
+        expShiftedBody(b, l, ValueRange{a[1], a[0]});
+      }));
+  // l c, in place on the loop-carried l, then the new sum.
+  Value lScaled = flat(k.generic(ValueRange{corr}, st.l,
+                                 {map(1, {d0}), map(1, {d0})},
                                  {Iter::parallel}, multiplyBody));
   Value lNew = rows(k.generic(
       p, lScaled, {score, row}, overKeys,
@@ -195,7 +223,12 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
       KernelBuilder::multiplyAccumulate);
   if (marks.valueGemm)
     markOp(accNew, kTileGemmAttr);
-  return {mNew, lNew, accNew};
+  // m' back into m's buffer once c has been read (a named copy: the
+  // canonicalizer keeps its output).
+  Value mCarried = linalg::CopyOp::create(k.builder(), k.location(), mNew,
+                                          corr)
+                       .getResult(0);
+  return {mCarried, lNew, accNew, mNew};
 }
 
 /// out = acc / l, zero rows where no key was visible.
@@ -362,7 +395,7 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
               Value s0 = k3.filled(rowSizes, elem, 0.0);
               Value a0 = k3.filled(accSizes, elem, 0.0);
               auto keyLoop = scf::ForOp::create(
-                  b3, l3, lo, hi, m3.c(tiles.k), ValueRange{m0, s0, a0},
+                  b3, l3, lo, hi, m3.c(tiles.k), ValueRange{m0, s0, a0, k3.empty(rowSizes, elem)},
                   [&](OpBuilder &b4, Location l4, Value j0, ValueRange st) {
                     KernelBuilder k4(b4, l4);
                     IndexMath m4{b4, l4};
@@ -441,10 +474,10 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                                   arith::SelectOp::create(b, l, vis, s, ninf)});
                         });
                     SoftmaxState next = onlineSoftmaxStep(
-                        k4, scores, {mOld, lOld, accOld}, vTile, rowSizes,
+                        k4, scores, {mOld, lOld, accOld, st[3]}, vTile, rowSizes,
                         scoreSizes, elem, TileMarks{}, /*transposed=*/false);
                     scf::YieldOp::create(b4, l4,
-                                         ValueRange{next.m, next.l, next.acc});
+                                         ValueRange{next.m, next.l, next.acc, next.scratch});
                   });
 
               Value tile =
@@ -695,7 +728,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                     Value s0 = k3.filled(rowSizes, elem, 0.0);
                     Value a0 = k3.filled(accSizes, elem, 0.0);
                     auto keyLoop = scf::ForOp::create(
-                        b3, l3, lo, hi, m3.c(TK), ValueRange{m0, s0, a0},
+                        b3, l3, lo, hi, m3.c(TK), ValueRange{m0, s0, a0, k3.empty(rowSizes, elem)},
                         [&](OpBuilder &b4, Location l4, Value j0,
                             ValueRange st) {
                           KernelBuilder k4(b4, l4);
@@ -765,12 +798,12 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                 scf::YieldOp::create(b5, l5, s);
                               });
                           SoftmaxState next = onlineSoftmaxStep(
-                              k4, masked.getResult(0), {mOld, lOld, accOld},
+                              k4, masked.getResult(0), {mOld, lOld, accOld, st[3]},
                               vTile, rowSizes, scoreSizes, elem,
                               TileMarks{/*vectorize=*/true, valueGemm},
                               /*transposed=*/true);
                           scf::YieldOp::create(
-                              b4, l4, ValueRange{next.m, next.l, next.acc});
+                              b4, l4, ValueRange{next.m, next.l, next.acc, next.scratch});
                         });
 
                     Value tile = normalizedTile(

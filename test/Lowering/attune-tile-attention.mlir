@@ -48,7 +48,7 @@
 // CHECK:             %[[FULL0:.*]] = arith.minsi %{{.*}}, %[[LEN]]
 // CHECK:             %[[FIRST1:.*]] = arith.addi %{{.*}}, %c1
 // CHECK:             %[[FULLHI:.*]] = arith.minsi %[[FULL0]], %[[FIRST1]]
-// CHECK:             scf.for %[[J0:.*]] = %{{.*}} to %[[HI]] step %c16{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>)
+// CHECK:             scf.for %[[J0:.*]] = %{{.*}} to %[[HI]] step %c16{{.*}} iter_args(%[[M:[a-z0-9_]+]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[T:[a-z0-9_]+]] = %{{.*}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>, tensor<32xf32>)
 // CHECK:               tensor.extract_slice %[[KP]][%[[B]], %{{.*}}, %[[J0]], 0] [1, 1, 16, 64]
 // CHECK:               tensor.extract_slice %[[VP]][%[[B]], %{{.*}}, %[[J0]], 0] [1, 1, 16, 64]
 // CHECK:               %[[S:.*]] = linalg.generic {{.*}}["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<16x64xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<16x32xf32>) attrs = {attune.tile_gemm}
@@ -61,13 +61,23 @@
 // CHECK-NEXT:            linalg.generic {{.*}} outs(%[[S]] : tensor<16x32xf32>) attrs = {attune.vectorize}
 // CHECK:                 arith.cmpi sle
 // CHECK:                 arith.select
-// CHECK:               linalg.generic {{.*}}["reduction", "parallel"]} ins(%[[ST]] : tensor<16x32xf32>) outs(%{{.*}} : tensor<32xf32>) attrs = {attune.vectorize}
+// The online softmax in place on the carried rows (m, l, acc, and a
+// scratch row t): t = rowmax(s); t = max(m, t) = m'; p = exp(s - m') over
+// the scores; m = exp(m - m') = c; l = l c + rowsum(p); acc = acc c + p v;
+// m = t (copied back: the rows keep their buffers, nothing is allocated per
+// key tile).
+// CHECK:               %[[FILL:.*]] = linalg.fill {{.*}} outs(%[[T]] : tensor<32xf32>)
+// CHECK:               %[[TMAX:.*]] = linalg.generic {{.*}}["reduction", "parallel"]} ins(%[[ST]] : tensor<16x32xf32>) outs(%[[FILL]] : tensor<32xf32>) attrs = {attune.vectorize}
 // CHECK:                 arith.maxnumf
-// CHECK:               math.roundeven
-// CHECK:               arith.shli
-// CHECK:               linalg.generic {{.*}}["reduction", "parallel"]} ins(%{{.*}} : tensor<16x32xf32>) outs(%{{.*}} : tensor<32xf32>) attrs = {attune.vectorize}
+// CHECK:               %[[MNEW:.*]] = linalg.generic {{.*}} ins(%[[M]] : tensor<32xf32>) outs(%[[TMAX]] : tensor<32xf32>)
+// CHECK:                 arith.maxnumf
+// CHECK:               %[[P:.*]] = linalg.generic {{.*}} ins(%[[MNEW]] : tensor<32xf32>) outs(%[[ST]] : tensor<16x32xf32>)
+// CHECK:                 math.roundeven
+// CHECK:               %[[C:.*]] = linalg.generic {{.*}} ins(%[[MNEW]] : tensor<32xf32>) outs(%[[M]] : tensor<32xf32>)
+// CHECK:               linalg.generic {{.*}}["reduction", "parallel"]} ins(%[[P]] : tensor<16x32xf32>) outs(%{{.*}} : tensor<32xf32>) attrs = {attune.vectorize}
 // CHECK:                 arith.addf
-// CHECK:               linalg.generic {{.*}}["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<16x32xf32>, tensor<16x64xf32>) outs(%{{.*}} : tensor<32x64xf32>) attrs = {attune.tile_gemm}
+// CHECK:               linalg.generic {{.*}}["parallel", "parallel", "reduction"]} ins(%[[P]], %{{.*}} : tensor<16x32xf32>, tensor<16x64xf32>) outs(%{{.*}} : tensor<32x64xf32>) attrs = {attune.tile_gemm}
+// CHECK:               linalg.copy ins(%[[MNEW]] : tensor<32xf32>) outs(%[[C]] : tensor<32xf32>)
 // CHECK:               scf.yield
 // CHECK:             arith.divf
 // CHECK:             tensor.extract_slice %{{.*}}[0, 0] [%[[TQ]], 64]
