@@ -146,7 +146,9 @@ def main():
     libs = {}
     for variant, flags in (("serial", []), ("parallel", ["--parallel"])):
         libs[variant] = work / f"gpt2_{variant}.so"
-        if not libs[variant].exists() or libs[variant].stat().st_mtime < MODEL.stat().st_mtime:
+        # Recompiled when the model or the compiler is newer than the library.
+        newest = max(MODEL.stat().st_mtime, (bin_dir / "attune-compile").stat().st_mtime)
+        if not libs[variant].exists() or libs[variant].stat().st_mtime < newest:
             print(f"compiling ({variant})", flush=True)
             sh([str(bin_dir / "attune-compile"), str(MODEL), "--weights", str(weights),
                 "-o", str(libs[variant]), *flags])

@@ -133,7 +133,9 @@ def main():
             str(MODEL)])
     weights = data / "weights.safetensors"
     lib = work / "gpt.so"
-    if not lib.exists() or lib.stat().st_mtime < MODEL.stat().st_mtime:
+    # Recompiled when the model or the compiler is newer than the library.
+    newest = max(MODEL.stat().st_mtime, (bin_dir / "attune-compile").stat().st_mtime)
+    if not lib.exists() or lib.stat().st_mtime < newest:
         print("compiling (cpu,vulkan)", flush=True)
         sh([str(bin_dir / "attune-compile"), str(MODEL), "--weights", str(weights),
             "--target=cpu,vulkan", "-o", str(lib)])
