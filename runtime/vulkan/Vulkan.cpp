@@ -1087,44 +1087,46 @@ attune_status *createProgram(Device *device, void *library,
   // Globals: device-local buffers filled once through staging buffers.
   if (!globals.empty()) {
     std::lock_guard<std::mutex> lock(d.mutex);
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    d.vkBeginCommandBuffer(p->cmd, &begin);
     attune_status *failed = nullptr;
-    for (const GlobalSpec &g : globals) {
-      const char *host = static_cast<const char *>(dlsym(library, g.symbol.c_str()));
-      if (!host) {
-        failed = error("%s: no global %s to upload", path, g.symbol.c_str());
-        break;
-      }
-      std::string what = "weight/constant " + g.symbol;
-      Buffer staging, target;
-      if ((failed = p->stagingBuffer(g.bytes, /*readback=*/false,
-                                     "the staging buffer of " + what, staging)))
-        break;
-      if ((failed = d.createBuffer(g.bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                                   0, what.c_str(), target)))
-        break;
-      std::memcpy(staging.mapped, host, g.bytes);
-      VkBufferCopy copy{0, 0, std::max<VkDeviceSize>(g.bytes, 4)};
-      d.vkCmdCopyBuffer(p->cmd, staging.buffer, target.buffer, 1, &copy);
-      Region r;
-      r.size = g.bytes;
-      r.buffer = target;
-      r.global = true;
-      p->regions[reinterpret_cast<uint64_t>(host)] = r;
-    }
-    d.vkEndCommandBuffer(p->cmd);
-    if (!failed)
-      if (VkResult r = p->submitAndWait())
-        failed = error("%s: uploading the weights failed (%s)", path,
-                       resultName(r));
-    d.vkResetCommandPool(d.device, p->commandPool, 0);
-    for (Buffer &b : p->staging)
-      d.destroyBuffer(b);
-    p->staging.clear();
-    if (failed)
+    attune_status *submitted = p->submitOnce(
+        "uploading the weights", [&](VkCommandBuffer c) {
+          for (const GlobalSpec &g : globals) {
+            const char *host =
+                static_cast<const char *>(dlsym(library, g.symbol.c_str()));
+            if (!host) {
+              failed =
+                  error("%s: no global %s to upload", path, g.symbol.c_str());
+              return;
+            }
+            std::string what = "weight/constant " + g.symbol;
+            Buffer staging, target;
+            if ((failed = p->stagingBuffer(g.bytes, /*readback=*/false,
+                                           "the staging buffer of " + what,
+                                           staging)))
+              return;
+            if ((failed = d.createBuffer(g.bytes,
+                                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
+                                         what.c_str(), target)))
+              return;
+            std::memcpy(staging.mapped, host, g.bytes);
+            VkBufferCopy copy{0, 0, std::max<VkDeviceSize>(g.bytes, 4)};
+            d.vkCmdCopyBuffer(c, staging.buffer, target.buffer, 1, &copy);
+            Region r;
+            r.size = g.bytes;
+            r.buffer = target;
+            r.global = true;
+            p->regions[reinterpret_cast<uint64_t>(host)] = r;
+          }
+        });
+    if (failed) {
+      attune_status_free(submitted);
       return failed;
+    }
+    if (submitted) {
+      std::string message = submitted->message;
+      attune_status_free(submitted);
+      return error("%s: %s", path, message.c_str());
+    }
   }
   if (int messages = d.validationMessages.load() - messagesBefore)
     return error("%s: the Vulkan validation layer reported %d message(s) "
