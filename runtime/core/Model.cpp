@@ -412,7 +412,6 @@ attune_status *attune::runtime::runEntry(
 
 extern "C" {
 
-
 attune_status *attune_model_set_profiling(attune_model *m, int enable) {
   if (enable && !m->program)
     return error("%s: profiling times Vulkan kernels; the model runs on the "

@@ -1280,38 +1280,6 @@ attune_status *moveResident(Program *p, Resident *r,
   return s;
 }
 
-attune_status *readResident(Program *p, const Resident *r, void *into) {
-  Device &d = *p->device;
-  std::lock_guard<std::mutex> lock(d.mutex);
-  if (!r->bytes)
-    return nullptr;
-  if (r->buffer.mapped) {
-    std::memcpy(into, r->buffer.mapped, r->bytes);
-    downloadedBytes += r->bytes;
-    return nullptr;
-  }
-  Buffer staging;
-  if (attune_status *s = p->stagingBuffer(r->bytes, /*readback=*/true,
-                                          "a state's readback", staging))
-    return s;
-  return p->submitOnce(
-      "a state's readback",
-      [&](VkCommandBuffer c) {
-        VkBufferCopy copy{0, 0, r->bytes};
-        d.vkCmdCopyBuffer(c, r->buffer.buffer, staging.buffer, 1, &copy);
-        VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-        b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-        b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-        d.vkCmdPipelineBarrier(c, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                               VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0,
-                               nullptr, 0, nullptr);
-      },
-      [&] {
-        std::memcpy(into, staging.mapped, r->bytes);
-        downloadedBytes += r->bytes;
-      });
-}
-
 std::string profileReport(const Program *program) { return program->report; }
 
 attune_status *run(Program *p, const char *where, const RunIO &io,
@@ -1407,59 +1375,50 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
     return abandon(s);
   current = nullptr;
 
-  // Results: read back after the fence (staged if not mapped).
-  struct Readback {
-    const char *base = nullptr;
+  // Where the host reads a device address after the fence: the mapped
+  // buffer, or a staging copy recorded now.
+  auto hostView = [&](uint64_t address, const char *what,
+                      const char *&base) -> attune_status * {
+    uint64_t offset = 0;
+    const Region *r = p->find(address, offset);
+    if (!r)
+      return error("%s: %s is not in a device buffer", where, what);
+    if (r->buffer.mapped) {
+      base = r->buffer.mapped + offset;
+      return nullptr;
+    }
     Buffer staging;
+    if (attune_status *s = p->stagingBuffer(
+            r->size, /*readback=*/true,
+            std::string("the readback buffer of ") + what, staging))
+      return s;
+    p->barrier();
+    VkBufferCopy copy{0, 0, std::max<VkDeviceSize>(r->size, 4)};
+    d.vkCmdCopyBuffer(p->cmd, r->buffer.buffer, staging.buffer, 1, &copy);
+    base = staging.mapped + offset;
+    return nullptr;
   };
-  std::vector<Readback> readback(io.outputs->size());
+  // Results, and the states updated in place (their new values go back to
+  // the caller).
+  std::vector<const char *> readback(io.outputs->size(), nullptr);
   size_t at = 0;
   for (size_t o = 0; o < io.outputs->size(); ++o) {
     size_t rank = (*io.outputs)[o].second;
     const int64_t *desc = &results[at];
     at += 3 + 2 * rank;
-    uint64_t offset = 0;
-    const Region *r = p->find((uint64_t)desc[1], offset);
-    if (!r)
-      return abandon(error("%s: output #%zu is not in a device buffer", where,
-                           o));
-    if (r->buffer.mapped) {
-      readback[o].base = r->buffer.mapped + offset;
-      continue;
-    }
-    Buffer staging;
-    if (attune_status *s = p->stagingBuffer(r->size, /*readback=*/true,
-                                            "an output's readback buffer",
-                                            staging))
+    std::string what = "output #" + std::to_string(o);
+    if (attune_status *s =
+            hostView((uint64_t)desc[1], what.c_str(), readback[o]))
       return abandon(s);
-    p->barrier();
-    VkBufferCopy copy{0, 0, std::max<VkDeviceSize>(r->size, 4)};
-    d.vkCmdCopyBuffer(p->cmd, r->buffer.buffer, staging.buffer, 1, &copy);
-    readback[o].base = staging.mapped + offset;
   }
-  // States updated in place: their new values go back to the caller.
   std::vector<const char *> stateBack(io.numInputs, nullptr);
   for (size_t i = 0; io.writeBack && i < io.numInputs; ++i) {
     if (!io.writeBack[i] || (io.resident && io.resident[i]))
       continue;
-    uint64_t offset = 0;
-    const Region *r = p->find(inputAddresses[i], offset);
-    if (!r)
-      return abandon(error("%s: input #%zu is not in a device buffer", where,
-                           i));
-    if (r->buffer.mapped) {
-      stateBack[i] = r->buffer.mapped;
-      continue;
-    }
-    Buffer staging;
-    if (attune_status *s = p->stagingBuffer(r->size, /*readback=*/true,
-                                            "a state's readback buffer",
-                                            staging))
+    std::string what = "state input #" + std::to_string(i);
+    if (attune_status *s =
+            hostView(inputAddresses[i], what.c_str(), stateBack[i]))
       return abandon(s);
-    p->barrier();
-    VkBufferCopy copy{0, 0, std::max<VkDeviceSize>(r->size, 4)};
-    d.vkCmdCopyBuffer(p->cmd, r->buffer.buffer, staging.buffer, 1, &copy);
-    stateBack[i] = staging.mapped;
   }
   VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -1504,7 +1463,7 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
     at += 3 + 2 * rank;
     io.results[o] = nullptr;
     if (!status)
-      status = attune::runtime::copyResult(dtype, rank, desc, readback[o].base,
+      status = attune::runtime::copyResult(dtype, rank, desc, readback[o],
                                            &io.results[o]);
     if (!status)
       downloadedBytes += attune_tensor_num_elements(io.results[o]) *

@@ -60,9 +60,6 @@ struct ByteMove {
 };
 attune_status *moveResident(Program *program, Resident *resident,
                             const std::vector<ByteMove> &moves);
-/// Copies a resident buffer's bytes into `into` (its size).
-attune_status *readResident(Program *program, const Resident *resident,
-                            void *into);
 
 struct RunIO {
   const attune_tensor *const *inputs;
