@@ -579,14 +579,13 @@ static void deferCheck(RewriterBase &rewriter, Operation *op,
                        ValueRange{buffer, idValue});
 }
 
-/// A located run-time check that no element of the integer tensor `values`
-/// is bad (`isBad` of the element as `index`, an i1): one pass over the
-/// elements into a flag, then a cf.assert (the CPU code reads it) or a
-/// deferred check (Vulkan: the flag stays on the device).
-static void checkEveryElement(
-    RewriterBase &rewriter, Operation *op, IndexChecks checks,
-    Value values, function_ref<Value(OpBuilder &, Location, Value)> isBad,
-    StringRef text) {
+/// A located run-time check that every element of the integer tensor
+/// `values` is in [lo, hi] (`hi` an index value computed before the check):
+/// one pass over the elements into a flag, then a cf.assert (the CPU code
+/// reads it) or a deferred check (Vulkan: the flag stays on the device).
+static void checkEveryElement(RewriterBase &rewriter, Operation *op,
+                              IndexChecks checks, Value values, int64_t lo,
+                              Value hi, StringRef text) {
   Location loc = op->getLoc();
   MLIRContext *ctx = rewriter.getContext();
   KernelBuilder kb(rewriter, loc);
@@ -605,8 +604,14 @@ static void checkEveryElement(
       {rewriter.getMultiDimIdentityMap(rank), AffineMap::get(rank, 0, {}, ctx)},
       SmallVector<Iter>(rank, Iter::reduction),
       [&](OpBuilder &b, Location l, ValueRange a) {
-        Value bad = arith::ExtUIOp::create(b, l, a[1].getType(),
-                                           isBad(b, l, toIndex(b, l, a[0])));
+        Value v = toIndex(b, l, a[0]);
+        Value below = arith::CmpIOp::create(
+            b, l, arith::CmpIPredicate::slt, v,
+            arith::ConstantIndexOp::create(b, l, lo));
+        Value above =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, v, hi);
+        Value bad = arith::ExtUIOp::create(
+            b, l, a[1].getType(), arith::OrIOp::create(b, l, below, above));
         linalg::YieldOp::create(
             b, l, ValueRange{arith::OrIOp::create(b, l, a[1], bad)});
       });
@@ -641,16 +646,8 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
     if (checks != IndexChecks::None) {
       // Every id in [0, V), or the run fails with the op's location.
       checkEveryElement(
-          rewriter, op, checks, ids,
-          [&](OpBuilder &b, Location l, Value id) {
-            Value lo = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::slt, id,
-                arith::ConstantIndexOp::create(b, l, 0));
-            Value hi = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::sge, id,
-                arith::ConstantIndexOp::create(b, l, vocab));
-            return arith::OrIOp::create(b, l, lo, hi).getResult();
-          },
+          rewriter, op, checks, ids, 0,
+          arith::ConstantIndexOp::create(rewriter, op.getLoc(), vocab - 1),
           "token id out of range: every id of attune.embedding must be in "
           "[0, " + std::to_string(vocab) + ")");
     }
@@ -701,15 +698,7 @@ struct PositionalEncodingLowering : OpConversionPattern<PositionalEncodingOp> {
           rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, tableRows),
           kb.dim(adaptor.getInput(), rank - 2));
       checkEveryElement(
-          rewriter, op, checks, offsets,
-          [&](OpBuilder &b, Location l, Value first) {
-            Value lo = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::slt, first,
-                arith::ConstantIndexOp::create(b, l, 0));
-            Value hi = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
-                                             first, last);
-            return arith::OrIOp::create(b, l, lo, hi).getResult();
-          },
+          rewriter, op, checks, offsets, 0, last,
           "position out of range for the learned position table: every "
           "offsets[b] + length must be at most its " +
               std::to_string(tableRows) + " rows");
@@ -796,15 +785,7 @@ static void checkCacheCapacity(RewriterBase &rewriter, CacheWriteOp op,
   Value capacity = kb.dim(cache, 2), count = kb.dim(update, 2);
   Value lastFirst = arith::SubIOp::create(rewriter, loc, capacity, count);
   checkEveryElement(
-      rewriter, op, checks, positions,
-      [&](OpBuilder &b, Location l, Value first) {
-        Value lo = arith::CmpIOp::create(
-            b, l, arith::CmpIPredicate::slt, first,
-            arith::ConstantIndexOp::create(b, l, 0));
-        Value hi = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
-                                         first, lastFirst);
-        return arith::OrIOp::create(b, l, lo, hi).getResult();
-      },
+      rewriter, op, checks, positions, 0, lastFirst,
       "cache capacity exceeded: attune.cache_write needs 0 <= "
       "positions[b] and positions[b] + new tokens <= the cache's "
       "capacity (dim 2 of " +
@@ -895,15 +876,7 @@ struct SelectLastLowering : OpConversionPattern<SelectLastOp> {
     Value length = kb.dim(input, 1);
     if (checks != IndexChecks::None)
       checkEveryElement(
-          rewriter, op, checks, lengths,
-          [&](OpBuilder &b, Location l, Value len) {
-            Value lo = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::slt, len,
-                arith::ConstantIndexOp::create(b, l, 1));
-            Value hi = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
-                                             len, length);
-            return arith::OrIOp::create(b, l, lo, hi).getResult();
-          },
+          rewriter, op, checks, lengths, 1, length,
           "length out of range: every length of attune.select_last must be "
           "in [1, L] for an input of L positions");
     RankedTensorType type = op.getType();
