@@ -118,27 +118,41 @@ std::optional<std::vector<char>> mlir::attune::constantBytes(Value v) {
   if (!cst)
     return std::nullopt;
   auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type)
+  // Resource blobs of any type; inline data of floats.
+  if (std::optional<ArrayRef<char>> data = constantData(cst);
+      data && (isa<DenseResourceElementsAttr>(cst.getValue()) ||
+               isa<FloatType>(type.getElementType())))
+    return std::vector<char>(data->begin(), data->end());
+  // A splat of a float: the value repeated.
+  auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+  if (!type || !dense || !dense.isSplat() ||
+      !isa<FloatType>(type.getElementType()))
     return std::nullopt;
   size_t width = type.getElementTypeBitWidth() / 8;
-  size_t size = type.getNumElements() * width;
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob || blob->getData().size() != size)
-      return std::nullopt;
-    return std::vector<char>(blob->getData().begin(), blob->getData().end());
-  }
-  auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
-  if (!dense || !isa<FloatType>(type.getElementType()))
-    return std::nullopt;
   ArrayRef<char> raw = dense.getRawData();
-  if (!dense.isSplat())
-    return std::vector<char>(raw.begin(), raw.end());
   std::vector<char> bytes;
-  bytes.reserve(size);
+  bytes.reserve(type.getNumElements() * width);
   for (int64_t i = 0; i < type.getNumElements(); ++i)
     bytes.insert(bytes.end(), raw.begin(), raw.begin() + width);
   return bytes;
+}
+
+std::optional<ArrayRef<char>>
+mlir::attune::constantData(arith::ConstantOp cst) {
+  auto type = dyn_cast<RankedTensorType>(cst.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  size_t size = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (blob && blob->getData().size() == size)
+      return blob->getData();
+    return std::nullopt;
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+      dense && !dense.isSplat())
+    return dense.getRawData();
+  return std::nullopt;
 }
 
 bool mlir::attune::isZeroPadding(tensor::PadOp pad) {

@@ -12,6 +12,9 @@
 
 namespace mlir {
 class RewritePatternSet;
+namespace arith {
+class ConstantOp;
+} // namespace arith
 namespace tensor {
 class PadOp;
 } // namespace tensor
@@ -36,6 +39,10 @@ const char *artifactDtypeName(Type type);
 /// `v` is no constant whose data is at hand. For compile-time weight
 /// transformations (packing, transposition).
 std::optional<std::vector<char>> constantBytes(Value v);
+/// The stored bytes of a static `arith.constant` tensor (a `dense_resource`
+/// blob, or inline dense data that is not a splat), without copying them;
+/// nullopt when they are not stored element by element.
+std::optional<ArrayRef<char>> constantData(arith::ConstantOp cst);
 /// The resource key of a `dense_resource` constant (a bound weight's
 /// state_dict key; a slice's adds its offsets), else `fallback`: names for
 /// derived constants.

@@ -7,12 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Passes.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cstring>
 
@@ -24,25 +23,6 @@ namespace mlir::attune {
 using namespace mlir;
 
 namespace {
-
-/// The raw bytes of a constant's dense or resource elements (not a splat),
-/// or an empty ref.
-ArrayRef<char> rawBytes(arith::ConstantOp cst) {
-  auto type = dyn_cast<RankedTensorType>(cst.getType());
-  if (!type || !type.hasStaticShape())
-    return {};
-  size_t size = type.getNumElements() * type.getElementTypeBitWidth() / 8;
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (blob && blob->getData().size() == size)
-      return blob->getData();
-    return {};
-  }
-  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
-      dense && !dense.isSplat() && dense.getRawData().size() == size)
-    return dense.getRawData();
-  return {};
-}
 
 /// Whether `panels` [ceil(V/W), D, W] holds `table` [V, D] packed:
 /// panels[nb, k, r] = table[nb W + r, k], zero past V (f32 both).
@@ -56,11 +36,12 @@ bool packs(arith::ConstantOp panels, arith::ConstantOp table) {
   int64_t w = pt.getDimSize(2);
   if (w < 1 || pt.getDimSize(0) != (v + w - 1) / w || pt.getDimSize(1) != d)
     return false;
-  ArrayRef<char> pb = rawBytes(panels), tb = rawBytes(table);
-  if (pb.empty() || tb.empty())
+  std::optional<ArrayRef<char>> pb = attune::constantData(panels),
+                                tb = attune::constantData(table);
+  if (!pb || !tb)
     return false;
-  const float *p = reinterpret_cast<const float *>(pb.data());
-  const float *t = reinterpret_cast<const float *>(tb.data());
+  const float *p = reinterpret_cast<const float *>(pb->data());
+  const float *t = reinterpret_cast<const float *>(tb->data());
   for (int64_t nb = 0; nb < pt.getDimSize(0); ++nb)
     for (int64_t k = 0; k < d; ++k)
       for (int64_t r = 0; r < w; ++r) {
