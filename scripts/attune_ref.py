@@ -215,16 +215,44 @@ def greedy(model, prompts, lengths, max_new_tokens, eos, pad):
     sequence b's prompt is prompts[b, :lengths[b]]). Returns the new tokens
     [B, N] (int64), each row ending at its first `eos` (included) and padded
     with `pad`; N is the longest row."""
+    return _greedy(_prefix_scorers(model, prompts, lengths), max_new_tokens,
+                   eos, pad)
+
+
+def _prefix_scorers(model, prompts, lengths):
+    """Per sequence b of a decoder-only model, the function from its new
+    tokens to the logits after them: the whole prefix re-run."""
+    def scorer(b):
+        prefix = prompts[b, : int(lengths[b])].tolist()
+        return lambda tokens: model(torch.tensor([prefix + tokens]))[0, -1]
+    return [scorer(b) for b in range(prompts.shape[0])]
+
+
+def _seq2seq_scorers(model, src, src_lengths, bos):
+    """The same for an encoder-decoder (ref.Seq2SeqTransformer or
+    ref.Seq2SeqRNN) from <bos>: the source encoded once per sequence, the
+    decoder re-run from <bos> for every token."""
+    def scorer(b):
+        one = src[b:b + 1, : int(src_lengths[b])]
+        if isinstance(model, Seq2SeqRNN):
+            return lambda tokens: rnn_logits(model, one, bos, tokens)[-1]
+        memory = model.encode(one, src_lengths[b:b + 1])
+        return lambda tokens: model.decode(torch.tensor([[bos] + tokens]), memory,
+                                           src_lengths[b:b + 1])[0, -1]
+    return [scorer(b) for b in range(src.shape[0])]
+
+
+def _greedy(scorers, max_new_tokens, eos, pad):
+    """Greedy decoding with `scorers[b](tokens)`, the logits after sequence
+    b's new `tokens`: the first maximum each step, until an eos (included)
+    or the limit. Returns [B, N] int64 padded with `pad`."""
     eos = {eos} if isinstance(eos, int) else set(eos)
     rows = []
-    for b in range(prompts.shape[0]):
-        seq = prompts[b, : int(lengths[b])].tolist()
+    for next_logits in scorers:
         new = []
         for _ in range(max_new_tokens):
-            logits = model(torch.tensor([seq]))[0, -1]
-            token = int(torch.argmax(logits))  # the first maximum
+            token = int(torch.argmax(next_logits(new)))  # the first maximum
             new.append(token)
-            seq.append(token)
             if token in eos:
                 break
         rows.append(new)
@@ -251,10 +279,7 @@ def beam_search(model, prompts, lengths, beam, max_new_tokens, eos, pad,
                 length_penalty=1.0, num_return=1):
     """Beam search of a decoder-only model (ref.GPT) from prompts [B, T]
     (row b: prompts[b, :lengths[b]]); see _beam."""
-    def scorer(b):
-        prefix = prompts[b, : int(lengths[b])].tolist()
-        return lambda tokens: model(torch.tensor([prefix + tokens]))[0, -1]
-    return _beam([scorer(b) for b in range(prompts.shape[0])], beam,
+    return _beam(_prefix_scorers(model, prompts, lengths), beam,
                  max_new_tokens, eos, pad, length_penalty, num_return)
 
 
@@ -262,15 +287,8 @@ def beam_search_seq2seq(model, src, src_lengths, bos, beam, max_new_tokens, eos,
                         pad, length_penalty=1.0, num_return=1):
     """Beam search of an encoder-decoder (ref.Seq2SeqTransformer or
     ref.Seq2SeqRNN) from <bos>; see _beam."""
-    def scorer(b):
-        one = src[b:b + 1, : int(src_lengths[b])]
-        if isinstance(model, Seq2SeqRNN):
-            return lambda tokens: rnn_logits(model, one, bos, tokens)[-1]
-        memory = model.encode(one, src_lengths[b:b + 1])
-        return lambda tokens: model.decode(torch.tensor([[bos] + tokens]), memory,
-                                           src_lengths[b:b + 1])[0, -1]
-    return _beam([scorer(b) for b in range(src.shape[0])], beam, max_new_tokens,
-                 eos, pad, length_penalty, num_return)
+    return _beam(_seq2seq_scorers(model, src, src_lengths, bos), beam,
+                 max_new_tokens, eos, pad, length_penalty, num_return)
 
 
 def _beam(scorers, beam, max_new_tokens, eos, pad, length_penalty, num_return):
@@ -361,22 +379,8 @@ def greedy_seq2seq(model, src, src_lengths, bos, max_new_tokens, eos, pad):
     time, the decoder re-run over the whole prefix for every token. Returns
     the new tokens [B, N] (int64), each row ending at its first eos
     (included), padded with `pad`."""
-    eos = {eos} if isinstance(eos, int) else set(eos)
-    rows = []
-    for b in range(src.shape[0]):
-        n = int(src_lengths[b])
-        memory = model.encode(src[b:b + 1, :n], src_lengths[b:b + 1])
-        seq, new = [bos], []
-        for _ in range(max_new_tokens):
-            logits = model.decode(torch.tensor([seq]), memory, src_lengths[b:b + 1])[0, -1]
-            token = int(torch.argmax(logits))
-            new.append(token)
-            seq.append(token)
-            if token in eos:
-                break
-        rows.append(new)
-    width = max(len(r) for r in rows)
-    return torch.tensor([r + [pad] * (width - len(r)) for r in rows], dtype=torch.int64)
+    return _greedy(_seq2seq_scorers(model, src, src_lengths, bos),
+                   max_new_tokens, eos, pad)
 
 
 def forced_logits_seq2seq(model, src, src_lengths, bos, tokens):
@@ -458,19 +462,8 @@ def greedy_rnn(model, src, src_lengths, bos, max_new_tokens, eos, pad):
     """Greedy decoding of Seq2SeqRNN from <bos>, one source at a time
     (unpadded), the decoder re-run from <bos> for every token. Returns the
     new tokens [B, N] padded with `pad` after each row's eos."""
-    eos = {eos} if isinstance(eos, int) else set(eos)
-    rows = []
-    for b in range(src.shape[0]):
-        one = src[b:b + 1, : int(src_lengths[b])]
-        new = []
-        for _ in range(max_new_tokens):
-            token = int(torch.argmax(rnn_logits(model, one, bos, new)[-1]))
-            new.append(token)
-            if token in eos:
-                break
-        rows.append(new)
-    width = max(len(r) for r in rows)
-    return torch.tensor([r + [pad] * (width - len(r)) for r in rows], dtype=torch.int64)
+    return _greedy(_seq2seq_scorers(model, src, src_lengths, bos),
+                   max_new_tokens, eos, pad)
 
 
 def forced_logits_rnn(model, src, src_lengths, bos, tokens):
