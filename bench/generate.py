@@ -39,12 +39,14 @@ def sh(cmd, env=None):
                           env=env).stdout
 
 
-def attune(bin_dir, lib, prompt, new, threads, out_dir=None):
-    """attune-run --generate: times, and the process's peak resident memory
-    (bytes, from wait4's rusage)."""
+def attune(bin_dir, lib, prompt, new, threads, out_dir=None, extra=()):
+    """attune-run --generate (with `threads`, unless None, and `extra`
+    options): times, and the process's peak resident memory (bytes, from
+    wait4's rusage)."""
     cmd = [str(bin_dir / "attune-run"), str(lib), "--generate", "--input",
-           f"tokens={prompt}", "--max-new-tokens", str(new), "--threads",
-           str(threads)]
+           f"tokens={prompt}", "--max-new-tokens", str(new), *extra]
+    if threads is not None:
+        cmd += ["--threads", str(threads)]
     if out_dir:
         cmd += ["--output-dir", str(out_dir)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
@@ -80,35 +82,29 @@ def read_bandwidth(work):
     return float(sh([str(probe), "1024"]).strip()) * 1e9
 
 
-def weight_and_cache_bytes(weights_path, capacity=1024, layers=12, heads=12,
-                           head_dim=64):
-    """The weights (each once) and the caches at the model's capacity."""
-    return (bytes_per_token(weights_path, 0) + wpe_bytes(weights_path)
-            + layers * 2 * heads * capacity * head_dim * 4)
-
-
-def wpe_bytes(weights_path):
+def tensor_bytes(weights_path):
+    """The bytes of each tensor of a safetensors file, from its header."""
     import struct
     with open(weights_path, "rb") as f:
         n = struct.unpack("<Q", f.read(8))[0]
         header = json.loads(f.read(n))
-    v = header.get("wpe.weight")
-    return v["data_offsets"][1] - v["data_offsets"][0] if v else 0
+    return {k: v["data_offsets"][1] - v["data_offsets"][0]
+            for k, v in header.items() if k != "__metadata__"}
+
+
+def weight_and_cache_bytes(weights_path, capacity=1024, layers=12, heads=12,
+                           head_dim=64):
+    """The weights (each once) and the caches at the model's capacity."""
+    return (sum(tensor_bytes(weights_path).values())
+            + layers * 2 * heads * capacity * head_dim * 4)
 
 
 def bytes_per_token(weights_path, context, layers=12, heads=12, head_dim=64):
     """What a decoding step must read at `context`: every weight once (the
     tied embedding as the LM head; the position table contributes a row)
     and the keys and values of every layer up to the context."""
-    import json
-    import struct
-    data = Path(weights_path).read_bytes()[:8]
-    n = struct.unpack("<Q", data)[0]
-    with open(weights_path, "rb") as f:
-        f.seek(8)
-        header = json.loads(f.read(n))
-    weights = sum(v["data_offsets"][1] - v["data_offsets"][0]
-                  for k, v in header.items() if k not in ("__metadata__", "wpe.weight"))
+    weights = sum(n for k, n in tensor_bytes(weights_path).items()
+                  if k != "wpe.weight")
     cache = layers * 2 * heads * context * head_dim * 4
     return weights + cache
 

@@ -30,23 +30,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 from run import cpu_model  # noqa: E402  (one definition)
+from generate import attune, sh  # noqa: E402
 MODEL = ROOT / "bench/models/gpt_vulkan_generate.mlir"
 
 
-def sh(cmd):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-
-
 def cached(bin_dir, lib, prompt, new, device, out_dir):
-    """attune-run --generate: total ms, prefill ms, ms per later step."""
-    text = sh([str(bin_dir / "attune-run"), str(lib), "--generate", "--input",
-               f"tokens={prompt}", "--max-new-tokens", str(new), "--pad", "0",
-               f"--device={device}", "--output-dir", str(out_dir)])
-    m = re.search(r"in ([\d.]+) ms: .*first token ([\d.]+) ms \(prefill\), then "
-                  r"([\d.]+) ms per step", text)
-    total, prefill, step = map(float, m.groups())
-    return {"total_ms": total, "prefill_ms": prefill, "step_ms": step,
-            "tokens": np.load(out_dir / "tokens.npy")}
+    """attune-run --generate on `device`: total ms, prefill ms, ms per later
+    step, and the tokens."""
+    r = attune(bin_dir, lib, prompt, new, None, out_dir,
+               extra=["--pad", "0", f"--device={device}"])
+    return dict(r, tokens=np.load(out_dir / "tokens.npy"))
 
 
 class Runtime:
