@@ -7,11 +7,10 @@ Checks, printing one line each: a bad request fails with its message and
 the model still generates PyTorch's tokens afterwards; a failed check inside
 the compiled step (a cache write past the capacity, run as a plain entry)
 fails that run only; a callback that returns non-zero stops the generation;
-the step run as an entry writes its caches in place. On the CPU a
-decoding step allocates the same bytes at every position; on a Vulkan
-DEVICE, a generation's step moves the same bytes between host and device
-and allocates the same device bytes at every position (the caches stay on
-the device).
+the step run as an entry writes its caches in place. On a Vulkan DEVICE,
+a generation's step moves the same bytes between host and device and
+allocates the same device bytes at every position (the caches stay on the
+device); on the CPU, step_allocations.py checks a step's allocations.
 """
 import ctypes
 import sys
@@ -171,24 +170,9 @@ print("stopped:", tokens.shape, "callbacks:", len(seen),
       "tokens equal:", bool((tokens == expected[:, :3]).all()))
 rt.attune_model_close(model)
 
-if not device_spec:
-    # A decoding step allocates the same at every position: the caches are
-    # written in place and nothing grows with the context.
-    model = open_model()
-    caches = [np.zeros((1, 4, 48, 16), np.float32) for _ in range(4)]
-    step([[5] * 4], 0)
-    per_step = {}
-    for position in range(4, 46):
-        before_b, before_n = ctypes.c_uint64(), ctypes.c_uint64()
-        rt.attune_runtime_allocation_stats(ctypes.byref(before_b), ctypes.byref(before_n))
-        step([[7]], position)
-        after_b, after_n = ctypes.c_uint64(), ctypes.c_uint64()
-        rt.attune_runtime_allocation_stats(ctypes.byref(after_b), ctypes.byref(after_n))
-        per_step[position] = (after_b.value - before_b.value, after_n.value - before_n.value)
-    print("allocated per step (bytes, buffers) at 4, 20, 45:", per_step[4], per_step[20], per_step[45])
-    print("the same at every position:", len(set(per_step.values())) == 1)
-    rt.attune_model_close(model)
-else:
+# (On the CPU, what a decoding step allocates at each position:
+# step_allocations.py.)
+if device_spec:
     # A generation on the device: each step uploads its tokens, reads back
     # its logits and allocates its activations, the same at every position
     # (the caches stay on the device, written in place).
