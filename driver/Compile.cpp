@@ -3,6 +3,7 @@
 #include "driver/Compile.h"
 #include "driver/Artifact.h"
 #include "driver/DataObject.h"
+#include "frontend/onnx/Import.h"
 #include "dialect/AttuneDialect.h"
 #include "dialect/AttuneOps.h"
 #include "lowering/Vulkan/KernelTable.h"
@@ -26,8 +27,11 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <unistd.h>
 
 namespace mlir::attune::driver {
 
@@ -475,22 +479,14 @@ FailureOr<std::unique_ptr<PassManager>> newPassManager(MLIRContext &context,
 
 } // namespace
 
-LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
-                      const CompileOptions &options) {
-  // --time-report (or --mlir-timing): one report over every phase.
-  DefaultTimingManager timingManager;
-  applyDefaultTimingManagerCLOptions(timingManager);
-  if (options.timeReport)
-    timingManager.setEnabled(true);
-  TimingScope timing = timingManager.getRootScope();
+namespace {
 
+/// The flow after the model is in memory (parsed or imported).
+LogicalResult compileModule(MLIRContext &context, OwningOpRef<ModuleOp> module,
+                            const CompileOptions &options,
+                            TimingScope &timing) {
   // The weights file, mapped: the bound constants read it until the end.
   std::unique_ptr<::attune::SafetensorsFile> weightsFile;
-  TimingScope parseTime = timing.nest("parse");
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return failure();
-  parseTime.stop();
   bool hasCpu, hasVulkan;
   if (failed(checkOptions(options, hasCpu, hasVulkan)))
     return failure();
@@ -614,6 +610,84 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   optimize(*llvmModule, *tm);
   optimizeTime.stop();
   return writeArtifact(*llvmModule, *tm, options, data, timing);
+}
+
+} // namespace
+
+LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                      const CompileOptions &options) {
+  // --time-report (or --mlir-timing): one report over every phase.
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  if (options.timeReport)
+    timingManager.setEnabled(true);
+  TimingScope timing = timingManager.getRootScope();
+  TimingScope parseTime = timing.nest("parse");
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return failure();
+  parseTime.stop();
+  return compileModule(context, std::move(module), options, timing);
+}
+
+LogicalResult compileOnnx(MLIRContext &context, StringRef path,
+                          const CompileOptions &options) {
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  if (options.timeReport)
+    timingManager.setEnabled(true);
+  TimingScope timing = timingManager.getRootScope();
+  TimingScope importTime = timing.nest("import");
+  auto fail = [](llvm::Error e) {
+    llvm::errs() << "error: " << llvm::toString(std::move(e)) << "\n";
+    return failure();
+  };
+  if (!options.weightsFile.empty())
+    return emitError(UnknownLoc::get(&context))
+           << "--weights is for attune models: an ONNX model carries its "
+              "weights";
+  auto model = ::attune::onnx_import::readOnnxModel(path);
+  if (!model)
+    return fail(model.takeError());
+  auto imported = ::attune::onnx_import::importOnnx(context, **model);
+  if (!imported)
+    return fail(imported.takeError());
+  // The weights go through a safetensors file, as for any model: beside
+  // the library with --weights-external (the artifact records its path),
+  // else a temporary file removed once the weights are embedded.
+  CompileOptions withWeights = options;
+  SmallString<256> weightsPath;
+  bool temporary = !options.weightsExternal;
+  if (temporary) {
+    int fd;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "attune-import", "safetensors", fd, weightsPath))
+      return emitError(UnknownLoc::get(&context))
+             << "cannot create a temporary weights file: " << ec.message();
+    ::close(fd);
+  } else {
+    if (options.output == "-")
+      return emitError(UnknownLoc::get(&context))
+             << "--weights-external with an ONNX model needs -o: the "
+                "weights are written beside the library";
+    weightsPath = options.output;
+    llvm::sys::path::replace_extension(weightsPath, "safetensors");
+  }
+  if (llvm::Error e = ::attune::onnx_import::writeSafetensors(
+          weightsPath, imported->weights)) {
+    if (temporary)
+      llvm::sys::fs::remove(weightsPath);
+    return fail(std::move(e));
+  }
+  importTime.stop();
+  withWeights.weightsFile = weightsPath.str().str();
+  LogicalResult result = compileModule(context, std::move(imported->module),
+                                       withWeights, timing);
+  // The bound constants borrowed the file's mapping, now unmapped; the
+  // library holds copies.
+  if (temporary)
+    llvm::sys::fs::remove(weightsPath);
+  return result;
 }
 
 } // namespace mlir::attune::driver

@@ -68,6 +68,13 @@ void registerCompilerDialects(DialectRegistry &registry);
 LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                       const CompileOptions &options);
 
+/// Imports the ONNX model at `path` (frontend/onnx) and compiles it: the
+/// weights are embedded, or with --weights-external written beside the
+/// output as OUTPUT.safetensors. Errors go to stderr (import) or through
+/// the context's diagnostics (compile).
+LogicalResult compileOnnx(MLIRContext &context, llvm::StringRef path,
+                          const CompileOptions &options);
+
 } // namespace mlir::attune::driver
 
 #endif // ATTUNE_DRIVER_COMPILE_H

@@ -20,6 +20,10 @@ packages=(
   qemu-user
   # Reference data.
   python3-torch python3-numpy
+  # The ONNX front end: the ONNX protobuf messages (libonnx-dev, with the
+  # generated onnx-ml.pb.h) and protobuf; python3-onnx builds the malformed
+  # models of the importer's tests.
+  libonnx-dev libprotobuf-dev python3-onnx
 )
 
 # `install-deps.sh --bench` adds what bench/ needs (not needed for tests):

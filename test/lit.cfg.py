@@ -20,7 +20,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.attune_tools_dir, config.llvm_tools_dir]
-tools = ["attune-opt", "attune-compile", "attune-run", "embed_model",
+tools = ["attune-opt", "attune-compile", "attune-import", "attune-run", "embed_model",
          "attune-format-test", "attune-stress-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # FileCheck, not and count come from LLVM's tool directory.
@@ -35,6 +35,15 @@ config.substitutions.append((
         config.python_executable,
         os.path.join(config.attune_src_root, "scripts", "check_golden.py"),
         os.path.join(config.attune_obj_root, "test", "golden"),
+        config.attune_tools_dir)))
+
+# ONNX import end to end: export a PyTorch module, compile the .onnx, run
+# it at each shape against PyTorch (scripts/check_onnx.py).
+config.substitutions.append((
+    "%check-onnx",
+    "%s %s --bin %s" % (
+        config.python_executable,
+        os.path.join(config.attune_src_root, "scripts", "check_onnx.py"),
         config.attune_tools_dir)))
 
 # /usr/bin/time with -f (GNU time) for memory tests.

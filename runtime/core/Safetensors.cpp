@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -367,4 +368,89 @@ std::vector<std::string> SafetensorsFile::names() const {
   for (const auto &entry : tensors)
     result.push_back(entry.first);
   return result; // std::map keeps them sorted
+}
+
+namespace {
+
+void appendJsonString(std::string &out, const std::string &text) {
+  out += '"';
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      snprintf(buf, sizeof(buf), "\\u%04x", unsigned(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+} // namespace
+
+bool attune::writeSafetensors(const std::string &path,
+                              const std::vector<SafetensorsEntry> &entries,
+                              std::string &error) {
+  std::string header = "{";
+  size_t offset = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const SafetensorsEntry &e = entries[i];
+    if (i)
+      header += ',';
+    appendJsonString(header, e.name);
+    header += ":{\"dtype\":";
+    appendJsonString(header, e.dtype);
+    header += ",\"shape\":[";
+    for (size_t d = 0; d < e.shape.size(); ++d)
+      header += (d ? "," : "") + std::to_string(e.shape[d]);
+    header += "],\"data_offsets\":[" + std::to_string(offset) + "," +
+              std::to_string(offset + e.bytes) + "]}";
+    offset += e.bytes;
+  }
+  header += '}';
+  header.append((8 - header.size() % 8) % 8, ' '); // the data 8-aligned
+
+  std::string temp = path + ".tmp" + std::to_string(getpid());
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    error = path + ": " + std::strerror(errno);
+    return false;
+  }
+  auto writeAll = [&](const char *p, size_t n) {
+    while (n) {
+      ssize_t w = ::write(fd, p, std::min<size_t>(n, size_t(1) << 30));
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return false;
+      p += w;
+      n -= size_t(w);
+    }
+    return true;
+  };
+  unsigned char length[8];
+  uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i)
+    length[i] = static_cast<unsigned char>(n >> (8 * i));
+  bool ok = writeAll(reinterpret_cast<const char *>(length), 8) &&
+            writeAll(header.data(), header.size());
+  for (const SafetensorsEntry &e : entries)
+    ok = ok && writeAll(e.data, e.bytes);
+  int savedErrno = errno;
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    savedErrno = errno;
+  }
+  if (ok && std::rename(temp.c_str(), path.c_str()) != 0) {
+    ok = false;
+    savedErrno = errno;
+  }
+  if (!ok) {
+    ::unlink(temp.c_str());
+    error = path + ": " + std::strerror(savedErrno);
+  }
+  return ok;
 }

@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
 
   static cl::OptionCategory toolCategory("Input");
   static cl::opt<std::string> inputFile(cl::Positional,
-                                        cl::desc("<model.mlir>"), cl::Required,
+                                        cl::desc("<model.mlir | model.onnx>"), cl::Required,
                                         cl::cat(toolCategory));
   attune::driver::CompileOptions options;
   attune::driver::registerCompileOptions(options);
@@ -54,7 +54,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "attune-compile: compile an attune model to a native shared library\n\n"
-      "  attune-compile MODEL.mlir --weights W.safetensors -o MODEL.so\n");
+      "  attune-compile MODEL.mlir --weights W.safetensors -o MODEL.so\n"
+      "  attune-compile MODEL.onnx -o MODEL.so\n");
 
   DialectRegistry registry;
   attune::driver::registerCompilerDialects(registry);
@@ -66,6 +67,9 @@ int main(int argc, char **argv) {
   if (!cl::getRegisteredOptions()["mlir-print-op-on-diagnostic"]
            ->getNumOccurrences())
     context.printOpOnDiagnostic(false);
+
+  if (llvm::StringRef(inputFile).ends_with(".onnx"))
+    return failed(attune::driver::compileOnnx(context, inputFile, options));
 
   std::string error;
   auto input = openInputFile(inputFile, &error);

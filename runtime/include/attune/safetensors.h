@@ -57,6 +57,23 @@ private:
   std::map<std::string, SafetensorsTensor> tensors;
 };
 
+/// One tensor to write: `bytes` bytes at `data`, little-endian row-major.
+struct SafetensorsEntry {
+  std::string name;
+  std::string dtype; // "F32", ... (artifact.h's table)
+  std::vector<int64_t> shape;
+  const char *data = nullptr;
+  size_t bytes = 0;
+};
+
+/// Writes `entries` (in order, names unique) as a safetensors file at
+/// `path`: into a temporary file beside it, renamed into place once
+/// complete, so a failure never leaves a partial file. False with `error`
+/// set ("PATH: what") on failure.
+bool writeSafetensors(const std::string &path,
+                      const std::vector<SafetensorsEntry> &entries,
+                      std::string &error);
+
 } // namespace attune
 
 #endif // ATTUNE_SAFETENSORS_H

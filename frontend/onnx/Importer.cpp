@@ -1,0 +1,1301 @@
+//===- Importer.cpp - ONNX nodes in generic form, and the import driver ---===//
+//
+// Each ONNX op the importer knows has a generic form here: shape arithmetic
+// is evaluated (Host and Sym values), and tensor ops become the attune op of
+// the same meaning. Raised patterns (Raise.cpp) are tried first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/onnx/Importer.h"
+
+#include "dialect/AttuneOps.h"
+#include "attune/safetensors.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+using namespace mlir;
+namespace at = mlir::attune;
+using llvm::StringRef;
+
+namespace attune::onnx_import {
+
+//===----------------------------------------------------------------------===//
+// Symbolic dims
+//===----------------------------------------------------------------------===//
+
+std::string SymDim::str() const {
+  if (syms.empty())
+    return std::to_string(coeff);
+  std::string s = coeff == 1 ? "" : std::to_string(coeff) + "*";
+  return s + llvm::join(syms, "*");
+}
+
+std::string shapeStr(const SymShape &shape) {
+  std::vector<std::string> parts;
+  for (const SymDim &d : shape)
+    parts.push_back(d.str());
+  return "[" + llvm::join(parts, ", ") + "]";
+}
+
+SymDim symMul(const SymDim &a, const SymDim &b) {
+  SymDim r;
+  r.coeff = a.coeff * b.coeff;
+  if (r.coeff == 0)
+    return SymDim::constant(0);
+  r.syms = a.syms;
+  r.syms.insert(r.syms.end(), b.syms.begin(), b.syms.end());
+  llvm::sort(r.syms);
+  return r;
+}
+
+std::optional<SymDim> symDiv(const SymDim &a,
+                                                  const SymDim &b) {
+  if (b.coeff == 0 || a.coeff % b.coeff != 0)
+    return std::nullopt;
+  std::vector<std::string> rest = a.syms;
+  for (const std::string &s : b.syms) {
+    auto it = llvm::find(rest, s);
+    if (it == rest.end())
+      return std::nullopt;
+    rest.erase(it);
+  }
+  return SymDim{a.coeff / b.coeff, rest};
+}
+
+int64_t Val::rank() const {
+  switch (kind) {
+  case Host:
+    return int64_t(host.shape.size());
+  case Sym:
+    return symScalar ? 0 : 1;
+  case Tensor:
+    return int64_t(shape.size());
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+const onnx::AttributeProto *attr(
+    const onnx::NodeProto &node, StringRef name) {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t attrInt(const onnx::NodeProto &node,
+                                     StringRef name, int64_t fallback) {
+  const onnx::AttributeProto *a = attr(node, name);
+  return a ? a->i() : fallback;
+}
+
+float attrFloat(const onnx::NodeProto &node,
+                                     StringRef name, float fallback) {
+  const onnx::AttributeProto *a = attr(node, name);
+  return a ? a->f() : fallback;
+}
+
+std::optional<std::vector<int64_t>>
+attrInts(const onnx::NodeProto &node, StringRef name) {
+  const onnx::AttributeProto *a = attr(node, name);
+  if (!a)
+    return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+//===----------------------------------------------------------------------===//
+// Importer: graph access and emission helpers
+//===----------------------------------------------------------------------===//
+
+Importer::Importer(MLIRContext &context, const OnnxModel &model)
+    : model(model), builder(&context), context(context) {
+  const onnx::GraphProto &graph = model.graph();
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (int i = 0; i < node.output_size(); ++i)
+      if (!node.output(i).empty())
+        producers[node.output(i)] = {&node, i};
+    for (const std::string &in : node.input())
+      if (!in.empty())
+        ++useCounts[in];
+  }
+  for (const onnx::ValueInfoProto &out : graph.output())
+    ++useCounts[out.name()];
+}
+
+const onnx::NodeProto *Importer::producer(StringRef name) const {
+  auto it = producers.find(name);
+  return it == producers.end() ? nullptr : it->second.first;
+}
+
+int Importer::uses(StringRef name) const {
+  auto it = useCounts.find(name);
+  return it == useCounts.end() ? 0 : it->second;
+}
+
+std::string Importer::describe(const onnx::NodeProto &node) {
+  std::string name = node.name().empty()
+                         ? (node.output_size() ? node.output(0) : "?")
+                         : node.name();
+  return "node '" + name + "' (" + node.op_type() + ")";
+}
+
+llvm::Error Importer::fail(const onnx::NodeProto &node,
+                           const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 model.path + ": " + describe(node) + ": " +
+                                     message.str());
+}
+
+Location Importer::loc(const onnx::NodeProto &node) {
+  std::string name = node.name().empty()
+                         ? (node.output_size() ? node.output(0) : "?")
+                         : node.name();
+  return NameLoc::get(StringAttr::get(&context, name),
+                      FileLineColLoc::get(&context, model.path, 0, 0));
+}
+
+Type Importer::elementType(const HostTensor &t) {
+  switch (t.type) {
+  case onnx::TensorProto::FLOAT16:
+    return builder.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return builder.getBF16Type();
+  case onnx::TensorProto::INT64:
+    return builder.getI64Type();
+  case onnx::TensorProto::INT32:
+    return builder.getI32Type();
+  default:
+    return builder.getF32Type();
+  }
+}
+
+static RankedTensorType typeOf(const SymShape &shape, Type element) {
+  SmallVector<int64_t> dims;
+  for (const SymDim &d : shape)
+    dims.push_back(d.isConstant() ? d.coeff : ShapedType::kDynamic);
+  return RankedTensorType::get(dims, element);
+}
+
+/// `t` as the type the attune ops compute in: f32 for DOUBLE, the rest as
+/// they are.
+static HostTensor normalized(const HostTensor &t) {
+  if (t.type != onnx::TensorProto::DOUBLE)
+    return t;
+  std::vector<float> values(t.numElements());
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    values[i] = float(t.asDouble(i));
+  return HostTensor::fromFloats(t.shape, values);
+}
+
+Value Importer::weight(StringRef name, const HostTensor &data, Location loc) {
+  auto it = weightValues.find(name);
+  if (it != weightValues.end())
+    return it->second;
+  HostTensor t = normalized(data);
+  SymShape shape;
+  for (int64_t d : t.shape)
+    shape.push_back(SymDim::constant(d));
+  // Weights first, in the order of their first use.
+  OpBuilder::InsertionGuard guard(builder);
+  if (lastWeight)
+    builder.setInsertionPointAfter(lastWeight);
+  else
+    builder.setInsertionPointToStart(body);
+  auto op = builder.create<at::WeightOp>(loc, typeOf(shape, elementType(t)),
+                                         name);
+  lastWeight = op;
+  Value v = op;
+  weightValues[name] = v;
+  weights.emplace_back(name.str(), t);
+  return v;
+}
+
+Val Importer::tensor(Value v, SymShape shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  for (auto [i, d] : llvm::enumerate(type.getShape()))
+    if (i < shape.size() && !ShapedType::isDynamic(d))
+      shape[i] = SymDim::constant(d);
+  return Val::ofTensor(v, std::move(shape));
+}
+
+llvm::Expected<Val> Importer::asTensor(const Val &v,
+                                       const onnx::NodeProto &node) {
+  if (v.kind == Val::Tensor)
+    return v;
+  Location l = loc(node);
+  if (v.kind == Val::Sym) {
+    std::vector<int64_t> ints;
+    for (const SymDim &d : v.sym) {
+      if (!d.isConstant())
+        return fail(node, "uses shape values " + shapeStr(v.sym) +
+                              " as data, which is not supported");
+      ints.push_back(d.coeff);
+    }
+    std::vector<int64_t> shape;
+    if (!v.symScalar)
+      shape.push_back(int64_t(ints.size()));
+    return asTensor(Val::ofHost(HostTensor::fromInts(shape, ints)), node);
+  }
+  HostTensor t = normalized(v.host);
+  if (!elementTypeInfo(t.type) || t.type == onnx::TensorProto::BOOL ||
+      t.type == onnx::TensorProto::INT8 || t.type == onnx::TensorProto::UINT8 ||
+      t.type == onnx::TensorProto::INT16)
+    return fail(node, "a constant of type " + elementTypeName(t.type) +
+                          " used as a tensor is not supported (expected "
+                          "FLOAT, FLOAT16, BFLOAT16, INT64 or INT32)");
+  SymShape shape;
+  for (int64_t d : t.shape)
+    shape.push_back(SymDim::constant(d));
+  if (!v.weightName.empty() || t.numElements() > 64)
+    return tensor(weight(v.weightName.empty() ? "onnx::" + node.output(0)
+                                              : v.weightName,
+                         t, l),
+                  shape);
+  auto type = typeOf(shape, elementType(t));
+  auto attr = DenseElementsAttr::getFromRawBuffer(
+      type, ArrayRef<char>(t.data(), t.bytes->size()));
+  return tensor(builder.create<arith::ConstantOp>(l, attr), shape);
+}
+
+void Importer::define(const onnx::NodeProto &node, int i, Val value) {
+  if (i < node.output_size() && !node.output(i).empty())
+    values[node.output(i)] = std::move(value);
+}
+
+llvm::Expected<Val> Importer::input(const onnx::NodeProto &node, int i) {
+  if (!hasInput(node, i))
+    return fail(node, "input " + llvm::Twine(i) + " is missing");
+  StringRef name = node.input(i);
+  if (!values.count(name) && !model.initializers.count(name.str()) &&
+      !producers.count(name))
+    return fail(node, "reads '" + name + "', which no node, graph input or "
+                      "initializer defines");
+  return get(name);
+}
+
+llvm::Expected<Val> Importer::get(StringRef name) {
+  auto it = values.find(name);
+  if (it != values.end())
+    return it->second;
+  auto init = model.initializers.find(name.str());
+  if (init != model.initializers.end()) {
+    Val v = Val::ofHost(init->second, name.str());
+    values[name] = v;
+    return v;
+  }
+  auto p = producers.find(name);
+  if (p == producers.end())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   model.path + ": value '" + name.str() +
+                                       "' is used but never defined");
+  const onnx::NodeProto &node = *p->second.first;
+  if (inProgress.lookup(name))
+    return fail(node, "the graph has a cycle through '" + name.str() + "'");
+  for (const std::string &out : node.output())
+    inProgress[out] = true;
+  llvm::Error error = importNode(node);
+  for (const std::string &out : node.output())
+    inProgress.erase(out);
+  if (error)
+    return std::move(error);
+  it = values.find(name);
+  if (it == values.end())
+    return fail(node, "output '" + name.str() + "' was not produced");
+  return it->second;
+}
+
+llvm::Error Importer::importNode(const onnx::NodeProto &node) {
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return fail(node, "operator domain '" + node.domain() +
+                          "' is not supported (only the default ONNX domain)");
+  llvm::Expected<bool> raised = raisePattern(*this, node);
+  if (!raised)
+    return raised.takeError();
+  if (*raised)
+    return llvm::Error::success();
+  return importGeneric(node);
+}
+
+//===----------------------------------------------------------------------===//
+// Generic forms
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The symbolic integer elements of `v` (Sym, or a Host integer tensor of
+/// rank <= 1), or nullopt.
+std::optional<std::vector<SymDim>> symElements(const Val &v) {
+  if (v.kind == Val::Sym)
+    return v.sym;
+  if (v.kind == Val::Host && v.host.isInteger() && v.host.shape.size() <= 1) {
+    std::vector<SymDim> out;
+    for (int64_t i = 0; i < v.host.numElements(); ++i)
+      out.push_back(SymDim::constant(v.host.asInt(i)));
+    return out;
+  }
+  return std::nullopt;
+}
+
+bool isScalarShaped(const Val &v) { return v.rank() == 0; }
+
+/// Broadcast of two symbolic shapes (NumPy rules), or nullopt.
+std::optional<SymShape> broadcast(const SymShape &a, const SymShape &b) {
+  size_t rank = std::max(a.size(), b.size());
+  SymShape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const SymDim *da = i < rank - a.size() ? nullptr : &a[i - (rank - a.size())];
+    const SymDim *db = i < rank - b.size() ? nullptr : &b[i - (rank - b.size())];
+    if (!da) {
+      out[i] = *db;
+    } else if (!db) {
+      out[i] = *da;
+    } else if (*da == *db || *db == SymDim::constant(1)) {
+      out[i] = *da;
+    } else if (*da == SymDim::constant(1)) {
+      out[i] = *db;
+    } else if (!da->isConstant() || !db->isConstant()) {
+      out[i] = da->isConstant() ? *db : *da; // checked at run time
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+int64_t normAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+} // namespace
+
+llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
+  StringRef op = node.op_type();
+  Location l = loc(node);
+  auto out = [&](Val v) {
+    define(node, 0, std::move(v));
+    return llvm::Error::success();
+  };
+  auto generic = [&](StringRef what) {
+    explain("generic  " + describe(node) + " -> " + what.str());
+  };
+
+  // Data movement and constants.
+  if (op == "Identity") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    Val v = *x;
+    // An initializer aliased under another name (torch stores identical
+    // tensors once): the alias is the state_dict key of this use.
+    if (v.kind == Val::Host && !v.weightName.empty())
+      v.weightName = node.output(0);
+    return out(std::move(v));
+  }
+  if (op == "Constant") {
+    if (const onnx::AttributeProto *a = attr(node, "value")) {
+      auto t = readTensor(a->t(), model,
+                          model.path + ": " + describe(node) + ": value");
+      if (!t)
+        return t.takeError();
+      return out(Val::ofHost(std::move(*t)));
+    }
+    if (const onnx::AttributeProto *a = attr(node, "value_float"))
+      return out(Val::ofHost(HostTensor::fromFloats({}, {a->f()})));
+    if (const onnx::AttributeProto *a = attr(node, "value_int"))
+      return out(Val::ofHost(HostTensor::fromInts({}, {a->i()})));
+    if (const onnx::AttributeProto *a = attr(node, "value_floats"))
+      return out(Val::ofHost(HostTensor::fromFloats(
+          {a->floats_size()}, {a->floats().begin(), a->floats().end()})));
+    if (const onnx::AttributeProto *a = attr(node, "value_ints"))
+      return out(Val::ofHost(HostTensor::fromInts(
+          {a->ints_size()}, {a->ints().begin(), a->ints().end()})));
+    return fail(node, "expected a value, value_float(s) or value_int(s) "
+                      "attribute (sparse and string constants are not "
+                      "supported)");
+  }
+  if (op == "Shape") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    SymShape shape;
+    if (x->kind == Val::Tensor)
+      shape = x->shape;
+    else if (x->kind == Val::Host)
+      for (int64_t d : x->host.shape)
+        shape.push_back(SymDim::constant(d));
+    else if (!x->symScalar)
+      shape.push_back(SymDim::constant(int64_t(x->sym.size())));
+    int64_t rank = int64_t(shape.size());
+    int64_t start = std::clamp<int64_t>(
+        normAxis(attrInt(node, "start", 0), rank), 0, rank);
+    int64_t end = std::clamp<int64_t>(
+        normAxis(attrInt(node, "end", rank), rank), 0, rank);
+    return out(Val::ofSym(
+        SymShape(shape.begin() + start, shape.begin() + std::max(start, end)),
+        false));
+  }
+
+  // Shape arithmetic, evaluated when every operand is a shape value.
+  bool binary = op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
+  if (binary) {
+    auto a = input(node, 0);
+    if (!a)
+      return a.takeError();
+    auto b = input(node, 1);
+    if (!b)
+      return b.takeError();
+    auto sa = symElements(*a), sb = symElements(*b);
+    if (sa && sb && (sa->size() == sb->size() || sa->size() == 1 ||
+                     sb->size() == 1)) {
+      size_t n = std::max(sa->size(), sb->size());
+      std::vector<SymDim> r;
+      for (size_t i = 0; i < n; ++i) {
+        const SymDim &x = (*sa)[sa->size() == 1 ? 0 : i];
+        const SymDim &y = (*sb)[sb->size() == 1 ? 0 : i];
+        if (op == "Mul") {
+          r.push_back(symMul(x, y));
+        } else if (op == "Div") {
+          std::optional<SymDim> q = symDiv(x, y);
+          if (!q && x.isConstant() && y.isConstant() && y.coeff != 0) {
+            // Integer division truncates toward zero, as ONNX says.
+            q = SymDim::constant(x.coeff / y.coeff);
+          }
+          if (!q)
+            return fail(node, "cannot divide shape value " + x.str() +
+                                  " by " + y.str());
+          r.push_back(*q);
+        } else {
+          int64_t sign = op == "Add" ? 1 : -1;
+          if (x.syms != y.syms && !(y.coeff == 0) && !(x.coeff == 0))
+            return fail(node, "cannot " + op.lower() + " shape values " +
+                                  x.str() + " and " + y.str());
+          if (x.coeff == 0)
+            r.push_back(SymDim{sign * y.coeff, y.syms});
+          else if (y.coeff == 0)
+            r.push_back(x);
+          else
+            r.push_back(SymDim{x.coeff + sign * y.coeff, x.syms});
+        }
+      }
+      bool scalar = isScalarShaped(*a) && isScalarShaped(*b);
+      return out(Val::ofSym(r, scalar));
+    }
+  }
+  if (op == "Gather") {
+    auto data = input(node, 0);
+    if (!data)
+      return data.takeError();
+    auto idx = input(node, 1);
+    if (!idx)
+      return idx.takeError();
+    auto sd = symElements(*data);
+    if (sd && idx->kind == Val::Host && idx->host.isInteger() &&
+        data->rank() == 1) {
+      std::vector<SymDim> r;
+      for (int64_t i = 0; i < idx->host.numElements(); ++i) {
+        int64_t k = idx->host.asInt(i);
+        if (k < 0)
+          k += int64_t(sd->size());
+        if (k < 0 || k >= int64_t(sd->size()))
+          return fail(node, "index " + llvm::Twine(idx->host.asInt(i)) +
+                                " is out of range for " +
+                                llvm::Twine(sd->size()) + " elements");
+        r.push_back((*sd)[k]);
+      }
+      return out(Val::ofSym(r, idx->host.shape.empty()));
+    }
+    // A table lookup: rows of a 2-D table by integer ids.
+    if (attrInt(node, "axis", 0) == 0 && data->rank() == 2 &&
+        idx->kind == Val::Tensor &&
+        isa<IntegerType>(
+            cast<RankedTensorType>(idx->value.getType()).getElementType())) {
+      auto table = asTensor(*data, node);
+      if (!table)
+        return table.takeError();
+      generic("attune.embedding");
+      SymShape shape = idx->shape;
+      shape.push_back(table->shape[1]);
+      return out(tensor(
+          builder.create<at::EmbeddingOp>(l, idx->value, table->value),
+          shape));
+    }
+    return fail(node, "only shape values and embedding lookups (axis 0 of a "
+                      "2-D table by integer ids) are supported");
+  }
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    std::vector<int64_t> axes;
+    if (hasInput(node, 1)) {
+      auto a = input(node, 1);
+      if (!a)
+        return a.takeError();
+      auto sa = symElements(*a);
+      if (!sa)
+        return fail(node, "axes must be known at import");
+      for (const SymDim &d : *sa) {
+        if (!d.isConstant())
+          return fail(node, "axes must be constants");
+        axes.push_back(d.coeff);
+      }
+    } else if (op == "Squeeze") {
+      if (x->kind != Val::Tensor)
+        return fail(node, "Squeeze without axes is only supported on tensors");
+      for (auto [i, d] : llvm::enumerate(x->shape))
+        if (d == SymDim::constant(1))
+          axes.push_back(int64_t(i));
+    } else {
+      return fail(node, "Unsqueeze needs axes");
+    }
+    bool unsq = op == "Unsqueeze";
+    int64_t rank = x->rank() + (unsq ? int64_t(axes.size()) : 0);
+    for (int64_t &a : axes)
+      a = normAxis(a, rank);
+    llvm::sort(axes);
+    if (auto sx = symElements(*x); sx && x->kind != Val::Tensor) {
+      if (unsq && x->rank() == 0 && axes == std::vector<int64_t>{0})
+        return out(Val::ofSym(*sx, false));
+      if (!unsq && x->rank() == 1 && axes == std::vector<int64_t>{0} &&
+          sx->size() == 1)
+        return out(Val::ofSym(*sx, true));
+    }
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
+    Val v = *t;
+    if (unsq) {
+      for (int64_t a : axes) {
+        SymShape shape = v.shape;
+        shape.insert(shape.begin() + a, SymDim::constant(1));
+        v = tensor(builder.create<at::ExpandDimsOp>(l, v.value, a), shape);
+      }
+      generic("attune.expand_dims");
+    } else {
+      for (int64_t a : llvm::reverse(axes)) {
+        if (a < 0 || a >= v.rank() || v.shape[a] != SymDim::constant(1))
+          return fail(node, "axis " + llvm::Twine(a) + " of shape " +
+                                shapeStr(v.shape) + " is not a unit dim");
+        SymShape shape = v.shape;
+        shape.erase(shape.begin() + a);
+        v = tensor(builder.create<at::SqueezeOp>(l, v.value, a), shape);
+      }
+      generic("attune.squeeze");
+    }
+    return out(v);
+  }
+  if (op == "Concat") {
+    std::vector<Val> ins;
+    bool allSym = true;
+    for (int i = 0; i < node.input_size(); ++i) {
+      auto v = input(node, i);
+      if (!v)
+        return v.takeError();
+      allSym &= v->kind != Val::Tensor && symElements(*v).has_value();
+      ins.push_back(*v);
+    }
+    if (allSym) {
+      std::vector<SymDim> r;
+      for (const Val &v : ins) {
+        std::vector<SymDim> elements = *symElements(v);
+        r.insert(r.end(), elements.begin(), elements.end());
+      }
+      return out(Val::ofSym(r, false));
+    }
+    int64_t axis = attrInt(node, "axis", 0);
+    SmallVector<Value> operands;
+    SymShape shape;
+    for (const Val &v : ins) {
+      auto t = asTensor(v, node);
+      if (!t)
+        return t.takeError();
+      operands.push_back(t->value);
+      if (shape.empty()) {
+        shape = t->shape;
+      } else {
+        int64_t a = normAxis(axis, int64_t(shape.size()));
+        shape[a] = SymDim{shape[a].coeff + t->shape[a].coeff,
+                          shape[a].syms}; // symbolic sums stay approximate
+        if (!shape[a].isConstant() || !t->shape[a].isConstant())
+          shape[a] = SymDim::symbol(node.output(0) + "." + std::to_string(a));
+      }
+    }
+    generic("attune.concat");
+    return out(tensor(builder.create<at::ConcatOp>(l, operands, axis), shape));
+  }
+  if (op == "Cast") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    int64_t to = attrInt(node, "to", 0);
+    bool toInt = to == onnx::TensorProto::INT64 ||
+                 to == onnx::TensorProto::INT32;
+    if (auto sx = symElements(*x); sx && x->kind != Val::Tensor && toInt)
+      return out(Val::ofSym(*sx, x->rank() == 0));
+    if (x->kind == Val::Host && x->host.isFloat() &&
+        to == onnx::TensorProto::FLOAT) {
+      HostTensor t = x->host;
+      std::vector<float> values(t.numElements());
+      for (int64_t i = 0; i < t.numElements(); ++i)
+        values[i] = float(t.asDouble(i));
+      return out(Val::ofHost(HostTensor::fromFloats(t.shape, values)));
+    }
+    Type element;
+    if (to == onnx::TensorProto::FLOAT)
+      element = builder.getF32Type();
+    else if (to == onnx::TensorProto::FLOAT16)
+      element = builder.getF16Type();
+    else if (to == onnx::TensorProto::BFLOAT16)
+      element = builder.getBF16Type();
+    else
+      return fail(node, "cast to " + elementTypeName(int32_t(to)) +
+                            " of tensor data is not supported (expected "
+                            "FLOAT, FLOAT16 or BFLOAT16)");
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
+    auto type = cast<RankedTensorType>(t->value.getType()).clone(element);
+    generic("attune.cast");
+    return out(tensor(builder.create<at::CastOp>(l, type, t->value), t->shape));
+  }
+  if (op == "Slice") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    std::vector<std::vector<SymDim>> args;
+    for (int i = 1; i < 5; ++i) {
+      if (!hasInput(node, i)) {
+        args.push_back({});
+        continue;
+      }
+      auto v = input(node, i);
+      if (!v)
+        return v.takeError();
+      auto s = symElements(*v);
+      if (!s)
+        return fail(node, "starts, ends, axes and steps must be known at "
+                          "import");
+      args.push_back(*s);
+    }
+    size_t n = args[0].size();
+    if (args[1].size() != n)
+      return fail(node, "starts and ends differ in length");
+    std::vector<int64_t> axes, steps;
+    for (size_t i = 0; i < n; ++i) {
+      if (!args[2].empty() && !args[2][i].isConstant())
+        return fail(node, "axes must be constants");
+      axes.push_back(args[2].empty() ? int64_t(i) : args[2][i].coeff);
+      if (!args[3].empty() && args[3][i] != SymDim::constant(1))
+        return fail(node, "only step 1 is supported");
+    }
+    auto sx = symElements(*x);
+    if (sx && x->kind != Val::Tensor && n == 1 && x->rank() == 1) {
+      int64_t size = int64_t(sx->size());
+      if (!args[0][0].isConstant() || !args[1][0].isConstant())
+        return fail(node, "bounds must be constants");
+      int64_t s = args[0][0].coeff, e = args[1][0].coeff;
+      s = std::clamp<int64_t>(s < 0 ? s + size : s, 0, size);
+      e = std::clamp<int64_t>(e < 0 ? e + size : e, 0, size);
+      return out(Val::ofSym(
+          std::vector<SymDim>(sx->begin() + s, sx->begin() + std::max(s, e)),
+          false));
+    }
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
+    Val v = *t;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t axis = normAxis(axes[i], v.rank());
+      if (axis < 0 || axis >= v.rank())
+        return fail(node, "axis " + llvm::Twine(axes[i]) +
+                              " is out of range for rank " +
+                              llvm::Twine(v.rank()));
+      SymDim dim = v.shape[axis];
+      SymDim s = args[0][i], e = args[1][i];
+      auto resolve = [&](SymDim b) -> std::optional<int64_t> {
+        if (b.isConstant()) {
+          int64_t c = b.coeff;
+          if (c < 0) {
+            if (!dim.isConstant())
+              return std::nullopt;
+            c += dim.coeff;
+          }
+          if (dim.isConstant())
+            c = std::clamp<int64_t>(c, 0, dim.coeff);
+          else if (c > (int64_t(1) << 40))
+            return std::nullopt; // "to the end" of a dynamic dim
+          return c;
+        }
+        if (b == dim)
+          return std::nullopt;
+        return std::nullopt;
+      };
+      std::optional<int64_t> so = resolve(s), eo = resolve(e);
+      bool toEnd = e == dim || (e.isConstant() && e.coeff >= (int64_t(1) << 40));
+      if (!so || (!eo && !toEnd))
+        return fail(node, "slice [" + s.str() + ", " + e.str() +
+                              ") of a dim of extent " + dim.str() +
+                              " is not supported (bounds must be constants)");
+      if (toEnd && !dim.isConstant()) {
+        if (*so != 0)
+          return fail(node, "slice from " + llvm::Twine(*so) +
+                                " to the end of a dynamic dim is not "
+                                "supported");
+        continue; // the whole extent
+      }
+      int64_t size = std::max<int64_t>(0, (eo ? *eo : dim.coeff) - *so);
+      SymShape shape = v.shape;
+      shape[axis] = SymDim::constant(size);
+      v = tensor(builder.create<at::SliceOp>(l, v.value, axis, *so, size),
+                 shape);
+    }
+    generic("attune.slice");
+    return out(v);
+  }
+  if (op == "ConstantOfShape") {
+    auto s = input(node, 0);
+    if (!s)
+      return s.takeError();
+    auto ss = symElements(*s);
+    if (!ss)
+      return fail(node, "the shape must be known at import");
+    std::vector<int64_t> shape;
+    for (const SymDim &d : *ss) {
+      if (!d.isConstant())
+        return fail(node, "a dynamic shape " + shapeStr(*ss) +
+                              " is not supported here");
+      shape.push_back(d.coeff);
+    }
+    HostTensor value = HostTensor::fromFloats({1}, {0.0f});
+    if (const onnx::AttributeProto *a = attr(node, "value")) {
+      auto t = readTensor(a->t(), model, model.path + ": " + describe(node));
+      if (!t)
+        return t.takeError();
+      value = *t;
+    }
+    const ElementTypeInfo *info = elementTypeInfo(value.type);
+    HostTensor r;
+    r.type = value.type;
+    r.shape = shape;
+    auto bytes = std::make_shared<std::vector<char>>();
+    for (int64_t i = 0, n = r.numElements(); i < n; ++i)
+      bytes->insert(bytes->end(), value.data(), value.data() + info->size);
+    r.bytes = std::move(bytes);
+    return out(Val::ofHost(r));
+  }
+
+  // Tensor ops.
+  if (binary) {
+    auto a = input(node, 0);
+    if (!a)
+      return a.takeError();
+    auto b = input(node, 1);
+    if (!b)
+      return b.takeError();
+    // A scalar constant factor is attune.scale.
+    auto scalarOf = [](const Val &v) -> std::optional<double> {
+      if (v.kind == Val::Host && v.host.isFloat() && v.host.numElements() == 1)
+        return v.host.asDouble(0);
+      return std::nullopt;
+    };
+    if (op == "Mul" || op == "Div") {
+      std::optional<double> cb = scalarOf(*b);
+      std::optional<double> ca = op == "Mul" ? scalarOf(*a) : std::nullopt;
+      if (cb || ca) {
+        const Val &x = cb ? *a : *b;
+        double factor = cb ? *cb : *ca;
+        if (op == "Div")
+          factor = 1.0 / factor;
+        auto t = asTensor(x, node);
+        if (!t)
+          return t.takeError();
+        generic("attune.scale");
+        return out(tensor(builder.create<at::ScaleOp>(
+                              l, t->value, builder.getF64FloatAttr(factor)),
+                          t->shape));
+      }
+    }
+    if (op == "Div")
+      return fail(node, "division by a tensor is not supported (only by a "
+                        "scalar constant)");
+    auto ta = asTensor(*a, node);
+    if (!ta)
+      return ta.takeError();
+    Val rhs = *b;
+    if (op == "Sub") {
+      auto tb = asTensor(*b, node);
+      if (!tb)
+        return tb.takeError();
+      rhs = tensor(builder.create<at::ScaleOp>(l, tb->value,
+                                               builder.getF64FloatAttr(-1.0)),
+                   tb->shape);
+    }
+    auto tb = asTensor(rhs, node);
+    if (!tb)
+      return tb.takeError();
+    std::optional<SymShape> shape = broadcast(ta->shape, tb->shape);
+    if (!shape)
+      return fail(node, "shapes " + shapeStr(ta->shape) + " and " +
+                            shapeStr(tb->shape) + " do not broadcast");
+    Value r;
+    if (op == "Mul")
+      r = builder.create<at::MulOp>(l, ta->value, tb->value);
+    else
+      r = builder.create<at::AddOp>(l, ta->value, tb->value);
+    generic(op == "Mul" ? "attune.mul" : "attune.add");
+    return out(tensor(r, *shape));
+  }
+  if (op == "Relu" || op == "Tanh" || op == "Sigmoid") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
+    at::Activation kind = op == "Relu"   ? at::Activation::relu
+                          : op == "Tanh" ? at::Activation::tanh
+                                         : at::Activation::sigmoid;
+    generic("attune.activation");
+    return out(tensor(builder.create<at::ActivationOp>(l, kind, t->value),
+                      t->shape));
+  }
+  if (op == "Softmax") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
+    int64_t axis = attrInt(node, "axis", -1);
+    generic("attune.softmax");
+    auto s = builder.create<at::SoftmaxOp>(l, t->value.getType(), t->value,
+                                           builder.getI64IntegerAttr(axis));
+    return out(tensor(s, t->shape));
+  }
+  if (op == "Transpose") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
+    std::vector<int64_t> perm(t->rank());
+    std::iota(perm.rbegin(), perm.rend(), 0);
+    if (auto p = attrInts(node, "perm"))
+      perm = *p;
+    if (int64_t(perm.size()) != t->rank())
+      return fail(node, "perm has " + llvm::Twine(perm.size()) +
+                            " entries for a rank-" + llvm::Twine(t->rank()) +
+                            " input");
+    SymShape shape;
+    for (int64_t p : perm) {
+      if (p < 0 || p >= t->rank())
+        return fail(node, "perm entry " + llvm::Twine(p) + " is out of range");
+      shape.push_back(t->shape[p]);
+    }
+    generic("attune.transpose");
+    return out(tensor(builder.create<at::TransposeOp>(l, t->value, perm),
+                      shape));
+  }
+  if (op == "MatMul" || op == "Gemm") {
+    auto a = input(node, 0);
+    if (!a)
+      return a.takeError();
+    auto b = input(node, 1);
+    if (!b)
+      return b.takeError();
+    bool gemm = op == "Gemm";
+    if (gemm && (attrInt(node, "transA", 0) || attrFloat(node, "alpha", 1) != 1 ||
+                 attrFloat(node, "beta", 1) != 1))
+      return fail(node, "only Gemm with alpha = beta = 1 and transA = 0 is "
+                        "supported");
+    bool transB = gemm && attrInt(node, "transB", 0);
+    auto ta = asTensor(*a, node);
+    if (!ta)
+      return ta.takeError();
+    if (b->kind == Val::Host && b->rank() == 2 && ta->rank() >= 1) {
+      // x @ W with W known: attune.linear takes W as [out, in].
+      HostTensor w = normalized(b->host);
+      std::string name = b->weightName;
+      if (!transB) {
+        HostTensor wt = w;
+        int64_t k = w.shape[0], n = w.shape[1];
+        size_t es = elementTypeInfo(w.type)->size;
+        auto bytes = std::make_shared<std::vector<char>>(w.bytes->size());
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            std::memcpy(bytes->data() + (j * k + i) * es,
+                        w.data() + (i * n + j) * es, es);
+        wt.shape = {n, k};
+        wt.bytes = std::move(bytes);
+        w = wt;
+        name = name.empty() ? "onnx::" + node.output(0) + ".weight"
+                            : name + ".T";
+      } else if (name.empty()) {
+        name = "onnx::" + node.output(0) + ".weight";
+      }
+      int64_t in = w.shape[1];
+      if (ta->shape.back() != SymDim::constant(in))
+        return fail(node, "input's last dim " + ta->shape.back().str() +
+                              " does not match the weight's " +
+                              llvm::Twine(in));
+      Value bias;
+      if (gemm && hasInput(node, 2)) {
+        auto c = input(node, 2);
+        if (!c)
+          return c.takeError();
+        if (c->kind != Val::Host || c->rank() != 1 ||
+            c->host.numElements() != w.shape[0])
+          return fail(node, "only a bias C of shape [" +
+                                llvm::Twine(w.shape[0]) + "] is supported");
+        auto tc = asTensor(*c, node);
+        if (!tc)
+          return tc.takeError();
+        bias = tc->value;
+      }
+      Value wv = weight(name, w, l);
+      SymShape shape = ta->shape;
+      shape.back() = SymDim::constant(w.shape[0]);
+      generic("attune.linear");
+      return out(tensor(builder.create<at::LinearOp>(l, ta->value, wv, bias,
+                                                     at::ActivationAttr()),
+                        shape));
+    }
+    if (gemm)
+      return fail(node, "only Gemm with a constant B is supported");
+    auto tb = asTensor(*b, node);
+    if (!tb)
+      return tb.takeError();
+    if (ta->rank() < 2 || tb->rank() < 2)
+      return fail(node, "MatMul of rank-1 operands is not supported");
+    SymShape batchA(ta->shape.begin(), ta->shape.end() - 2);
+    SymShape batchB(tb->shape.begin(), tb->shape.end() - 2);
+    std::optional<SymShape> shape = broadcast(batchA, batchB);
+    if (!shape)
+      return fail(node, "batch dims " + shapeStr(batchA) + " and " +
+                            shapeStr(batchB) + " do not broadcast");
+    shape->push_back(ta->shape[ta->rank() - 2]);
+    shape->push_back(tb->shape.back());
+    generic("attune.matmul");
+    return out(tensor(
+        builder.create<at::MatmulOp>(l, ta->value, tb->value, false, false),
+        *shape));
+  }
+  if (op == "LayerNormalization") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
+    int64_t axis = normAxis(attrInt(node, "axis", -1), t->rank());
+    if (axis < 0 || axis >= t->rank())
+      return fail(node, "axis out of range");
+    if (node.output_size() > 1 &&
+        llvm::any_of(llvm::drop_begin(node.output()),
+                     [&](const std::string &o) { return uses(o) > 0; }))
+      return fail(node, "the Mean and InvStdDev outputs are not supported");
+    Value w, b;
+    if (hasInput(node, 1)) {
+      auto v = input(node, 1);
+      if (!v)
+        return v.takeError();
+      auto tv = asTensor(*v, node);
+      if (!tv)
+        return tv.takeError();
+      w = tv->value;
+    }
+    if (hasInput(node, 2)) {
+      auto v = input(node, 2);
+      if (!v)
+        return v.takeError();
+      auto tv = asTensor(*v, node);
+      if (!tv)
+        return tv.takeError();
+      b = tv->value;
+    }
+    generic("attune.layer_norm");
+    // ONNX stores epsilon as a float: widen the float, not its decimal.
+    double eps = double(attrFloat(node, "epsilon", 1e-5f));
+    auto ln = builder.create<at::LayerNormOp>(
+        l, t->value, Value(), w, b, builder.getF64FloatAttr(eps),
+        builder.getI64IntegerAttr(t->rank() - axis));
+    return out(tensor(ln, t->shape));
+  }
+  if (op == "Reshape") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    auto s = input(node, 1);
+    if (!s)
+      return s.takeError();
+    auto target = symElements(*s);
+    if (!target)
+      return fail(node, "the target shape must be computable at import");
+    SymShape in;
+    if (x->kind == Val::Tensor)
+      in = x->shape;
+    else if (x->kind == Val::Host)
+      for (int64_t d : x->host.shape)
+        in.push_back(SymDim::constant(d));
+    else
+      in = {SymDim::constant(int64_t(x->sym.size()))};
+    SymDim total = SymDim::constant(1);
+    for (const SymDim &d : in)
+      total = symMul(total, d);
+    SymShape shape = *target;
+    int minusOne = -1;
+    SymDim known = SymDim::constant(1);
+    for (auto [i, d] : llvm::enumerate(shape)) {
+      if (d == SymDim::constant(0) && !attrInt(node, "allowzero", 0)) {
+        if (i >= in.size())
+          return fail(node, "0 in the target shape has no input dim");
+        d = in[i];
+      }
+      if (d == SymDim::constant(-1)) {
+        if (minusOne >= 0)
+          return fail(node, "the target shape has two -1 entries");
+        minusOne = int(i);
+        continue;
+      }
+      known = symMul(known, d);
+    }
+    if (minusOne >= 0) {
+      std::optional<SymDim> rest = symDiv(total, known);
+      if (!rest)
+        return fail(node, "cannot infer -1 reshaping " + shapeStr(in) +
+                              " to " + shapeStr(*target));
+      shape[minusOne] = *rest;
+    }
+    if (x->kind == Val::Host) {
+      HostTensor t = x->host;
+      t.shape.clear();
+      for (const SymDim &d : shape)
+        t.shape.push_back(d.coeff);
+      if (t.numElements() != x->host.numElements())
+        return fail(node, "reshape of " + shapeStr(in) + " to " +
+                              shapeStr(shape) + " changes the element count");
+      return out(Val::ofHost(t, x->weightName));
+    }
+    if (x->kind == Val::Sym)
+      return out(Val::ofSym(x->sym, shape.empty()));
+    if (shape == in)
+      return out(*x);
+    // Inserting or removing unit dims.
+    SymShape squeezedIn, squeezedOut;
+    for (const SymDim &d : in)
+      if (d != SymDim::constant(1))
+        squeezedIn.push_back(d);
+    for (const SymDim &d : shape)
+      if (d != SymDim::constant(1))
+        squeezedOut.push_back(d);
+    if (squeezedIn == squeezedOut) {
+      Val v = *x;
+      for (int64_t i = v.rank() - 1; i >= 0; --i)
+        if (v.shape[i] == SymDim::constant(1)) {
+          SymShape sh = v.shape;
+          sh.erase(sh.begin() + i);
+          v = tensor(builder.create<at::SqueezeOp>(l, v.value, i), sh);
+        }
+      for (auto [i, d] : llvm::enumerate(shape))
+        if (d == SymDim::constant(1)) {
+          SymShape sh = v.shape;
+          sh.insert(sh.begin() + i, d);
+          v = tensor(builder.create<at::ExpandDimsOp>(l, v.value, int64_t(i)),
+                     sh);
+        }
+      generic("attune.squeeze/expand_dims");
+      return out(v);
+    }
+    return fail(node, "reshape of " + shapeStr(in) + " to " +
+                          shapeStr(shape) +
+                          " is not supported outside a recognised pattern "
+                          "(only unit dims may be added or removed)");
+  }
+  return fail(node, "operator " + op.str() + " is not supported (opset " +
+                        llvm::Twine(model.opset) + ")");
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+llvm::Error Importer::declareInputs(Block &block,
+                                    SmallVectorImpl<Type> &types) {
+  const onnx::GraphProto &graph = model.graph();
+  llvm::StringSet<> seen;
+  for (const onnx::ValueInfoProto &in : graph.input()) {
+    if (model.initializers.count(in.name()))
+      continue; // old exporters list initializers as inputs
+    if (!seen.insert(in.name()).second)
+      continue;
+    auto fail = [&](const llvm::Twine &m) {
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     model.path + ": graph input '" +
+                                         in.name() + "': " + m.str());
+    };
+    if (!in.type().has_tensor_type())
+      return fail("expected a tensor input");
+    const onnx::TypeProto::Tensor &tt = in.type().tensor_type();
+    Type element;
+    switch (tt.elem_type()) {
+    case onnx::TensorProto::FLOAT:
+      element = builder.getF32Type();
+      break;
+    case onnx::TensorProto::FLOAT16:
+      element = builder.getF16Type();
+      break;
+    case onnx::TensorProto::BFLOAT16:
+      element = builder.getBF16Type();
+      break;
+    case onnx::TensorProto::INT64:
+      element = builder.getI64Type();
+      break;
+    case onnx::TensorProto::INT32:
+      element = builder.getI32Type();
+      break;
+    default:
+      return fail("element type " + elementTypeName(tt.elem_type()) +
+                  " is not supported (expected FLOAT, FLOAT16, BFLOAT16, "
+                  "INT64 or INT32)");
+    }
+    if (!tt.has_shape())
+      return fail("the input has no shape (export with a fixed rank)");
+    SymShape shape;
+    for (auto [d, dim] : llvm::enumerate(tt.shape().dim())) {
+      if (dim.has_dim_value() && dim.dim_value() >= 0)
+        shape.push_back(SymDim::constant(dim.dim_value()));
+      else if (dim.has_dim_param() && !dim.dim_param().empty())
+        shape.push_back(SymDim::symbol(dim.dim_param()));
+      else
+        shape.push_back(SymDim::symbol(in.name() + "." + std::to_string(d)));
+    }
+    auto type = typeOf(shape, element);
+    Value arg = block.addArgument(
+        type, FileLineColLoc::get(&context, model.path, 0, 0));
+    types.push_back(type);
+    values[in.name()] = Val::ofTensor(arg, shape);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<ImportResult> Importer::run() {
+  ImportResult result;
+  Location fileLoc = FileLineColLoc::get(&context, model.path, 0, 0);
+  result.module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(result.module->getBody());
+  auto func = builder.create<func::FuncOp>(fileLoc, "forward",
+                                           builder.getFunctionType({}, {}));
+  body = func.addEntryBlock();
+  SmallVector<Type> inputTypes;
+  if (llvm::Error e = declareInputs(*body, inputTypes))
+    return std::move(e);
+  builder.setInsertionPointToEnd(body);
+
+  SmallVector<Value> results;
+  SmallVector<Type> resultTypes;
+  for (const onnx::ValueInfoProto &o : model.graph().output()) {
+    auto v = get(o.name());
+    if (!v)
+      return v.takeError();
+    if (v->kind != Val::Tensor) {
+      onnx::NodeProto fake;
+      fake.set_name(o.name());
+      fake.set_op_type("output");
+      auto t = asTensor(*v, fake);
+      if (!t)
+        return t.takeError();
+      v = *t;
+    }
+    results.push_back(v->value);
+    resultTypes.push_back(v->value.getType());
+  }
+  builder.create<func::ReturnOp>(fileLoc, results);
+  func.setFunctionType(builder.getFunctionType(inputTypes, resultTypes));
+
+  // Names: the graph's input and output names.
+  unsigned argIndex = 0;
+  for (const onnx::ValueInfoProto &in : model.graph().input()) {
+    if (model.initializers.count(in.name()) || argIndex >= inputTypes.size())
+      continue;
+    func.setArgAttr(argIndex++, at::kNameAttr,
+                    builder.getStringAttr(in.name()));
+  }
+  for (auto [i, o] : llvm::enumerate(model.graph().output()))
+    func.setResultAttr(unsigned(i), at::kNameAttr,
+                       builder.getStringAttr(o.name()));
+
+  // Tidy what the generic forms leave (transposes around a raised block
+  // that cancel, slices of a whole extent): the attune ops' folders and
+  // canonicalizations.
+  RewritePatternSet patterns(&context);
+  for (RegisteredOperationName op : context.getRegisteredOperations())
+    if (op.getDialectNamespace() == "attune")
+      op.getCanonicalizationPatterns(patterns, &context);
+  (void)applyPatternsGreedily(*result.module, std::move(patterns));
+
+  result.weights = std::move(weights);
+  result.explanation = std::move(explanation);
+  return result;
+}
+
+llvm::Expected<ImportResult>
+importOnnx(MLIRContext &context, const OnnxModel &model) {
+  Importer importer(context, model);
+  return importer.run();
+}
+
+llvm::Error writeSafetensors(
+    StringRef path,
+    const std::vector<std::pair<std::string, HostTensor>> &weights) {
+  std::vector<::attune::SafetensorsEntry> entries;
+  for (const auto &[name, t] : weights) {
+    const char *dtype = nullptr;
+    switch (t.type) {
+    case onnx::TensorProto::FLOAT:
+      dtype = "F32";
+      break;
+    case onnx::TensorProto::FLOAT16:
+      dtype = "F16";
+      break;
+    case onnx::TensorProto::BFLOAT16:
+      dtype = "BF16";
+      break;
+    case onnx::TensorProto::INT64:
+      dtype = "I64";
+      break;
+    case onnx::TensorProto::INT32:
+      dtype = "I32";
+      break;
+    default:
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "weight '" + name + "' has type " + elementTypeName(t.type) +
+              ", which a weights file cannot hold");
+    }
+    entries.push_back({name, dtype, t.shape, t.data(), t.bytes->size()});
+  }
+  std::string error;
+  if (!::attune::writeSafetensors(path.str(), entries, error))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+  return llvm::Error::success();
+}
+
+} // namespace attune::onnx_import

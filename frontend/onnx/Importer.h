@@ -1,0 +1,166 @@
+//===- Importer.h - the importer's state, shared by its files ---*- C++ -*-===//
+//
+// Internal to frontend/onnx. Every ONNX value the import reaches becomes a
+// `Val`, one of:
+//   - Host: numbers known at import (initializers, Constant, and whatever is
+//     computed only from them), kept as bytes;
+//   - Sym: an integer tensor of rank <= 1 whose elements are symbolic
+//     dimensions, products of the graph's dynamic dims and a constant (what
+//     `Shape` and the shape arithmetic around it compute: ONNX's own shape
+//     inference loses ranks there, so the importer evaluates it itself);
+//   - Tensor: an MLIR value, with the symbolic shape of each of its dims.
+// Values are imported on demand from the graph's outputs, so nodes that only
+// feed a raised pattern (the shape arithmetic inside an attention block) are
+// never imported. Raisers (Raise.cpp) try each node before its generic form.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_FRONTEND_ONNX_IMPORTER_H
+#define ATTUNE_FRONTEND_ONNX_IMPORTER_H
+
+#include "frontend/onnx/Import.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+
+namespace attune::onnx_import {
+
+/// coeff * product(syms): a dimension as the shape arithmetic sees it.
+struct SymDim {
+  int64_t coeff = 1;
+  std::vector<std::string> syms; // sorted
+
+  static SymDim constant(int64_t c) { return SymDim{c, {}}; }
+  static SymDim symbol(std::string s) { return SymDim{1, {std::move(s)}}; }
+  bool isConstant() const { return syms.empty(); }
+  bool operator==(const SymDim &o) const {
+    return coeff == o.coeff && syms == o.syms;
+  }
+  bool operator!=(const SymDim &o) const { return !(*this == o); }
+  std::string str() const;
+};
+using SymShape = std::vector<SymDim>;
+std::string shapeStr(const SymShape &shape);
+
+SymDim symMul(const SymDim &a, const SymDim &b);
+/// a / b when exact (symbols cancel, constants divide), else nullopt.
+std::optional<SymDim> symDiv(const SymDim &a, const SymDim &b);
+
+struct Val {
+  enum Kind { Host, Sym, Tensor } kind = Host;
+  // Host
+  HostTensor host;
+  std::string weightName; // the name a weight made of it is bound by
+  // Sym: rank 0 (one element) or 1
+  std::vector<SymDim> sym;
+  bool symScalar = false;
+  // Tensor
+  mlir::Value value;
+  SymShape shape;
+
+  static Val ofHost(HostTensor t, std::string name = "") {
+    Val v;
+    v.kind = Host;
+    v.host = std::move(t);
+    v.weightName = std::move(name);
+    return v;
+  }
+  static Val ofSym(std::vector<SymDim> s, bool scalar) {
+    Val v;
+    v.kind = Sym;
+    v.sym = std::move(s);
+    v.symScalar = scalar;
+    return v;
+  }
+  static Val ofTensor(mlir::Value value, SymShape shape) {
+    Val v;
+    v.kind = Tensor;
+    v.value = value;
+    v.shape = std::move(shape);
+    return v;
+  }
+  int64_t rank() const;
+};
+
+class Importer {
+public:
+  Importer(mlir::MLIRContext &context, const OnnxModel &model);
+
+  llvm::Expected<ImportResult> run();
+
+  // Graph access.
+  const OnnxModel &model;
+  /// The node producing `name`, or null (graph input, initializer, "").
+  const onnx::NodeProto *producer(llvm::StringRef name) const;
+  /// How many node inputs and graph outputs read `name`.
+  int uses(llvm::StringRef name) const;
+  /// The value of `name`, importing what it needs.
+  llvm::Expected<Val> get(llvm::StringRef name);
+  /// Input `i` of `node` (error if absent).
+  llvm::Expected<Val> input(const onnx::NodeProto &node, int i);
+  bool hasInput(const onnx::NodeProto &node, int i) const {
+    return node.input_size() > i && !node.input(i).empty();
+  }
+  /// Records `value` as the value of `node`'s output `i`.
+  void define(const onnx::NodeProto &node, int i, Val value);
+
+  // Emission.
+  mlir::OpBuilder builder;
+  mlir::Location loc(const onnx::NodeProto &node);
+  /// A Tensor of `v`: Host values become weights (named ones, and any
+  /// larger than a few elements) or constants; Sym values become i64
+  /// constants when fully known.
+  llvm::Expected<Val> asTensor(const Val &v, const onnx::NodeProto &node);
+  /// An attune.weight bound by `name`, recorded for the weights file.
+  mlir::Value weight(llvm::StringRef name, const HostTensor &data,
+                     mlir::Location loc);
+  /// Symbolic shape of an MLIR value whose dims match `shape` where known.
+  Val tensor(mlir::Value v, SymShape shape);
+  mlir::Type elementType(const HostTensor &t);
+
+  // Messages.
+  llvm::Error fail(const onnx::NodeProto &node, const llvm::Twine &message);
+  void explain(const std::string &line) { explanation.push_back(line); }
+  static std::string describe(const onnx::NodeProto &node);
+
+private:
+  llvm::Error importNode(const onnx::NodeProto &node);
+  llvm::Error importGeneric(const onnx::NodeProto &node);
+  llvm::Error declareInputs(mlir::Block &body,
+                            llvm::SmallVectorImpl<mlir::Type> &types);
+
+  mlir::MLIRContext &context;
+  llvm::StringMap<std::pair<const onnx::NodeProto *, int>> producers;
+  llvm::StringMap<int> useCounts;
+  llvm::StringMap<Val> values;
+  llvm::StringMap<bool> inProgress;
+  llvm::StringMap<mlir::Value> weightValues;
+  std::vector<std::pair<std::string, HostTensor>> weights;
+  std::vector<std::string> explanation;
+  mlir::Block *body = nullptr;
+  mlir::Operation *lastWeight = nullptr;
+};
+
+/// Tries the raised patterns anchored at `node` (Raise.cpp). Returns true
+/// when one matched and defined the node's outputs.
+llvm::Expected<bool> raisePattern(Importer &importer,
+                                  const onnx::NodeProto &node);
+
+// Attribute access.
+int64_t attrInt(const onnx::NodeProto &node, llvm::StringRef name,
+                int64_t fallback);
+float attrFloat(const onnx::NodeProto &node, llvm::StringRef name,
+                float fallback);
+std::optional<std::vector<int64_t>> attrInts(const onnx::NodeProto &node,
+                                             llvm::StringRef name);
+const onnx::AttributeProto *attr(const onnx::NodeProto &node,
+                                 llvm::StringRef name);
+
+} // namespace attune::onnx_import
+
+#endif // ATTUNE_FRONTEND_ONNX_IMPORTER_H

@@ -1,0 +1,388 @@
+//===- OnnxModel.cpp - reading and validating an ONNX file ----------------===//
+
+#include "frontend/onnx/OnnxModel.h"
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <climits>
+#include <cstring>
+
+using llvm::StringRef;
+
+namespace attune::onnx_import {
+
+namespace {
+
+constexpr ElementTypeInfo kElementTypes[] = {
+    {onnx::TensorProto::FLOAT, "FLOAT", 4},
+    {onnx::TensorProto::FLOAT16, "FLOAT16", 2},
+    {onnx::TensorProto::BFLOAT16, "BFLOAT16", 2},
+    {onnx::TensorProto::DOUBLE, "DOUBLE", 8},
+    {onnx::TensorProto::INT64, "INT64", 8},
+    {onnx::TensorProto::INT32, "INT32", 4},
+    {onnx::TensorProto::INT16, "INT16", 2},
+    {onnx::TensorProto::INT8, "INT8", 1},
+    {onnx::TensorProto::UINT8, "UINT8", 1},
+    {onnx::TensorProto::BOOL, "BOOL", 1},
+};
+
+llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h >> 15) << 31;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else { // subnormal: normalize
+      int shift = 0;
+      while (!(mant & 0x400)) {
+        mant <<= 1;
+        ++shift;
+      }
+      mant &= 0x3ff;
+      bits = sign | uint32_t(127 - 15 - shift + 1) << 23 | (mant << 13);
+    }
+  } else {
+    bits = sign | (exp + 127 - 15) << 23 | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <typename T> T load(const char *p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+/// True if `location` names a file inside the model's folder: relative, no
+/// `..` component, not empty.
+bool isInsideFolder(StringRef location) {
+  if (location.empty() || llvm::sys::path::is_absolute(location) ||
+      location.starts_with("/") || location.starts_with("\\"))
+    return false;
+  for (StringRef part : llvm::make_range(llvm::sys::path::begin(location),
+                                         llvm::sys::path::end(location)))
+    if (part == "..")
+      return false;
+  return true;
+}
+
+llvm::Expected<int64_t> parseCount(StringRef text, StringRef key,
+                                   StringRef what) {
+  uint64_t v;
+  if (text.getAsInteger(10, v) || v > uint64_t(INT64_MAX))
+    return fail(what + ": external data " + key + " '" + text +
+                "' is not a non-negative integer");
+  return int64_t(v);
+}
+
+} // namespace
+
+const ElementTypeInfo *elementTypeInfo(int32_t type) {
+  for (const ElementTypeInfo &row : kElementTypes)
+    if (row.onnxType == type)
+      return &row;
+  return nullptr;
+}
+
+std::string elementTypeName(int32_t type) {
+  if (onnx::TensorProto::DataType_IsValid(type))
+    return onnx::TensorProto::DataType_Name(
+        static_cast<onnx::TensorProto::DataType>(type));
+  return "type " + std::to_string(type);
+}
+
+int64_t HostTensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+bool HostTensor::isFloat() const {
+  return type == onnx::TensorProto::FLOAT ||
+         type == onnx::TensorProto::FLOAT16 ||
+         type == onnx::TensorProto::BFLOAT16 ||
+         type == onnx::TensorProto::DOUBLE;
+}
+
+bool HostTensor::isInteger() const { return !isFloat(); }
+
+double HostTensor::asDouble(int64_t i) const {
+  const char *p = data();
+  switch (type) {
+  case onnx::TensorProto::FLOAT:
+    return load<float>(p + 4 * i);
+  case onnx::TensorProto::DOUBLE:
+    return load<double>(p + 8 * i);
+  case onnx::TensorProto::FLOAT16:
+    return halfToFloat(load<uint16_t>(p + 2 * i));
+  case onnx::TensorProto::BFLOAT16: {
+    uint32_t bits = uint32_t(load<uint16_t>(p + 2 * i)) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  default:
+    return double(asInt(i));
+  }
+}
+
+int64_t HostTensor::asInt(int64_t i) const {
+  const char *p = data();
+  switch (type) {
+  case onnx::TensorProto::INT64:
+    return load<int64_t>(p + 8 * i);
+  case onnx::TensorProto::INT32:
+    return load<int32_t>(p + 4 * i);
+  case onnx::TensorProto::INT16:
+    return load<int16_t>(p + 2 * i);
+  case onnx::TensorProto::INT8:
+    return load<int8_t>(p + i);
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::BOOL:
+    return load<uint8_t>(p + i);
+  default:
+    return int64_t(asDouble(i));
+  }
+}
+
+HostTensor HostTensor::fromFloats(std::vector<int64_t> shape,
+                                  const std::vector<float> &values) {
+  HostTensor t;
+  t.type = onnx::TensorProto::FLOAT;
+  t.shape = std::move(shape);
+  auto bytes = std::make_shared<std::vector<char>>(values.size() * 4);
+  std::memcpy(bytes->data(), values.data(), bytes->size());
+  t.bytes = std::move(bytes);
+  return t;
+}
+
+HostTensor HostTensor::fromInts(std::vector<int64_t> shape,
+                                const std::vector<int64_t> &values) {
+  HostTensor t;
+  t.type = onnx::TensorProto::INT64;
+  t.shape = std::move(shape);
+  auto bytes = std::make_shared<std::vector<char>>(values.size() * 8);
+  std::memcpy(bytes->data(), values.data(), bytes->size());
+  t.bytes = std::move(bytes);
+  return t;
+}
+
+llvm::Expected<HostTensor>
+readTensor(const onnx::TensorProto &tensor,
+                                const OnnxModel &model, StringRef what) {
+  const ElementTypeInfo *info = elementTypeInfo(tensor.data_type());
+  if (!info)
+    return fail(what + ": element type " +
+                elementTypeName(tensor.data_type()) +
+                " is not supported (expected FLOAT, FLOAT16, BFLOAT16, "
+                "DOUBLE, INT64, INT32, INT16, INT8, UINT8 or BOOL)");
+  if (tensor.has_segment())
+    return fail(what + ": segmented tensors are not supported");
+  HostTensor t;
+  t.type = info->onnxType;
+  uint64_t count = 1;
+  for (int64_t d : tensor.dims()) {
+    if (d < 0)
+      return fail(what + ": negative dimension " + llvm::Twine(d));
+    t.shape.push_back(d);
+    if (d != 0 && count > (uint64_t(1) << 40) / uint64_t(d))
+      return fail(what + ": shape too large");
+    count *= uint64_t(d);
+  }
+  uint64_t expected = count * info->size;
+  auto bytes = std::make_shared<std::vector<char>>();
+
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const onnx::StringStringEntryProto &e : tensor.external_data()) {
+      if (e.key() == "location") {
+        location = e.value();
+      } else if (e.key() == "offset") {
+        auto v = parseCount(e.value(), "offset", what);
+        if (!v)
+          return v.takeError();
+        offset = *v;
+      } else if (e.key() == "length") {
+        auto v = parseCount(e.value(), "length", what);
+        if (!v)
+          return v.takeError();
+        length = *v;
+      }
+    }
+    if (location.empty())
+      return fail(what + ": external data without a location");
+    if (!isInsideFolder(location))
+      return fail(what + ": external data location '" + location +
+                  "' is not a relative path inside the model's folder "
+                  "(absolute paths and '..' are refused)");
+    llvm::SmallString<256> file(model.folder);
+    llvm::sys::path::append(file, location);
+    uint64_t fileSize;
+    if (std::error_code ec = llvm::sys::fs::file_size(file, fileSize))
+      return fail(what + ": external data file '" + file +
+                  "': " + ec.message());
+    if (length < 0)
+      length = int64_t(expected);
+    if (uint64_t(length) != expected)
+      return fail(what + ": external data length " + llvm::Twine(length) +
+                  " does not match the " + llvm::Twine(expected) +
+                  " bytes its shape and type need");
+    if (uint64_t(offset) > fileSize || fileSize - uint64_t(offset) < expected)
+      return fail(what + ": external data file '" + file + "' has " +
+                  llvm::Twine(fileSize) + " bytes, expected at least " +
+                  llvm::Twine(uint64_t(offset) + expected) +
+                  " (offset + length): truncated?");
+    auto buffer = llvm::MemoryBuffer::getFileSlice(file, expected, offset);
+    if (!buffer)
+      return fail(what + ": external data file '" + file +
+                  "': " + buffer.getError().message());
+    bytes->assign((*buffer)->getBufferStart(), (*buffer)->getBufferEnd());
+  } else if (tensor.has_raw_data()) {
+    if (tensor.raw_data().size() != expected)
+      return fail(what + ": raw data has " +
+                  llvm::Twine(tensor.raw_data().size()) + " bytes, expected " +
+                  llvm::Twine(expected));
+    bytes->assign(tensor.raw_data().begin(), tensor.raw_data().end());
+  } else {
+    // Typed fields: float_data (FLOAT), double_data, int64_data, and
+    // int32_data for every type of 32 bits or less (16-bit floats as bits).
+    bytes->resize(expected);
+    char *out = bytes->data();
+    auto check = [&](int n) -> llvm::Error {
+      if (uint64_t(n) != count)
+        return fail(what + ": has " + llvm::Twine(n) + " values, expected " +
+                    llvm::Twine(count));
+      return llvm::Error::success();
+    };
+    switch (t.type) {
+    case onnx::TensorProto::FLOAT:
+      if (auto e = check(tensor.float_data_size()))
+        return std::move(e);
+      for (int i = 0; i < tensor.float_data_size(); ++i) {
+        float v = tensor.float_data(i);
+        std::memcpy(out + 4 * i, &v, 4);
+      }
+      break;
+    case onnx::TensorProto::DOUBLE:
+      if (auto e = check(tensor.double_data_size()))
+        return std::move(e);
+      for (int i = 0; i < tensor.double_data_size(); ++i) {
+        double v = tensor.double_data(i);
+        std::memcpy(out + 8 * i, &v, 8);
+      }
+      break;
+    case onnx::TensorProto::INT64:
+      if (auto e = check(tensor.int64_data_size()))
+        return std::move(e);
+      for (int i = 0; i < tensor.int64_data_size(); ++i) {
+        int64_t v = tensor.int64_data(i);
+        std::memcpy(out + 8 * i, &v, 8);
+      }
+      break;
+    default:
+      if (auto e = check(tensor.int32_data_size()))
+        return std::move(e);
+      for (int i = 0; i < tensor.int32_data_size(); ++i) {
+        int32_t v = tensor.int32_data(i);
+        std::memcpy(out + info->size * i, &v, info->size); // little-endian
+      }
+      break;
+    }
+  }
+  t.bytes = std::move(bytes);
+  return t;
+}
+
+llvm::Expected<std::unique_ptr<OnnxModel>>
+parseOnnxModel(StringRef bytes, StringRef name,
+                                    StringRef folder) {
+  auto model = std::make_unique<OnnxModel>();
+  model->path = name.str();
+  model->folder = folder.str();
+  if (bytes.size() > size_t(INT_MAX))
+    return fail(name + ": " + llvm::Twine(bytes.size()) +
+                " bytes is more than a protobuf can hold (2 GiB): large "
+                "models keep their weights in external data");
+  google::protobuf::io::CodedInputStream stream(
+      reinterpret_cast<const uint8_t *>(bytes.data()), int(bytes.size()));
+  stream.SetRecursionLimit(64);
+  if (!model->proto.ParseFromCodedStream(&stream) ||
+      !stream.ConsumedEntireMessage())
+    return fail(name + ": not an ONNX model (the protobuf does not parse: "
+                       "truncated or corrupt file?)");
+  const onnx::ModelProto &proto = model->proto;
+  if (proto.ir_version() <= 0 || !proto.has_graph())
+    return fail(name + ": not an ONNX model (no ir_version or no graph)");
+
+  // Opsets: the default domain within what the importer knows.
+  bool haveDefault = false;
+  for (const onnx::OperatorSetIdProto &opset : proto.opset_import()) {
+    if (opset.domain().empty() || opset.domain() == "ai.onnx") {
+      haveDefault = true;
+      model->opset = opset.version();
+    }
+  }
+  if (!haveDefault)
+    return fail(name + ": the model imports no opset of the default ONNX "
+                       "domain");
+  if (model->opset < kMinOpset)
+    return fail(name + ": opset " + llvm::Twine(model->opset) +
+                " is older than the oldest supported, " +
+                llvm::Twine(kMinOpset) +
+                " (re-export with torch.onnx.export(..., opset_version=" +
+                llvm::Twine(kMinOpset) + ".." + llvm::Twine(kMaxOpset) + "))");
+  if (model->opset > kMaxOpset)
+    return fail(name + ": opset " + llvm::Twine(model->opset) +
+                " is newer than the newest supported, " +
+                llvm::Twine(kMaxOpset));
+
+  const onnx::GraphProto &graph = proto.graph();
+  if (graph.output_size() == 0)
+    return fail(name + ": the graph has no outputs");
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    if (init.name().empty())
+      return fail(name + ": an initializer has no name");
+    auto t = readTensor(init, *model,
+                        (name + ": initializer '" + init.name() + "'").str());
+    if (!t)
+      return t.takeError();
+    if (!model->initializers.emplace(init.name(), std::move(*t)).second)
+      return fail(name + ": initializer '" + init.name() +
+                  "' is defined twice");
+  }
+  if (graph.sparse_initializer_size())
+    return fail(name + ": sparse initializers are not supported");
+  return model;
+}
+
+llvm::Expected<std::unique_ptr<OnnxModel>>
+readOnnxModel(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return fail(path + ": " + buffer.getError().message());
+  llvm::SmallString<256> folder(path);
+  llvm::sys::path::remove_filename(folder);
+  if (folder.empty())
+    folder = ".";
+  return parseOnnxModel((*buffer)->getBuffer(), path, folder);
+}
+
+} // namespace attune::onnx_import

@@ -1,0 +1,515 @@
+//===- Raise.cpp - ONNX subgraphs raised to attune ops ---------------------===//
+//
+// One matcher per pattern, each anchored on the node that produces the
+// pattern's result and matched by walking its producers (as ONNX Runtime's
+// transformer fusions do). A matcher imports only the pattern's inputs, so
+// the nodes inside it (the shape arithmetic of an attention block, the
+// primitive ops of a decomposed layer norm) are never imported. What each
+// pattern accepts is the graph torch 1.13's exporter writes at opsets 14-17
+// (docs/onnx.md); anything else falls through to the generic forms.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/onnx/Importer.h"
+
+#include "dialect/AttuneOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+namespace at = mlir::attune;
+using llvm::StringRef;
+
+namespace attune::onnx_import {
+
+namespace {
+
+using Node = onnx::NodeProto;
+
+/// The producer of `name` if its op type is `op`.
+const Node *prod(Importer &I, StringRef name, StringRef op) {
+  const Node *n = I.producer(name);
+  return n && n->op_type() == op ? n : nullptr;
+}
+
+/// A value known without importing anything: an initializer, or the output
+/// of a Constant node (or an Identity of one).
+std::optional<HostTensor> known(Importer &I, StringRef name) {
+  auto init = I.model.initializers.find(name.str());
+  if (init != I.model.initializers.end())
+    return init->second;
+  const Node *n = I.producer(name);
+  if (!n || (n->op_type() != "Constant" && n->op_type() != "Identity"))
+    return std::nullopt;
+  if (n->op_type() == "Identity")
+    return known(I, n->input(0));
+  llvm::Expected<Val> v = I.get(name);
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return std::nullopt;
+  }
+  if (v->kind != Val::Host)
+    return std::nullopt;
+  return v->host;
+}
+
+/// The scalar value of a known one-element float tensor.
+std::optional<double> knownScalar(Importer &I, StringRef name) {
+  std::optional<HostTensor> t = known(I, name);
+  if (!t || !t->isFloat() || t->numElements() != 1)
+    return std::nullopt;
+  return t->asDouble(0);
+}
+
+bool near(std::optional<double> v, double expected, double tol = 1e-6) {
+  return v && std::abs(*v - expected) <= tol * std::max(1.0, std::abs(expected));
+}
+
+/// For a commutative node `n` with one input equal to a known scalar near
+/// `c`: the other input's name.
+std::optional<std::string> otherThanScalar(Importer &I, const Node &n,
+                                           double c) {
+  if (n.input_size() != 2)
+    return std::nullopt;
+  for (int i = 0; i < 2; ++i)
+    if (near(knownScalar(I, n.input(i)), c))
+      return n.input(1 - i);
+  return std::nullopt;
+}
+
+/// The module scope of a node named "/a/b.0/c/Op": "a.b.0.c" (how torch
+/// names the state_dict entries of the module that ran the op).
+std::string scopeOf(const Node &n) {
+  StringRef name = n.name();
+  size_t slash = name.rfind('/');
+  if (slash == StringRef::npos || slash == 0)
+    return "";
+  std::string scope = name.substr(1, slash - 1).str();
+  std::replace(scope.begin(), scope.end(), '/', '.');
+  return scope;
+}
+
+HostTensor transposed2d(const HostTensor &w) {
+  HostTensor t = w;
+  int64_t r = w.shape[0], c = w.shape[1];
+  size_t es = elementTypeInfo(w.type)->size;
+  auto bytes = std::make_shared<std::vector<char>>(w.bytes->size());
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      std::memcpy(bytes->data() + (j * r + i) * es,
+                  w.data() + (i * c + j) * es, es);
+  t.shape = {c, r};
+  t.bytes = std::move(bytes);
+  return t;
+}
+
+/// A weight applied by `matmul` (MatMul(x, B)): W in PyTorch's [out, in]
+/// layout and the name to bind it by. B is either Transpose(W) (exports
+/// without constant folding: W keeps its state_dict key) or W^T folded
+/// into an initializer the exporter renamed `onnx::MatMul_N`: the key is
+/// then the module scope's + `suffix` (e.g. "linear1" + ".weight"), used
+/// when `confirm` (the bias's name, if any) agrees.
+struct NamedWeight {
+  HostTensor data;
+  std::string name;
+};
+std::optional<NamedWeight> matmulWeight(Importer &I, const Node &matmul,
+                                        StringRef suffix,
+                                        StringRef biasSuffix = ".bias",
+                                        StringRef confirm = "") {
+  StringRef b = matmul.input(1);
+  if (const Node *t = prod(I, b, "Transpose")) {
+    std::optional<std::vector<int64_t>> perm = attrInts(*t, "perm");
+    std::optional<HostTensor> w = known(I, t->input(0));
+    if (w && w->shape.size() == 2 && w->isFloat() &&
+        (!perm || *perm == std::vector<int64_t>{1, 0})) {
+      // The state_dict key is the name the Transpose reads (through an
+      // Identity alias, the alias).
+      return NamedWeight{*w, t->input(0)};
+    }
+    return std::nullopt;
+  }
+  std::optional<HostTensor> wt = known(I, b);
+  if (!wt || wt->shape.size() != 2 || !wt->isFloat())
+    return std::nullopt;
+  std::string name = b.str();
+  std::string scope = scopeOf(matmul);
+  if (StringRef(name).starts_with("onnx::") && !scope.empty() &&
+      (confirm.empty() || confirm == scope + biasSuffix.str()) &&
+      !I.model.initializers.count(scope + suffix.str()))
+    name = scope + suffix.str();
+  else
+    name += ".T";
+  return NamedWeight{transposed2d(*wt), name};
+}
+
+llvm::Expected<Val> tensorInput(Importer &I, const Node &anchor,
+                                StringRef name) {
+  llvm::Expected<Val> v = I.get(name);
+  if (!v)
+    return v.takeError();
+  return I.asTensor(*v, anchor);
+}
+
+void record(Importer &I, const Node &anchor, StringRef op,
+            ArrayRef<const Node *> nodes) {
+  std::vector<std::string> names;
+  for (const Node *n : nodes)
+    names.push_back(n->name().empty() ? n->op_type() : n->name());
+  I.explain("raised   " + Importer::describe(anchor) + " -> " + op.str() +
+            " (" + std::to_string(nodes.size()) +
+            " nodes: " + llvm::join(names, ", ") + ")");
+}
+
+//===----------------------------------------------------------------------===//
+// Linear: Add(bias, MatMul(x, W)) -> attune.linear
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<bool> raiseLinear(Importer &I, const Node &add) {
+  for (int side = 0; side < 2 && add.input_size() == 2; ++side) {
+    const Node *mm = prod(I, add.input(side), "MatMul");
+    if (!mm || I.uses(add.input(side)) != 1)
+      continue;
+    std::optional<HostTensor> bias = known(I, add.input(1 - side));
+    if (!bias || bias->shape.size() != 1 || !bias->isFloat())
+      continue;
+    std::optional<NamedWeight> w =
+        matmulWeight(I, *mm, ".weight", ".bias", add.input(1 - side));
+    if (!w || w->data.shape[0] != bias->shape[0])
+      continue;
+    llvm::Expected<Val> x = tensorInput(I, add, mm->input(0));
+    if (!x)
+      return x.takeError();
+    if (x->shape.empty() ||
+        x->shape.back() != SymDim::constant(w->data.shape[1]))
+      continue;
+    Location l = I.loc(add);
+    Value wv = I.weight(w->name, w->data, l);
+    Value bv = I.weight(add.input(1 - side), *bias, l);
+    SymShape shape = x->shape;
+    shape.back() = SymDim::constant(w->data.shape[0]);
+    I.define(add, 0,
+             I.tensor(I.builder.create<at::LinearOp>(l, x->value, wv, bv,
+                                                     at::ActivationAttr()),
+                      shape));
+    record(I, add, "attune.linear", {mm, &add});
+    return true;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Layer norm, opset < 17: Add(Mul(Div(D, Sqrt(Add(ReduceMean(Pow(D, 2)),
+// eps))), w), b) with D = Sub(x, ReduceMean(x)), over the last dim
+//===----------------------------------------------------------------------===//
+
+bool isMeanOverLast(Importer &I, const Node *n) {
+  if (!n || n->op_type() != "ReduceMean" || attrInt(*n, "keepdims", 1) != 1)
+    return false;
+  std::optional<std::vector<int64_t>> axes = attrInts(*n, "axes");
+  return axes && axes->size() == 1 && (*axes)[0] == -1;
+}
+
+llvm::Expected<bool> raiseLayerNorm(Importer &I, const Node &add) {
+  if (add.input_size() != 2)
+    return false;
+  const Node *mul = prod(I, add.input(0), "Mul");
+  std::string biasName = add.input(1);
+  if (!mul) {
+    mul = prod(I, add.input(1), "Mul");
+    biasName = add.input(0);
+  }
+  if (!mul)
+    return false;
+  const Node *div = prod(I, mul->input(0), "Div");
+  std::string weightName = mul->input(1);
+  if (!div) {
+    div = prod(I, mul->input(1), "Div");
+    weightName = mul->input(0);
+  }
+  if (!div)
+    return false;
+  const Node *sub = prod(I, div->input(0), "Sub");
+  const Node *sqrt = prod(I, div->input(1), "Sqrt");
+  if (!sub || !sqrt)
+    return false;
+  const Node *mean = I.producer(sub->input(1));
+  if (!isMeanOverLast(I, mean) || mean->input(0) != sub->input(0))
+    return false;
+  const Node *addEps = prod(I, sqrt->input(0), "Add");
+  if (!addEps)
+    return false;
+  const Node *var = I.producer(addEps->input(0));
+  std::optional<double> eps = knownScalar(I, addEps->input(1));
+  if (!isMeanOverLast(I, var) || !eps)
+    return false;
+  const Node *pow = prod(I, var->input(0), "Pow");
+  if (!pow || pow->input(0) != div->input(0) ||
+      !near(knownScalar(I, pow->input(1)), 2.0))
+    return false;
+  std::optional<HostTensor> w = known(I, weightName);
+  std::optional<HostTensor> b = known(I, biasName);
+  if (!w || !b || w->shape.size() != 1 || b->shape.size() != 1)
+    return false;
+  llvm::Expected<Val> x = tensorInput(I, add, sub->input(0));
+  if (!x)
+    return x.takeError();
+  if (x->shape.empty() || x->shape.back() != SymDim::constant(w->shape[0]) ||
+      b->shape[0] != w->shape[0])
+    return false;
+  Location l = I.loc(add);
+  auto name = [&](StringRef n) {
+    // An Identity alias is the state_dict key of this use.
+    return n.str();
+  };
+  Value wv = I.weight(name(weightName), *w, l);
+  Value bv = I.weight(name(biasName), *b, l);
+  auto ln = I.builder.create<at::LayerNormOp>(
+      l, x->value, Value(), wv, bv, I.builder.getF64FloatAttr(*eps),
+      I.builder.getI64IntegerAttr(1));
+  I.define(add, 0, I.tensor(ln, x->shape));
+  record(I, add, "attune.layer_norm",
+         {mean, sub, pow, var, addEps, sqrt, div, mul, &add});
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// GELU: Mul(Mul(x, Add(Erf(Div(x, sqrt 2)), 1)), 0.5) (any operand order),
+// and the tanh form Mul(0.5, Mul(x, Add(1, Tanh(Mul(sqrt(2/pi),
+// Add(x, Mul(0.044715, x^3)))))))
+//===----------------------------------------------------------------------===//
+
+/// x^3 as the exporter writes it: Mul(x, Mul(x, x)) or Pow(x, 3).
+bool isCube(Importer &I, StringRef name, StringRef x) {
+  if (const Node *p = prod(I, name, "Pow"))
+    return p->input(0) == x && near(knownScalar(I, p->input(1)), 3.0);
+  const Node *m = prod(I, name, "Mul");
+  if (!m)
+    return false;
+  for (int i = 0; i < 2; ++i) {
+    const Node *sq = prod(I, m->input(1 - i), "Mul");
+    if (m->input(i) == x && sq && sq->input(0) == x && sq->input(1) == x)
+      return true;
+  }
+  return false;
+}
+
+llvm::Expected<bool> raiseGelu(Importer &I, const Node &outer) {
+  std::optional<std::string> inner = otherThanScalar(I, outer, 0.5);
+  if (!inner)
+    return false;
+  const Node *mul = prod(I, *inner, "Mul");
+  if (!mul || mul->input_size() != 2)
+    return false;
+  for (int i = 0; i < 2; ++i) {
+    StringRef x = mul->input(i);
+    const Node *add = prod(I, mul->input(1 - i), "Add");
+    if (!add)
+      continue;
+    std::optional<std::string> act = otherThanScalar(I, *add, 1.0);
+    if (!act)
+      continue;
+    at::Activation kind;
+    std::vector<const Node *> nodes;
+    if (const Node *erf = prod(I, *act, "Erf")) {
+      const Node *div = prod(I, erf->input(0), "Div");
+      const Node *scale = prod(I, erf->input(0), "Mul");
+      bool ok = (div && div->input(0) == x &&
+                 near(knownScalar(I, div->input(1)), std::sqrt(2.0), 1e-5)) ||
+                (scale && otherThanScalar(I, *scale, 1 / std::sqrt(2.0)) ==
+                              x.str());
+      if (!ok)
+        continue;
+      kind = at::Activation::gelu;
+      nodes = {div ? div : scale, erf};
+    } else if (const Node *tanh = prod(I, *act, "Tanh")) {
+      const Node *scale = prod(I, tanh->input(0), "Mul");
+      std::optional<std::string> poly =
+          scale ? otherThanScalar(I, *scale, std::sqrt(2.0 / M_PI))
+                : std::nullopt;
+      const Node *sum = poly ? prod(I, *poly, "Add") : nullptr;
+      if (!sum)
+        continue;
+      bool ok = false;
+      for (int j = 0; j < 2 && !ok; ++j) {
+        const Node *cubic = prod(I, sum->input(1 - j), "Mul");
+        std::optional<std::string> cube =
+            cubic ? otherThanScalar(I, *cubic, 0.044715) : std::nullopt;
+        ok = sum->input(j) == x && cube && isCube(I, *cube, x);
+      }
+      if (!ok)
+        continue;
+      kind = at::Activation::gelu_tanh;
+      nodes = {scale, sum, tanh};
+    } else {
+      continue;
+    }
+    llvm::Expected<Val> xv = tensorInput(I, outer, x);
+    if (!xv)
+      return xv.takeError();
+    nodes.insert(nodes.end(), {add, mul, &outer});
+    I.define(outer, 0,
+             I.tensor(I.builder.create<at::ActivationOp>(I.loc(outer), kind,
+                                                         xv->value),
+                      xv->shape));
+    record(I, outer,
+           kind == at::Activation::gelu ? "attune.activation <gelu>"
+                                        : "attune.activation <gelu_tanh>",
+           nodes);
+    return true;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// nn.MultiheadAttention (torch's exported form, sequence-first inside):
+//
+//   T  = input [L, B, E]          (Transpose of a batch-first input)
+//   P  = Add(b_in, MatMul(T, W_in^T))                  [L, B, 3E]
+//   q, k, v = Slice(P, 0:E), Slice(P, E:2E), Slice(P, 2E:3E) on the last dim
+//   qh = Transpose(Reshape(q, [L, B*H, D]), [1, 0, 2])  (kh: [1, 2, 0])
+//   s  = MatMul(Div(qh, sqrt D), kh)        (optionally + a mask term)
+//   o  = MatMul(Softmax(s), vh) -> Transpose [1, 0, 2] -> Reshape [L*B, E]
+//   y  = Reshape(Gemm(o, W_out, b_out, transB = 1), [L, B, E])   <- anchor
+//
+// becomes attune.multi_head_attention on transpose(T) (batch-first), whose
+// result is transposed back; the transposes around it fold.
+//===----------------------------------------------------------------------===//
+
+/// Reshape(x, [L, B*H, D]) -> Transpose(perm): the pre-reshape value.
+const Node *headSplit(Importer &I, StringRef name,
+                      const std::vector<int64_t> &perm) {
+  const Node *t = prod(I, name, "Transpose");
+  if (!t || attrInts(*t, "perm") != perm)
+    return nullptr;
+  return prod(I, t->input(0), "Reshape");
+}
+
+llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
+  const Node *gemm = prod(I, reshape.input(0), "Gemm");
+  if (!gemm || attrInt(*gemm, "transB", 0) != 1 ||
+      attrInt(*gemm, "transA", 0) != 0 || attrFloat(*gemm, "alpha", 1) != 1 ||
+      attrFloat(*gemm, "beta", 1) != 1)
+    return false;
+  const Node *flat = prod(I, gemm->input(0), "Reshape");
+  const Node *back = flat ? prod(I, flat->input(0), "Transpose") : nullptr;
+  if (!back || attrInts(*back, "perm") != std::vector<int64_t>{1, 0, 2})
+    return false;
+  const Node *pv = prod(I, back->input(0), "MatMul");
+  const Node *softmax = pv ? prod(I, pv->input(0), "Softmax") : nullptr;
+  if (!softmax || attrInt(*softmax, "axis", -1) != -1)
+    return false;
+  const Node *scores = prod(I, softmax->input(0), "MatMul");
+  if (!scores)
+    return false; // masks: a later step
+  // q scaled before the product: Div(qh, sqrt D) or Mul(qh, 1/sqrt D).
+  const Node *qScale = I.producer(scores->input(0));
+  if (!qScale || (qScale->op_type() != "Div" && qScale->op_type() != "Mul"))
+    return false;
+  std::optional<double> factor = knownScalar(I, qScale->input(1));
+  if (!factor)
+    return false;
+  double scale = qScale->op_type() == "Div" ? 1.0 / *factor : *factor;
+  const Node *qr = headSplit(I, qScale->input(0), {1, 0, 2});
+  const Node *kr = headSplit(I, scores->input(1), {1, 2, 0});
+  const Node *vr = headSplit(I, pv->input(1), {1, 0, 2});
+  if (!qr || !kr || !vr)
+    return false;
+  const Node *qs = prod(I, qr->input(0), "Slice");
+  const Node *ks = prod(I, kr->input(0), "Slice");
+  const Node *vs = prod(I, vr->input(0), "Slice");
+  if (!qs || !ks || !vs || qs->input(0) != ks->input(0) ||
+      qs->input(0) != vs->input(0))
+    return false; // separate projections (cross-attention): a later step
+  const Node *packed = prod(I, qs->input(0), "Add");
+  if (!packed)
+    return false;
+  const Node *inMatmul = nullptr;
+  std::string inBiasName;
+  for (int i = 0; i < 2 && !inMatmul; ++i)
+    if ((inMatmul = prod(I, packed->input(i), "MatMul")))
+      inBiasName = packed->input(1 - i);
+  if (!inMatmul)
+    return false;
+  std::optional<HostTensor> inBias = known(I, inBiasName);
+  std::optional<NamedWeight> inW = matmulWeight(
+      I, *inMatmul, ".in_proj_weight", ".in_proj_bias", inBiasName);
+  std::optional<HostTensor> outW = known(I, gemm->input(1));
+  std::optional<HostTensor> outB;
+  if (gemm->input_size() > 2 && !gemm->input(2).empty())
+    outB = known(I, gemm->input(2));
+  if (!inBias || !inW || !outW || outW->shape.size() != 2 ||
+      (gemm->input_size() > 2 && !outB))
+    return false;
+  int64_t e = outW->shape[0];
+  if (inW->data.shape[0] != 3 * e || inW->data.shape[1] != e ||
+      inBias->shape != std::vector<int64_t>{3 * e} || outW->shape[1] != e)
+    return false;
+  // Heads: the q reshape's target [L, B*H, D].
+  llvm::Expected<Val> target = I.get(qr->input(1));
+  if (!target)
+    return target.takeError();
+  if (target->kind != Val::Sym || target->sym.size() != 3 ||
+      !target->sym[2].isConstant())
+    return false;
+  int64_t d = target->sym[2].coeff;
+  if (d <= 0 || e % d != 0)
+    return false;
+  int64_t heads = e / d;
+  if (std::abs(scale * std::sqrt(double(d)) - 1.0) > 1e-6)
+    return false; // a custom scale: generic form
+
+  llvm::Expected<Val> t = tensorInput(I, reshape, inMatmul->input(0));
+  if (!t)
+    return t.takeError();
+  if (t->rank() != 3 || t->shape[2] != SymDim::constant(e))
+    return false;
+  Location l = I.loc(reshape);
+  OpBuilder &b = I.builder;
+  std::vector<int64_t> swap = {1, 0, 2};
+  SymShape bf = {t->shape[1], t->shape[0], t->shape[2]};
+  Value x = b.create<at::TransposeOp>(l, t->value, swap);
+  Value win = I.weight(inW->name, inW->data, l);
+  Value bin = I.weight(inBiasName, *inBias, l);
+  Value wout = I.weight(gemm->input(1), *outW, l);
+  Value bout = outB ? I.weight(gemm->input(2), *outB, l) : Value();
+  auto mha = b.create<at::MultiHeadAttentionOp>(
+      l, x, x, x, win, Value(), Value(), Value(), bin, wout, bout, Value(),
+      Value(), b.getI64IntegerAttr(heads), IntegerAttr(), UnitAttr(),
+      at::MaskAlignAttr::get(b.getContext(), at::MaskAlign::top_left),
+      IntegerAttr());
+  Value y = b.create<at::TransposeOp>(l, mha.getResult(), swap);
+  I.define(reshape, 0, I.tensor(y, t->shape));
+  (void)bf;
+  record(I, reshape, "attune.multi_head_attention",
+         {inMatmul, packed, qs, ks, vs, qr, kr, vr, qScale, scores, softmax,
+          pv, back, flat, gemm, &reshape});
+  return true;
+}
+
+} // namespace
+
+llvm::Expected<bool> raisePattern(Importer &I,
+                                                       const Node &node) {
+  StringRef op = node.op_type();
+  using Raiser = llvm::Expected<bool> (*)(Importer &, const Node &);
+  SmallVector<Raiser> raisers;
+  if (op == "Add")
+    raisers = {raiseLayerNorm, raiseLinear};
+  else if (op == "Mul")
+    raisers = {raiseGelu};
+  else if (op == "Reshape")
+    raisers = {raiseMultiHeadAttention};
+  for (Raiser r : raisers) {
+    llvm::Expected<bool> done = r(I, node);
+    if (!done || *done)
+      return done;
+  }
+  return false;
+}
+
+} // namespace attune::onnx_import

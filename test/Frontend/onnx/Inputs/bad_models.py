@@ -1,0 +1,77 @@
+"""Writes the malformed and unsupported ONNX models of errors.test into
+OUT (argv[1]), built with onnx.helper (no binary files in the repository)."""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17, name="g"):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def save(m, name):
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(m.SerializeToString())
+
+
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 4])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["B", 4])
+relu = helper.make_node("Relu", ["x"], ["y"], name="/act/Relu")
+good = model([relu], [x], [y])
+save(good, "good.onnx")
+
+# Truncated: the first half of a valid model with a weight.
+w = numpy_helper.from_array(np.ones((4, 4), np.float32), "w")
+mm = model([helper.make_node("MatMul", ["x", "w"], ["y"], name="/fc/MatMul")],
+           [x], [y], [w])
+data = mm.SerializeToString()
+with open(os.path.join(out, "truncated.onnx"), "wb") as f:
+    f.write(data[: len(data) // 2])
+with open(os.path.join(out, "text.onnx"), "w") as f:
+    f.write("this is not an ONNX model\n")
+
+save(model([relu], [x], [y], opset=13), "opset13.onnx")
+save(model([relu], [x], [y], opset=18), "opset18.onnx")
+save(model([helper.make_node("Celu", ["x"], ["y"], name="/act/Celu")], [x], [y]),
+     "unsupported_op.onnx")
+save(model([relu], [x], []), "no_outputs.onnx")
+save(model([helper.make_node("Relu", ["z"], ["y"], name="/act/Relu")], [x], [y]),
+     "undefined_value.onnx")
+save(model([helper.make_node("Add", ["x", "w"], ["y"], name="/bad/Add")], [x], [y],
+           [numpy_helper.from_array(np.ones((3,), np.float32), "w")]),
+     "broadcast.onnx")
+save(model([helper.make_node("Reshape", ["x", "s"], ["y"], name="/bad/Reshape")],
+           [x], [y], [numpy_helper.from_array(np.array([3, -1], np.int64), "s")]),
+     "reshape.onnx")
+strings = helper.make_tensor("names", TensorProto.STRING, [1], [b"a"])
+save(model([relu], [x], [y], [strings]), "string_initializer.onnx")
+bool_in = helper.make_tensor_value_info("m", TensorProto.BOOL, ["B", 4])
+save(model([relu], [x, bool_in], [y]), "bool_input.onnx")
+
+
+def external(location, offset=None, length=None):
+    t = numpy_helper.from_array(np.ones((4, 4), np.float32), "w")
+    t.ClearField("raw_data")
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", location), ("offset", offset), ("length", length)):
+        if v is not None:
+            e = t.external_data.add()
+            e.key, e.value = k, str(v)
+    return model([helper.make_node("MatMul", ["x", "w"], ["y"], name="/fc/MatMul")],
+                 [x], [y], [t])
+
+
+with open(os.path.join(out, "w.bin"), "wb") as f:
+    f.write(np.ones((4, 4), np.float32).tobytes())
+save(external("w.bin"), "external_ok.onnx")
+save(external("missing.bin"), "external_missing.onnx")
+save(external("../w.bin"), "external_parent.onnx")
+save(external("/etc/passwd"), "external_absolute.onnx")
+save(external("w.bin", offset=32), "external_truncated.onnx")
