@@ -368,19 +368,25 @@ llvm::Expected<bool> raiseGelu(Importer &I, const Node &outer) {
 //===----------------------------------------------------------------------===//
 // nn.MultiheadAttention (torch's exported form, sequence-first inside):
 //
-//   T  = input [L, B, E]          (Transpose of a batch-first input)
-//   P  = Add(b_in, MatMul(T, W_in^T))                  [L, B, 3E]
-//   q, k, v = Slice(P, 0:E), Slice(P, E:2E), Slice(P, 2E:3E) on the last dim
-//   qh = Transpose(Reshape(q, [L, B*H, D]), [1, 0, 2])  (kh: [1, 2, 0])
-//   s  = MatMul(Div(qh, sqrt D), kh)        (optionally + a mask term)
+//   Tq, Tk = inputs [L, B, E], [S, B, E] (Transposes of batch-first inputs)
+//   self:  P = Add(b_in, MatMul(Tq, W_in^T))            [L, B, 3E]
+//          q, k, v = Slice(P, 0:E), Slice(P, E:2E), Slice(P, 2E:3E)
+//   cross: q = Add(b_q, MatMul(Tq, W_q^T)), kv = Add(b_kv, MatMul(Tk, W_kv^T))
+//          k, v = Slice(kv, 0:E), Slice(kv, E:2E)   (W_q, W_kv: Slices of
+//          in_proj_weight, or folded into initializers)
+//   qh = Transpose(Reshape(q, [L, B*H, D]), [1, 0, 2])   (kh: [1, 2, 0])
+//   s  = MatMul(Div(qh, sqrt D), kh)
+//        [ + mask: Add(Mul(s, 1), Mul(Unsqueeze(M), 1)) ]
 //   o  = MatMul(Softmax(s), vh) -> Transpose [1, 0, 2] -> Reshape [L*B, E]
 //   y  = Reshape(Gemm(o, W_out, b_out, transB = 1), [L, B, E])   <- anchor
 //
-// becomes attune.multi_head_attention on transpose(T) (batch-first), whose
-// result is transposed back; the transposes around it fold.
+// becomes attune.multi_head_attention on the batch-first inputs, whose
+// result is transposed back (the transposes around it fold). Masks: M =
+// Trilu(ConstantOfShape(-inf), k = 1, upper) is `causal`; any other float
+// [L, S] M (a user's attn_mask input) is the additive `bias` operand.
 //===----------------------------------------------------------------------===//
 
-/// Reshape(x, [L, B*H, D]) -> Transpose(perm): the pre-reshape value.
+/// Reshape(x, [L, B*H, D]) -> Transpose(perm): the reshape.
 const Node *headSplit(Importer &I, StringRef name,
                       const std::vector<int64_t> &perm) {
   const Node *t = prod(I, name, "Transpose");
@@ -389,11 +395,211 @@ const Node *headSplit(Importer &I, StringRef name,
   return prod(I, t->input(0), "Reshape");
 }
 
+/// Rows [begin, end) of a 2-D (or 1-D) known tensor.
+HostTensor rowsOf(const HostTensor &t, int64_t begin, int64_t end) {
+  int64_t rowElems = t.shape.size() == 2 ? t.shape[1] : 1;
+  size_t es = elementTypeInfo(t.type)->size;
+  HostTensor r = t;
+  r.shape[0] = end - begin;
+  r.bytes = std::make_shared<std::vector<char>>(
+      t.data() + begin * rowElems * es, t.data() + end * rowElems * es);
+  return r;
+}
+
+HostTensor concatRows(const std::vector<HostTensor> &parts) {
+  HostTensor r = parts.front();
+  auto bytes = std::make_shared<std::vector<char>>();
+  r.shape[0] = 0;
+  for (const HostTensor &p : parts) {
+    bytes->insert(bytes->end(), p.data(), p.data() + p.bytes->size());
+    r.shape[0] += p.shape[0];
+  }
+  r.bytes = std::move(bytes);
+  return r;
+}
+
+/// A known tensor, or rows of one taken by a Slice on axis 0 with bounds
+/// known at import; `source` is the whole tensor's name (with the rows).
+struct Rows {
+  HostTensor data;
+  std::string source;
+  int64_t begin = 0, end = 0;
+};
+std::optional<Rows> knownRows(Importer &I, StringRef name) {
+  if (std::optional<HostTensor> t = known(I, name)) {
+    if (t->shape.empty())
+      return std::nullopt;
+    // An Identity alias is the state_dict key of its use.
+    return Rows{*t, name.str(), 0, t->shape[0]};
+  }
+  const Node *slice = prod(I, name, "Slice");
+  if (!slice || slice->input_size() < 4)
+    return std::nullopt;
+  std::optional<HostTensor> whole = known(I, slice->input(0));
+  if (!whole || whole->shape.empty())
+    return std::nullopt;
+  int64_t bounds[3];
+  for (int i = 1; i <= 3; ++i) {
+    // Bounds computed from the known tensor's shape: evaluating them
+    // imports no tensor.
+    llvm::Expected<Val> v = I.get(slice->input(i));
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      return std::nullopt;
+    }
+    std::optional<int64_t> c;
+    if (v->kind == Val::Sym && v->sym.size() == 1 && v->sym[0].isConstant())
+      c = v->sym[0].coeff;
+    else if (v->kind == Val::Host && v->host.isInteger() &&
+             v->host.numElements() == 1)
+      c = v->host.asInt(0);
+    if (!c)
+      return std::nullopt;
+    bounds[i - 1] = *c;
+  }
+  int64_t n = whole->shape[0];
+  if (bounds[2] != 0 || (slice->input_size() > 4 && !slice->input(4).empty()))
+    return std::nullopt; // axis 0, step 1 only
+  int64_t b = std::clamp<int64_t>(bounds[0] < 0 ? bounds[0] + n : bounds[0],
+                                  0, n);
+  int64_t e = std::clamp<int64_t>(bounds[1] < 0 ? bounds[1] + n : bounds[1],
+                                  0, n);
+  if (e <= b)
+    return std::nullopt;
+  return Rows{rowsOf(*whole, b, e), slice->input(0), b, e};
+}
+
+/// A projection Add(bias, MatMul(x, B)): the input's name and the weight
+/// rows in PyTorch's [out, in] layout, with where they come from.
+struct Projection {
+  const Node *matmul = nullptr, *add = nullptr; // add: null without bias
+  std::string input;
+  Rows weight, bias;
+  bool renamed = false; // W^T folded into an initializer the exporter named
+};
+std::optional<Projection> projectionOf(Importer &I, StringRef name) {
+  const Node *add = prod(I, name, "Add");
+  const Node *plain = prod(I, name, "MatMul"); // bias=False
+  if (!plain && (!add || add->input_size() != 2))
+    return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    const Node *mm = plain ? plain : prod(I, add->input(side), "MatMul");
+    if (!mm)
+      continue;
+    std::optional<Rows> bias;
+    if (!plain) {
+      bias = knownRows(I, add->input(1 - side));
+      if (!bias || bias->data.shape.size() != 1)
+        continue;
+    }
+    Projection p;
+    p.matmul = mm;
+    p.add = add;
+    p.input = mm->input(0);
+    if (bias)
+      p.bias = *bias;
+    if (const Node *t = prod(I, mm->input(1), "Transpose")) {
+      std::optional<std::vector<int64_t>> perm = attrInts(*t, "perm");
+      std::optional<Rows> w = knownRows(I, t->input(0));
+      if (!w || w->data.shape.size() != 2 ||
+          (perm && *perm != std::vector<int64_t>{1, 0}))
+        return std::nullopt;
+      p.weight = *w;
+    } else {
+      std::optional<HostTensor> wt = known(I, mm->input(1));
+      if (!wt || wt->shape.size() != 2)
+        return std::nullopt;
+      HostTensor w = transposed2d(*wt);
+      p.weight = Rows{w, "", 0, w.shape[0]};
+      p.renamed = true;
+    }
+    if (!plain && p.weight.data.shape[0] != p.bias.data.shape[0])
+      return std::nullopt;
+    return p;
+  }
+  return std::nullopt;
+}
+
+/// The mask term of the scores, if any: `causal`, or a float bias value.
+struct MaskTerm {
+  bool causal = false;
+  std::string bias;
+  std::vector<const Node *> nodes;
+};
+/// `scores` is MatMul(q, k) or Add(Mul(MatMul, 1), Mul(Unsqueeze(M), 1));
+/// returns the MatMul and the mask, or null when the form is another.
+const Node *scoresAndMask(Importer &I, StringRef scores, MaskTerm &mask) {
+  if (const Node *mm = prod(I, scores, "MatMul"))
+    return mm;
+  const Node *add = prod(I, scores, "Add");
+  if (!add || add->input_size() != 2)
+    return nullptr;
+  auto unscaled = [&](StringRef n) -> std::string {
+    if (const Node *m = prod(I, n, "Mul"))
+      if (std::optional<std::string> o = otherThanScalar(I, *m, 1.0)) {
+        mask.nodes.push_back(m);
+        return *o;
+      }
+    return n.str();
+  };
+  const Node *mm = prod(I, unscaled(add->input(0)), "MatMul");
+  if (!mm)
+    return nullptr;
+  std::string m = unscaled(add->input(1));
+  const Node *unsq = prod(I, m, "Unsqueeze");
+  if (!unsq)
+    return nullptr;
+  llvm::Expected<Val> axes = I.get(unsq->input(1));
+  if (!axes) {
+    llvm::consumeError(axes.takeError());
+    return nullptr;
+  }
+  bool axis0 = axes->kind == Val::Sym
+                   ? axes->sym.size() == 1 && axes->sym[0] == SymDim::constant(0)
+                   : axes->kind == Val::Host && axes->host.isInteger() &&
+                         axes->host.numElements() == 1 &&
+                         axes->host.asInt(0) == 0;
+  if (!axis0)
+    return nullptr;
+  mask.nodes.insert(mask.nodes.end(), {add, unsq});
+  std::string inner = unsq->input(0);
+  if (const Node *trilu = prod(I, inner, "Trilu")) {
+    const Node *fill = prod(I, trilu->input(0), "ConstantOfShape");
+    std::optional<HostTensor> k =
+        trilu->input_size() > 1 ? known(I, trilu->input(1)) : std::nullopt;
+    const onnx::AttributeProto *value = fill ? attr(*fill, "value") : nullptr;
+    if (!fill || attrInt(*trilu, "upper", 1) != 1 || !k ||
+        k->numElements() != 1 || k->asInt(0) != 1 || !value)
+      return nullptr;
+    llvm::Expected<HostTensor> v = readTensor(value->t(), I.model, "value");
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      return nullptr;
+    }
+    if (!v->isFloat() || v->numElements() != 1 ||
+        !(std::isinf(v->asDouble(0)) && v->asDouble(0) < 0))
+      return nullptr;
+    mask.causal = true;
+    mask.nodes.insert(mask.nodes.end(), {trilu, fill});
+    return mm;
+  }
+  mask.bias = inner;
+  return mm;
+}
+
 llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
+  // The out-projection: Gemm(o, W, b, transB = 1), or without a bias
+  // MatMul(o, W^T) (W^T folded, or a Transpose of W).
   const Node *gemm = prod(I, reshape.input(0), "Gemm");
-  if (!gemm || attrInt(*gemm, "transB", 0) != 1 ||
-      attrInt(*gemm, "transA", 0) != 0 || attrFloat(*gemm, "alpha", 1) != 1 ||
-      attrFloat(*gemm, "beta", 1) != 1)
+  const Node *outMatmul = prod(I, reshape.input(0), "MatMul");
+  if (gemm && (attrInt(*gemm, "transB", 0) != 1 ||
+               attrInt(*gemm, "transA", 0) != 0 ||
+               attrFloat(*gemm, "alpha", 1) != 1 ||
+               attrFloat(*gemm, "beta", 1) != 1))
+    return false;
+  if (!gemm)
+    gemm = outMatmul;
+  if (!gemm)
     return false;
   const Node *flat = prod(I, gemm->input(0), "Reshape");
   const Node *back = flat ? prod(I, flat->input(0), "Transpose") : nullptr;
@@ -403,9 +609,10 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
   const Node *softmax = pv ? prod(I, pv->input(0), "Softmax") : nullptr;
   if (!softmax || attrInt(*softmax, "axis", -1) != -1)
     return false;
-  const Node *scores = prod(I, softmax->input(0), "MatMul");
+  MaskTerm mask;
+  const Node *scores = scoresAndMask(I, softmax->input(0), mask);
   if (!scores)
-    return false; // masks: a later step
+    return false;
   // q scaled before the product: Div(qh, sqrt D) or Mul(qh, 1/sqrt D).
   const Node *qScale = I.producer(scores->input(0));
   if (!qScale || (qScale->op_type() != "Div" && qScale->op_type() != "Mul"))
@@ -419,36 +626,142 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
   const Node *vr = headSplit(I, pv->input(1), {1, 0, 2});
   if (!qr || !kr || !vr)
     return false;
+
+  // The projections: packed (self-attention: q, k, v slices of one), a q
+  // projection and a packed k/v one (cross-attention), or three (kdim or
+  // vdim differ from the embedding: q_proj_weight, k_proj_weight, ...).
+  std::vector<const Node *> nodes;
   const Node *qs = prod(I, qr->input(0), "Slice");
   const Node *ks = prod(I, kr->input(0), "Slice");
   const Node *vs = prod(I, vr->input(0), "Slice");
-  if (!qs || !ks || !vs || qs->input(0) != ks->input(0) ||
-      qs->input(0) != vs->input(0))
-    return false; // separate projections (cross-attention): a later step
-  const Node *packed = prod(I, qs->input(0), "Add");
-  if (!packed)
+  std::optional<Projection> q, k, v;
+  enum { Packed, PackedKv, Separate } form;
+  if (ks && vs && ks->input(0) == vs->input(0)) {
+    k = v = projectionOf(I, ks->input(0));
+    if (qs && qs->input(0) == ks->input(0)) {
+      form = Packed;
+      q = k;
+      nodes.push_back(qs);
+    } else {
+      form = PackedKv;
+      q = projectionOf(I, qr->input(0));
+    }
+    nodes.insert(nodes.end(), {ks, vs});
+  } else {
+    form = Separate;
+    q = projectionOf(I, qr->input(0));
+    k = projectionOf(I, kr->input(0));
+    v = projectionOf(I, vr->input(0));
+  }
+  if (!q || !k || !v)
     return false;
-  const Node *inMatmul = nullptr;
-  std::string inBiasName;
-  for (int i = 0; i < 2 && !inMatmul; ++i)
-    if ((inMatmul = prod(I, packed->input(i), "MatMul")))
-      inBiasName = packed->input(1 - i);
-  if (!inMatmul)
+  for (const Projection *p : {&*q, &*k, &*v})
+    if (llvm::find(nodes, p->matmul) == nodes.end()) {
+      nodes.push_back(p->matmul);
+      if (p->add)
+        nodes.push_back(p->add);
+    }
+  bool hasBias = q->add && k->add && v->add;
+  if (!hasBias && (q->add || k->add || v->add))
     return false;
-  std::optional<HostTensor> inBias = known(I, inBiasName);
-  std::optional<NamedWeight> inW = matmulWeight(
-      I, *inMatmul, ".in_proj_weight", ".in_proj_bias", inBiasName);
-  std::optional<HostTensor> outW = known(I, gemm->input(1));
+
+  std::optional<HostTensor> outW;
+  std::string outWName = gemm->input(1);
+  if (outMatmul) {
+    std::optional<NamedWeight> w = matmulWeight(I, *outMatmul,
+                                                ".out_proj.weight");
+    if (!w)
+      return false;
+    outW = w->data;
+    outWName = w->name;
+  } else {
+    outW = known(I, gemm->input(1));
+  }
   std::optional<HostTensor> outB;
-  if (gemm->input_size() > 2 && !gemm->input(2).empty())
+  if (!outMatmul && gemm->input_size() > 2 && !gemm->input(2).empty())
     outB = known(I, gemm->input(2));
-  if (!inBias || !inW || !outW || outW->shape.size() != 2 ||
-      (gemm->input_size() > 2 && !outB))
+  if (!outW || outW->shape.size() != 2 ||
+      (!outMatmul && gemm->input_size() > 2 && !gemm->input(2).empty() &&
+       !outB))
     return false;
   int64_t e = outW->shape[0];
-  if (inW->data.shape[0] != 3 * e || inW->data.shape[1] != e ||
-      inBias->shape != std::vector<int64_t>{3 * e} || outW->shape[1] != e)
+  if (outW->shape[1] != e)
     return false;
+  std::string scope = scopeOf(*q->matmul);
+  auto keyed = [&](const Rows &r, StringRef key) {
+    return scope.empty() ? r.source + "." + key.str()
+                         : scope + "." + key.str();
+  };
+  // Packed weights: named by the initializer the blocks were cut from when
+  // they cover it in order, else by the module scope's key.
+  auto packedName = [&](ArrayRef<const Rows *> blocks, bool renamed,
+                        StringRef key) {
+    const Rows &a = *blocks.front();
+    bool whole = !renamed && !a.source.empty() && a.begin == 0 &&
+                 known(I, a.source) && known(I, a.source)->shape[0] ==
+                                           blocks.back()->end;
+    for (size_t i = 1; i < blocks.size(); ++i)
+      whole &= blocks[i]->source == a.source &&
+               blocks[i]->begin == blocks[i - 1]->end;
+    return whole ? a.source : keyed(a, key);
+  };
+  struct Named {
+    HostTensor data;
+    std::string name;
+  };
+  std::optional<Named> inW, inB, qW, kW, vW;
+  if (form == Packed) {
+    inW = Named{q->weight.data, packedName({&q->weight}, q->renamed,
+                                           "in_proj_weight")};
+    if (hasBias)
+      inB = Named{q->bias.data, packedName({&q->bias}, false, "in_proj_bias")};
+  } else {
+    const Projection &kvp = *k;
+    std::vector<const Rows *> wBlocks = {&q->weight, &kvp.weight};
+    std::vector<const Rows *> bBlocks = {&q->bias, &kvp.bias};
+    if (form == Separate) {
+      wBlocks.push_back(&v->weight);
+      bBlocks.push_back(&v->bias);
+    }
+    bool square = llvm::all_of(wBlocks, [&](const Rows *r) {
+      return r->data.shape[1] == e;
+    });
+    if (hasBias) {
+      std::vector<HostTensor> parts;
+      for (const Rows *r : bBlocks)
+        parts.push_back(r->data);
+      inB = Named{concatRows(parts), packedName(bBlocks, false,
+                                                "in_proj_bias")};
+    }
+    if (square) {
+      std::vector<HostTensor> parts;
+      for (const Rows *r : wBlocks)
+        parts.push_back(r->data);
+      inW = Named{concatRows(parts),
+                  packedName(wBlocks, q->renamed || kvp.renamed ||
+                                          (form == Separate && v->renamed),
+                             "in_proj_weight")};
+    } else if (form == Separate) {
+      auto own = [&](const Projection &p, StringRef key) {
+        return Named{p.weight.data, p.renamed || p.weight.source.empty()
+                                        ? keyed(p.weight, key)
+                                        : p.weight.source};
+      };
+      qW = own(*q, "q_proj_weight");
+      kW = own(*k, "k_proj_weight");
+      vW = own(*v, "v_proj_weight");
+    } else {
+      return false;
+    }
+  }
+  if (inW && inW->data.shape != std::vector<int64_t>{3 * e, e})
+    return false;
+  if (inB && inB->data.shape != std::vector<int64_t>{3 * e})
+    return false;
+  if (qW && (qW->data.shape[0] != e || kW->data.shape[0] != e ||
+             vW->data.shape[0] != e || qW->data.shape[1] != e))
+    return false;
+
   // Heads: the q reshape's target [L, B*H, D].
   llvm::Expected<Val> target = I.get(qr->input(1));
   if (!target)
@@ -463,31 +776,68 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
   if (std::abs(scale * std::sqrt(double(d)) - 1.0) > 1e-6)
     return false; // a custom scale: generic form
 
-  llvm::Expected<Val> t = tensorInput(I, reshape, inMatmul->input(0));
-  if (!t)
-    return t.takeError();
-  if (t->rank() != 3 || t->shape[2] != SymDim::constant(e))
-    return false;
   Location l = I.loc(reshape);
   OpBuilder &b = I.builder;
   std::vector<int64_t> swap = {1, 0, 2};
-  SymShape bf = {t->shape[1], t->shape[0], t->shape[2]};
-  Value x = b.create<at::TransposeOp>(l, t->value, swap);
-  Value win = I.weight(inW->name, inW->data, l);
-  Value bin = I.weight(inBiasName, *inBias, l);
-  Value wout = I.weight(gemm->input(1), *outW, l);
-  Value bout = outB ? I.weight(gemm->input(2), *outB, l) : Value();
+  // The batch-first inputs, one per distinct sequence-first input.
+  llvm::StringMap<Value> batchFirst;
+  std::optional<Val> tq;
+  auto input = [&](StringRef name, int64_t dim) -> llvm::Expected<Value> {
+    llvm::Expected<Val> t = tensorInput(I, reshape, name);
+    if (!t)
+      return t.takeError();
+    if (t->rank() != 3 || t->shape[2] != SymDim::constant(dim))
+      return I.fail(reshape, "attention input " + shapeStr(t->shape) +
+                                 " is not [L, B, " + llvm::Twine(dim) + "]");
+    if (!tq)
+      tq = *t;
+    Value &v = batchFirst[name];
+    if (!v)
+      v = b.create<at::TransposeOp>(l, t->value, swap);
+    return v;
+  };
+  llvm::Expected<Value> xq = input(q->input, e);
+  if (!xq)
+    return xq.takeError();
+  llvm::Expected<Value> xk = input(k->input, k->weight.data.shape[1]);
+  if (!xk)
+    return xk.takeError();
+  llvm::Expected<Value> xv = input(v->input, v->weight.data.shape[1]);
+  if (!xv)
+    return xv.takeError();
+  Value bias;
+  if (!mask.bias.empty()) {
+    llvm::Expected<Val> m = tensorInput(I, reshape, mask.bias);
+    if (!m)
+      return m.takeError();
+    if (m->rank() != 2)
+      return I.fail(reshape, "an attention mask of shape " +
+                                 shapeStr(m->shape) +
+                                 " is not supported (expected [L, S])");
+    bias = m->value;
+  }
+  auto w = [&](const std::optional<Named> &n) {
+    return n ? I.weight(n->name, n->data, l) : Value();
+  };
+  Value wOut = I.weight(outWName, *outW, l);
+  Value bOut = outB ? I.weight(gemm->input(2), *outB, l) : Value();
   auto mha = b.create<at::MultiHeadAttentionOp>(
-      l, x, x, x, win, Value(), Value(), Value(), bin, wout, bout, Value(),
-      Value(), b.getI64IntegerAttr(heads), IntegerAttr(), UnitAttr(),
+      l, *xq, *xk, *xv, w(inW), w(qW), w(kW), w(vW), w(inB), wOut, bOut,
+      Value(), bias, b.getI64IntegerAttr(heads), IntegerAttr(),
+      mask.causal ? b.getUnitAttr() : UnitAttr(),
       at::MaskAlignAttr::get(b.getContext(), at::MaskAlign::top_left),
       IntegerAttr());
   Value y = b.create<at::TransposeOp>(l, mha.getResult(), swap);
-  I.define(reshape, 0, I.tensor(y, t->shape));
-  (void)bf;
-  record(I, reshape, "attune.multi_head_attention",
-         {inMatmul, packed, qs, ks, vs, qr, kr, vr, qScale, scores, softmax,
-          pv, back, flat, gemm, &reshape});
+  I.define(reshape, 0, I.tensor(y, tq->shape));
+  bool self = form == Packed;
+  nodes.insert(nodes.end(), {qr, kr, vr, qScale, scores, softmax, pv, back,
+                             flat, gemm, &reshape});
+  nodes.insert(nodes.end(), mask.nodes.begin(), mask.nodes.end());
+  record(I, reshape,
+         std::string("attune.multi_head_attention") +
+             (self ? "" : " (cross)") + (mask.causal ? " {causal}" : "") +
+             (mask.bias.empty() ? "" : " bias(" + mask.bias + ")"),
+         nodes);
   return true;
 }
 
