@@ -40,6 +40,9 @@ def main():
     p.add_argument("--call", default=None,
                    help="Python expression over module and the inputs "
                         "(default: module(*inputs))")
+    p.add_argument("--import", dest="imports", action="append", default=[],
+                   help="a Python file whose definitions the --module "
+                        "expression may use")
     p.add_argument("--bin", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("--atol", default="2e-5")
@@ -53,6 +56,8 @@ def main():
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     scope = gen_golden.header_scope()
+    for path in args.imports:
+        exec(compile(Path(path).read_text(), path, "exec"), scope)
     module = gen_golden.build_module(args.module, scope)
     sets = [gen_golden.parse_inputs(text, "--inputs") for text in args.inputs]
     names = [s[0] for s in sets[0]]

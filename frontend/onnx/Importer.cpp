@@ -769,6 +769,60 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     generic("attune.slice");
     return out(v);
   }
+  if (op == "Split") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
+    int64_t axis = normAxis(attrInt(node, "axis", 0), t->rank());
+    if (axis < 0 || axis >= t->rank() || !t->shape[axis].isConstant())
+      return fail(node, "only splits of a static dim are supported (dim " +
+                            (axis >= 0 && axis < t->rank()
+                                 ? t->shape[axis].str()
+                                 : std::string("out of range")) +
+                            ")");
+    int64_t extent = t->shape[axis].coeff;
+    std::vector<int64_t> sizes;
+    if (hasInput(node, 1)) {
+      auto sv = input(node, 1);
+      if (!sv)
+        return sv.takeError();
+      auto ss = symElements(*sv);
+      if (!ss)
+        return fail(node, "split sizes must be known at import");
+      for (const SymDim &d : *ss) {
+        if (!d.isConstant() || d.coeff < 0)
+          return fail(node, "split sizes must be non-negative constants");
+        sizes.push_back(d.coeff);
+      }
+    } else if (auto a = attrInts(node, "split")) {
+      sizes = *a;
+    } else {
+      int64_t n = node.output_size();
+      int64_t chunk = (extent + n - 1) / n;
+      for (int64_t i = 0; i < n; ++i)
+        sizes.push_back(std::max<int64_t>(0, std::min(chunk, extent - i * chunk)));
+    }
+    if (int64_t(sizes.size()) != node.output_size() ||
+        std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != extent)
+      return fail(node, "split sizes do not add up to the extent " +
+                            llvm::Twine(extent) + " over " +
+                            llvm::Twine(node.output_size()) + " outputs");
+    int64_t offset = 0;
+    for (auto [i, size] : llvm::enumerate(sizes)) {
+      SymShape shape = t->shape;
+      shape[axis] = SymDim::constant(size);
+      define(node, int(i),
+             tensor(builder.create<at::SliceOp>(l, t->value, axis, offset,
+                                                size),
+                    shape));
+      offset += size;
+    }
+    generic("attune.slice (one per output)");
+    return llvm::Error::success();
+  }
   if (op == "ConstantOfShape") {
     auto s = input(node, 0);
     if (!s)
@@ -930,27 +984,18 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     auto ta = asTensor(*a, node);
     if (!ta)
       return ta.takeError();
-    if (b->kind == Val::Host && b->rank() == 2 && ta->rank() >= 1) {
+    std::optional<NamedWeight> named =
+        gemm ? std::nullopt : matmulWeight(*this, node, ".weight");
+    if ((b->kind == Val::Host && b->rank() == 2 && gemm) || named) {
       // x @ W with W known: attune.linear takes W as [out, in].
-      HostTensor w = normalized(b->host);
-      std::string name = b->weightName;
-      if (!transB) {
-        HostTensor wt = w;
-        int64_t k = w.shape[0], n = w.shape[1];
-        size_t es = elementTypeInfo(w.type)->size;
-        auto bytes = std::make_shared<std::vector<char>>(w.bytes->size());
-        for (int64_t i = 0; i < k; ++i)
-          for (int64_t j = 0; j < n; ++j)
-            std::memcpy(bytes->data() + (j * k + i) * es,
-                        w.data() + (i * n + j) * es, es);
-        wt.shape = {n, k};
-        wt.bytes = std::move(bytes);
-        w = wt;
-        name = name.empty() ? "onnx::" + node.output(0) + ".weight"
-                            : name + ".T";
-      } else if (name.empty()) {
+      HostTensor w = named ? named->data
+                           : transB ? normalized(b->host)
+                                    : transposed2d(normalized(b->host));
+      if (gemm && !transB && !b->weightName.empty())
+        b->weightName += ".T";
+      std::string name = named ? named->name : b->weightName;
+      if (name.empty())
         name = "onnx::" + node.output(0) + ".weight";
-      }
       int64_t in = w.shape[1];
       if (ta->shape.back() != SymDim::constant(in))
         return fail(node, "input's last dim " + ta->shape.back().str() +

@@ -151,6 +151,22 @@ private:
 llvm::Expected<bool> raisePattern(Importer &importer,
                                   const onnx::NodeProto &node);
 
+/// A weight applied by a MatMul(x, B) in PyTorch's [out, in] layout, and
+/// the name to bind it by (Raise.cpp says how it is recovered).
+struct NamedWeight {
+  HostTensor data;
+  std::string name;
+};
+std::optional<NamedWeight> matmulWeight(Importer &I,
+                                        const onnx::NodeProto &matmul,
+                                        llvm::StringRef suffix,
+                                        llvm::StringRef biasSuffix = ".bias",
+                                        llvm::StringRef confirm = "");
+/// A 2-D known tensor transposed.
+HostTensor transposed2d(const HostTensor &w);
+/// The initializer holding exactly `t`, if any.
+std::optional<std::string> sameAs(Importer &I, const HostTensor &t);
+
 // Attribute access.
 int64_t attrInt(const onnx::NodeProto &node, llvm::StringRef name,
                 int64_t fallback);

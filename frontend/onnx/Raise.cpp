@@ -93,6 +93,9 @@ std::string scopeOf(const Node &n) {
   return scope;
 }
 
+
+} // namespace
+
 HostTensor transposed2d(const HostTensor &w) {
   HostTensor t = w;
   int64_t r = w.shape[0], c = w.shape[1];
@@ -107,20 +110,25 @@ HostTensor transposed2d(const HostTensor &w) {
   return t;
 }
 
+/// The initializer holding exactly `t` (same type, shape and bytes), if any.
+std::optional<std::string> sameAs(Importer &I, const HostTensor &t) {
+  for (const auto &[name, init] : I.model.initializers)
+    if (init.type == t.type && init.shape == t.shape &&
+        std::memcmp(init.data(), t.data(), t.bytes->size()) == 0)
+      return name;
+  return std::nullopt;
+}
+
 /// A weight applied by `matmul` (MatMul(x, B)): W in PyTorch's [out, in]
 /// layout and the name to bind it by. B is either Transpose(W) (exports
 /// without constant folding: W keeps its state_dict key) or W^T folded
 /// into an initializer the exporter renamed `onnx::MatMul_N`: the key is
 /// then the module scope's + `suffix` (e.g. "linear1" + ".weight"), used
 /// when `confirm` (the bias's name, if any) agrees.
-struct NamedWeight {
-  HostTensor data;
-  std::string name;
-};
 std::optional<NamedWeight> matmulWeight(Importer &I, const Node &matmul,
                                         StringRef suffix,
-                                        StringRef biasSuffix = ".bias",
-                                        StringRef confirm = "") {
+                                        StringRef biasSuffix,
+                                        StringRef confirm) {
   StringRef b = matmul.input(1);
   if (const Node *t = prod(I, b, "Transpose")) {
     std::optional<std::vector<int64_t>> perm = attrInts(*t, "perm");
@@ -138,14 +146,20 @@ std::optional<NamedWeight> matmulWeight(Importer &I, const Node &matmul,
     return std::nullopt;
   std::string name = b.str();
   std::string scope = scopeOf(matmul);
+  HostTensor w = transposed2d(*wt);
   if (StringRef(name).starts_with("onnx::") && !scope.empty() &&
       (confirm.empty() || confirm == scope + biasSuffix.str()) &&
-      !I.model.initializers.count(scope + suffix.str()))
+      !I.model.initializers.count(scope + suffix.str())) {
     name = scope + suffix.str();
-  else
+  } else if (std::optional<std::string> same = sameAs(I, w)) {
+    name = *same; // a tied weight (x @ embedding.weight.t()), folded
+  } else {
     name += ".T";
-  return NamedWeight{transposed2d(*wt), name};
+  }
+  return NamedWeight{w, name};
 }
+
+namespace {
 
 llvm::Expected<Val> tensorInput(Importer &I, const Node &anchor,
                                 StringRef name) {
@@ -841,6 +855,237 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// Positions: Add(x, Gather(table, Range(0, L, 1))) (nn.Embedding positions)
+// or Add(x, Slice(buffer, 0, L)) (a registered table) with L the length of
+// x [..., L, E] -> attune.positional_encoding <learned>
+//===----------------------------------------------------------------------===//
+
+/// The constant value of a known integer scalar or one-element Sym.
+std::optional<SymDim> symScalar(Importer &I, StringRef name) {
+  llvm::Expected<Val> v = I.get(name);
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return std::nullopt;
+  }
+  if (v->kind == Val::Sym && v->sym.size() == 1)
+    return v->sym[0];
+  if (v->kind == Val::Host && v->host.isInteger() && v->host.numElements() == 1)
+    return SymDim::constant(v->host.asInt(0));
+  return std::nullopt;
+}
+
+llvm::Expected<bool> raisePositions(Importer &I, const Node &add) {
+  if (add.input_size() != 2)
+    return false;
+  for (int side = 0; side < 2; ++side) {
+    StringRef posName = add.input(1 - side);
+    std::optional<HostTensor> table;
+    std::string tableName;
+    std::optional<SymDim> length;
+    std::vector<const Node *> nodes;
+    if (const Node *gather = prod(I, posName, "Gather")) {
+      const Node *range = prod(I, gather->input(1), "Range");
+      if (!range || attrInt(*gather, "axis", 0) != 0)
+        continue;
+      std::optional<SymDim> start = symScalar(I, range->input(0));
+      std::optional<SymDim> delta = symScalar(I, range->input(2));
+      if (start != SymDim::constant(0) || delta != SymDim::constant(1))
+        continue;
+      length = symScalar(I, range->input(1));
+      table = known(I, gather->input(0));
+      tableName = gather->input(0);
+      nodes = {range, gather};
+    } else if (const Node *slice = prod(I, posName, "Slice")) {
+      std::optional<HostTensor> buffer = known(I, slice->input(0));
+      if (!buffer || slice->input_size() < 3 ||
+          !(buffer->shape.size() == 2 ||
+            (buffer->shape.size() == 3 && buffer->shape[0] == 1)))
+        continue;
+      int64_t rowAxis = int64_t(buffer->shape.size()) - 2;
+      std::optional<SymDim> start = symScalar(I, slice->input(1));
+      std::optional<SymDim> axis =
+          slice->input_size() > 3 ? symScalar(I, slice->input(3))
+                                  : SymDim::constant(0);
+      bool stepOne = slice->input_size() <= 4 ||
+                     symScalar(I, slice->input(4)) == SymDim::constant(1);
+      if (start != SymDim::constant(0) || !stepOne ||
+          (axis != SymDim::constant(rowAxis) &&
+           axis != SymDim::constant(rowAxis - int64_t(buffer->shape.size()))))
+        continue;
+      length = symScalar(I, slice->input(2));
+      table = *buffer;
+      table->shape = {buffer->shape[rowAxis], buffer->shape.back()};
+      tableName = slice->input(0);
+      nodes = {slice};
+    } else {
+      continue;
+    }
+    if (!table || !table->isFloat() || table->shape.size() != 2 || !length)
+      continue;
+    llvm::Expected<Val> x = tensorInput(I, add, add.input(side));
+    if (!x)
+      return x.takeError();
+    if (x->rank() < 2 || x->shape[x->rank() - 2] != *length ||
+        x->shape.back() != SymDim::constant(table->shape[1]))
+      continue;
+    Location l = I.loc(add);
+    Value t = I.weight(tableName, *table, l);
+    auto pe = I.builder.create<at::PositionalEncodingOp>(
+        l, at::PositionalKind::learned, x->value, t, Value(), 0);
+    I.define(add, 0, I.tensor(pe, x->shape));
+    nodes.push_back(&add);
+    record(I, add, "attune.positional_encoding <learned>", nodes);
+    return true;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention written over 4-D heads (GPT style):
+//   qh = Transpose(Reshape(Xq, [B, L, H, D]), [0, 2, 1, 3])
+//   kt = Transpose(Reshape(Xk, [B, S, H, D]), [0, 2, 3, 1])
+//   s  = Mul(MatMul(qh, kt), c) (or Div, or no scale)
+//        [ -> Where(causal, -inf, s) with causal = Cast(Trilu(1s, k = 1)) ]
+//   y  = Reshape(Transpose(MatMul(Softmax(s), vh), [0, 2, 1, 3]), [B, L, E])
+// -> merge_heads(attune.attention(split_heads(Xq), ...))          <- anchor y
+//===----------------------------------------------------------------------===//
+
+/// Transpose(Reshape(x, [B, L, H, D]), perm) -> x, with H.
+std::optional<std::pair<std::string, int64_t>>
+heads4d(Importer &I, StringRef name, const std::vector<int64_t> &perm,
+        std::vector<const Node *> &nodes) {
+  const Node *t = prod(I, name, "Transpose");
+  if (!t || attrInts(*t, "perm") != perm)
+    return std::nullopt;
+  const Node *r = prod(I, t->input(0), "Reshape");
+  if (!r)
+    return std::nullopt;
+  llvm::Expected<Val> target = I.get(r->input(1));
+  if (!target) {
+    llvm::consumeError(target.takeError());
+    return std::nullopt;
+  }
+  if (target->kind != Val::Sym || target->sym.size() != 4 ||
+      !target->sym[2].isConstant())
+    return std::nullopt;
+  nodes.insert(nodes.end(), {r, t});
+  return std::make_pair(r->input(0), target->sym[2].coeff);
+}
+
+/// Cast(Trilu(ConstantOfShape(nonzero), k = 1, upper)): true above the
+/// diagonal.
+bool isCausalCondition(Importer &I, StringRef name,
+                       std::vector<const Node *> &nodes) {
+  const Node *cast = prod(I, name, "Cast");
+  const Node *trilu = prod(I, cast ? StringRef(cast->input(0)) : name, "Trilu");
+  if (!trilu || attrInt(*trilu, "upper", 1) != 1 || trilu->input_size() < 2)
+    return false;
+  std::optional<HostTensor> k = known(I, trilu->input(1));
+  const Node *fill = prod(I, trilu->input(0), "ConstantOfShape");
+  if (!k || k->numElements() != 1 || k->asInt(0) != 1 || !fill)
+    return false;
+  const onnx::AttributeProto *value = attr(*fill, "value");
+  if (value) {
+    llvm::Expected<HostTensor> v = readTensor(value->t(), I.model, "value");
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      return false;
+    }
+    if (v->numElements() != 1 || v->asDouble(0) == 0)
+      return false;
+  } else {
+    return false; // zeros: nothing masked
+  }
+  if (cast)
+    nodes.push_back(cast);
+  nodes.insert(nodes.end(), {trilu, fill});
+  return true;
+}
+
+llvm::Expected<bool> raiseAttention4d(Importer &I, const Node &reshape) {
+  std::vector<const Node *> nodes;
+  const Node *back = prod(I, reshape.input(0), "Transpose");
+  if (!back || attrInts(*back, "perm") != std::vector<int64_t>{0, 2, 1, 3})
+    return false;
+  const Node *pv = prod(I, back->input(0), "MatMul");
+  const Node *softmax = pv ? prod(I, pv->input(0), "Softmax") : nullptr;
+  if (!softmax || (attrInt(*softmax, "axis", -1) != -1 &&
+                   attrInt(*softmax, "axis", -1) != 3))
+    return false;
+  std::string s = softmax->input(0);
+  bool causal = false;
+  if (const Node *where = prod(I, s, "Where")) {
+    std::optional<double> fill = knownScalar(I, where->input(1));
+    if (!fill || !(std::isinf(*fill) && *fill < 0) ||
+        !isCausalCondition(I, where->input(0), nodes))
+      return false;
+    causal = true;
+    nodes.push_back(where);
+    s = where->input(2);
+  }
+  std::optional<double> scale;
+  const Node *scores = prod(I, s, "MatMul");
+  if (!scores) {
+    const Node *scaled = I.producer(s);
+    if (!scaled ||
+        (scaled->op_type() != "Mul" && scaled->op_type() != "Div"))
+      return false;
+    scores = prod(I, scaled->input(0), "MatMul");
+    std::optional<double> c = knownScalar(I, scaled->input(1));
+    if (!scores && scaled->op_type() == "Mul") {
+      scores = prod(I, scaled->input(1), "MatMul");
+      c = knownScalar(I, scaled->input(0));
+    }
+    if (!scores || !c || *c == 0)
+      return false;
+    scale = scaled->op_type() == "Div" ? 1.0 / *c : *c;
+    nodes.push_back(scaled);
+  }
+  auto q = heads4d(I, scores->input(0), {0, 2, 1, 3}, nodes);
+  auto k = heads4d(I, scores->input(1), {0, 2, 3, 1}, nodes);
+  auto v = heads4d(I, pv->input(1), {0, 2, 1, 3}, nodes);
+  if (!q || !k || !v || q->second != k->second || q->second != v->second)
+    return false;
+  int64_t heads = q->second;
+  llvm::Expected<Val> target = I.get(reshape.input(1));
+  if (!target)
+    return target.takeError();
+  if (target->kind != Val::Sym || target->sym.size() != 3)
+    return false;
+  std::vector<Val> xs;
+  for (const std::string &name : {q->first, k->first, v->first}) {
+    llvm::Expected<Val> x = tensorInput(I, reshape, name);
+    if (!x)
+      return x.takeError();
+    if (x->rank() != 3 || !x->shape[2].isConstant() ||
+        x->shape[2].coeff % heads != 0)
+      return false;
+    xs.push_back(*x);
+  }
+  if (target->sym[2] != xs[2].shape[2] && target->sym[2] != SymDim::constant(-1))
+    return false;
+  Location l = I.loc(reshape);
+  OpBuilder &b = I.builder;
+  SmallVector<Value> hs;
+  for (const Val &x : xs)
+    hs.push_back(b.create<at::SplitHeadsOp>(l, x.value, heads));
+  auto att = b.create<at::AttentionOp>(
+      l, hs[0], hs[1], hs[2], Value(), Value(), Value(),
+      at::ScoreKind::scaled_dot,
+      b.getF64FloatAttr(scale.value_or(1.0)), at::Selection::soft, false,
+      causal, at::MaskAlign::top_left, IntegerAttr());
+  Value y = b.create<at::MergeHeadsOp>(l, att.getResult());
+  SymShape shape = {xs[0].shape[0], xs[0].shape[1], xs[2].shape[2]};
+  I.define(reshape, 0, I.tensor(y, shape));
+  nodes.insert(nodes.end(), {scores, softmax, pv, back, &reshape});
+  record(I, reshape,
+         std::string("attune.attention") + (causal ? " {causal}" : "") +
+             " over split_heads/merge_heads",
+         nodes);
+  return true;
+}
+
 } // namespace
 
 llvm::Expected<bool> raisePattern(Importer &I,
@@ -849,11 +1094,11 @@ llvm::Expected<bool> raisePattern(Importer &I,
   using Raiser = llvm::Expected<bool> (*)(Importer &, const Node &);
   SmallVector<Raiser> raisers;
   if (op == "Add")
-    raisers = {raiseLayerNorm, raiseLinear};
+    raisers = {raiseLayerNorm, raiseLinear, raisePositions};
   else if (op == "Mul")
     raisers = {raiseGelu};
   else if (op == "Reshape")
-    raisers = {raiseMultiHeadAttention};
+    raisers = {raiseMultiHeadAttention, raiseAttention4d};
   for (Raiser r : raisers) {
     llvm::Expected<bool> done = r(I, node);
     if (!done || *done)
