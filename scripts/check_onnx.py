@@ -93,7 +93,7 @@ def main():
     if names[0] in dynamic_axes:
         first = dynamic_axes[names[0]]
         for o in outputs:
-            dynamic_axes[o] = dict(first)
+            dynamic_axes.setdefault(o, dict(first))
     model = work / "model.onnx"
     # The state_dict keys of `module`, not of the wrapper.
     torch.onnx.export(wrapped.inner if args.call is None else wrapped,

@@ -383,6 +383,80 @@ int64_t normAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+// Data movement on known tensors (constant folding at import: exports
+// without constant folding compute weights with Slice, Concat, Transpose).
+int64_t elementSize(const HostTensor &t) {
+  return int64_t(elementTypeInfo(t.type)->size);
+}
+
+/// Outer (dims before `axis`) and inner (dims after, times the element
+/// size) extents.
+std::pair<int64_t, int64_t> around(const HostTensor &t, int64_t axis) {
+  int64_t outer = 1, inner = elementSize(t);
+  for (int64_t i = 0; i < axis; ++i)
+    outer *= t.shape[i];
+  for (size_t i = axis + 1; i < t.shape.size(); ++i)
+    inner *= t.shape[i];
+  return {outer, inner};
+}
+
+HostTensor hostSlice(const HostTensor &t, int64_t axis, int64_t start,
+                     int64_t size) {
+  auto [outer, inner] = around(t, axis);
+  HostTensor r = t;
+  r.shape[axis] = size;
+  auto bytes = std::make_shared<std::vector<char>>(outer * size * inner);
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(bytes->data() + o * size * inner,
+                t.data() + (o * t.shape[axis] + start) * inner, size * inner);
+  r.bytes = std::move(bytes);
+  return r;
+}
+
+HostTensor hostConcat(const std::vector<HostTensor> &ts, int64_t axis) {
+  HostTensor r = ts.front();
+  r.shape[axis] = 0;
+  for (const HostTensor &t : ts)
+    r.shape[axis] += t.shape[axis];
+  auto [outer, inner] = around(r, axis);
+  auto bytes = std::make_shared<std::vector<char>>();
+  bytes->reserve(outer * r.shape[axis] * inner);
+  for (int64_t o = 0; o < outer; ++o)
+    for (const HostTensor &t : ts) {
+      const char *p = t.data() + o * t.shape[axis] * inner;
+      bytes->insert(bytes->end(), p, p + t.shape[axis] * inner);
+    }
+  r.bytes = std::move(bytes);
+  return r;
+}
+
+HostTensor hostTranspose(const HostTensor &t, const std::vector<int64_t> &perm) {
+  size_t rank = t.shape.size();
+  int64_t es = elementSize(t);
+  std::vector<int64_t> inStrides(rank, 1);
+  for (int64_t i = int64_t(rank) - 2; i >= 0; --i)
+    inStrides[i] = inStrides[i + 1] * t.shape[i + 1];
+  HostTensor r = t;
+  for (size_t d = 0; d < rank; ++d)
+    r.shape[d] = t.shape[perm[d]];
+  int64_t n = t.numElements();
+  auto bytes = std::make_shared<std::vector<char>>(n * es);
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t src = 0;
+    for (size_t d = 0; d < rank; ++d)
+      src += index[d] * inStrides[perm[d]];
+    std::memcpy(bytes->data() + k * es, t.data() + src * es, es);
+    for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
+      if (++index[d] < r.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  r.bytes = std::move(bytes);
+  return r;
+}
+
 } // namespace
 
 llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
@@ -577,6 +651,22 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
           sx->size() == 1)
         return out(Val::ofSym(*sx, true));
     }
+    if (x->kind == Val::Host) {
+      HostTensor h = x->host;
+      for (int64_t a : axes) {
+        if (unsq) {
+          h.shape.insert(h.shape.begin() + std::min<int64_t>(a, h.shape.size()),
+                         1);
+        }
+      }
+      if (!unsq)
+        for (int64_t a : llvm::reverse(axes)) {
+          if (a < 0 || a >= int64_t(h.shape.size()) || h.shape[a] != 1)
+            return fail(node, "axis " + llvm::Twine(a) + " is not a unit dim");
+          h.shape.erase(h.shape.begin() + a);
+        }
+      return out(Val::ofHost(h, x->weightName));
+    }
     auto t = asTensor(*x, node);
     if (!t)
       return t.takeError();
@@ -620,6 +710,19 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       return out(Val::ofSym(r, false));
     }
     int64_t axis = attrInt(node, "axis", 0);
+    if (llvm::all_of(ins, [](const Val &v) { return v.kind == Val::Host; })) {
+      std::vector<HostTensor> hs;
+      for (const Val &v : ins) {
+        if (v.host.type != ins.front().host.type ||
+            v.host.shape.size() != ins.front().host.shape.size())
+          return fail(node, "inputs differ in type or rank");
+        hs.push_back(v.host);
+      }
+      int64_t a = normAxis(axis, int64_t(hs.front().shape.size()));
+      if (a < 0 || a >= int64_t(hs.front().shape.size()))
+        return fail(node, "axis out of range");
+      return out(Val::ofHost(hostConcat(hs, a)));
+    }
     SmallVector<Value> operands;
     SymShape shape;
     for (const Val &v : ins) {
@@ -716,6 +819,23 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       return out(Val::ofSym(
           std::vector<SymDim>(sx->begin() + s, sx->begin() + std::max(s, e)),
           false));
+    }
+    if (x->kind == Val::Host) {
+      HostTensor h = x->host;
+      for (size_t i = 0; i < n; ++i) {
+        int64_t rank = int64_t(h.shape.size());
+        int64_t axis = normAxis(axes[i], rank);
+        if (axis < 0 || axis >= rank || !args[0][i].isConstant() ||
+            !args[1][i].isConstant())
+          return fail(node, "a slice of a constant needs constant bounds "
+                            "on an axis in range");
+        int64_t dim = h.shape[axis];
+        int64_t b = args[0][i].coeff, e = args[1][i].coeff;
+        b = std::clamp<int64_t>(b < 0 ? b + dim : b, 0, dim);
+        e = std::clamp<int64_t>(e < 0 ? e + dim : e, 0, dim);
+        h = hostSlice(h, axis, b, std::max<int64_t>(0, e - b));
+      }
+      return out(Val::ofHost(h));
     }
     auto t = asTensor(*x, node);
     if (!t)
@@ -947,13 +1067,16 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     auto x = input(node, 0);
     if (!x)
       return x.takeError();
-    auto t = asTensor(*x, node);
-    if (!t)
-      return t.takeError();
-    std::vector<int64_t> perm(t->rank());
+    std::vector<int64_t> perm(x->rank());
     std::iota(perm.rbegin(), perm.rend(), 0);
     if (auto p = attrInts(node, "perm"))
       perm = *p;
+    if (x->kind == Val::Host && int64_t(perm.size()) == x->rank() &&
+        llvm::all_of(perm, [&](int64_t p) { return p >= 0 && p < x->rank(); }))
+      return out(Val::ofHost(hostTranspose(x->host, perm)));
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
     if (int64_t(perm.size()) != t->rank())
       return fail(node, "perm has " + llvm::Twine(perm.size()) +
                             " entries for a rank-" + llvm::Twine(t->rank()) +

@@ -123,6 +123,10 @@ public:
   Val tensor(mlir::Value v, SymShape shape);
   mlir::Type elementType(const HostTensor &t);
 
+  /// The batch-first output [B, L, dirs*H] of each imported LSTM/GRU node,
+  /// by its Y output's name (Raise.cpp).
+  llvm::StringMap<Val> recurrentOutputs;
+
   // Messages.
   llvm::Error fail(const onnx::NodeProto &node, const llvm::Twine &message);
   void explain(const std::string &line) { explanation.push_back(line); }

@@ -409,9 +409,11 @@ const Node *headSplit(Importer &I, StringRef name,
   return prod(I, t->input(0), "Reshape");
 }
 
-/// Rows [begin, end) of a 2-D (or 1-D) known tensor.
+/// Rows [begin, end) (along the first dim) of a known tensor.
 HostTensor rowsOf(const HostTensor &t, int64_t begin, int64_t end) {
-  int64_t rowElems = t.shape.size() == 2 ? t.shape[1] : 1;
+  int64_t rowElems = 1;
+  for (size_t i = 1; i < t.shape.size(); ++i)
+    rowElems *= t.shape[i];
   size_t es = elementTypeInfo(t.type)->size;
   HostTensor r = t;
   r.shape[0] = end - begin;
@@ -1086,6 +1088,219 @@ llvm::Expected<bool> raiseAttention4d(Importer &I, const Node &reshape) {
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// LSTM / GRU nodes (one per layer, sequence-first, ONNX gate order) ->
+// attune.lstm / attune.gru (batch-first, PyTorch gate order and names)
+//===----------------------------------------------------------------------===//
+
+/// True if `name` is all zeros by construction: a ConstantOfShape of 0
+/// (torch's default initial state), possibly sliced or reshaped.
+bool isZeros(Importer &I, StringRef name) {
+  const Node *n = I.producer(name);
+  while (n && (n->op_type() == "Slice" || n->op_type() == "Reshape" ||
+               n->op_type() == "Unsqueeze" || n->op_type() == "Expand"))
+    n = I.producer(n->input(0));
+  if (!n || n->op_type() != "ConstantOfShape")
+    return false;
+  const onnx::AttributeProto *value = attr(*n, "value");
+  if (!value)
+    return true;
+  llvm::Expected<HostTensor> v = readTensor(value->t(), I.model, "value");
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return false;
+  }
+  return v->numElements() == 1 && v->asDouble(0) == 0;
+}
+
+/// Gate blocks of `t` ([G*H, ...] rows) reordered: block i of the result is
+/// block order[i] of `t`.
+HostTensor reorderGates(const HostTensor &t, ArrayRef<int> order) {
+  int64_t g = int64_t(order.size()), rows = t.shape[0] / g;
+  std::vector<HostTensor> parts;
+  for (int b : order)
+    parts.push_back(rowsOf(t, b * rows, (b + 1) * rows));
+  return concatRows(parts);
+}
+
+/// Row `d` of a [dirs, ...] tensor, without its leading dim.
+HostTensor direction(const HostTensor &t, int64_t d) {
+  HostTensor r = rowsOf(t, d, d + 1);
+  r.shape.erase(r.shape.begin());
+  return r;
+}
+
+llvm::Expected<bool> raiseRecurrent(Importer &I, const Node &node) {
+  bool lstm = node.op_type() == "LSTM";
+  int64_t gates = lstm ? 4 : 3;
+  auto unsupported = [&](const llvm::Twine &what) {
+    return I.fail(node, what + " is not supported");
+  };
+  std::string dir = "forward";
+  if (const onnx::AttributeProto *a = attr(node, "direction"))
+    dir = a->s();
+  if (dir != "forward" && dir != "bidirectional")
+    return unsupported("direction '" + dir + "'");
+  int64_t dirs = dir == "bidirectional" ? 2 : 1;
+  if (attr(node, "activations") || attr(node, "clip") ||
+      attrInt(node, "layout", 0) != 0 || attrInt(node, "input_forget", 0) != 0)
+    return unsupported("a custom activation, clip, layout or input_forget");
+  if (!lstm && attrInt(node, "linear_before_reset", 0) != 1)
+    return unsupported("GRU with linear_before_reset = 0 (PyTorch's GRU "
+                       "exports 1)");
+  if (I.hasInput(node, 4))
+    return unsupported("sequence_lens");
+  if (lstm && I.hasInput(node, 7))
+    return unsupported("an LSTM with peepholes");
+  int64_t hidden = attrInt(node, "hidden_size", 0);
+  // W, R, B: initializers, or (exports without constant folding) computed
+  // from them by Slice/Concat/Unsqueeze, which the import evaluates.
+  auto weightInput = [&](int i) -> llvm::Expected<std::optional<HostTensor>> {
+    if (!I.hasInput(node, i))
+      return std::optional<HostTensor>();
+    llvm::Expected<Val> v = I.get(node.input(i));
+    if (!v)
+      return v.takeError();
+    if (v->kind != Val::Host || !v->host.isFloat())
+      return I.fail(node, "input " + llvm::Twine(i) +
+                              " (a weight) must be known at import");
+    return std::optional<HostTensor>(v->host);
+  };
+  auto w = weightInput(1);
+  if (!w)
+    return w.takeError();
+  auto r = weightInput(2);
+  if (!r)
+    return r.takeError();
+  auto bias = weightInput(3);
+  if (!bias)
+    return bias.takeError();
+  if (!*w || !*r)
+    return I.fail(node, "the weights W and R are missing");
+  int64_t in = (*w)->shape.size() == 3 ? (*w)->shape[2] : -1;
+  if ((*w)->shape != std::vector<int64_t>{dirs, gates * hidden, in} ||
+      (*r)->shape != std::vector<int64_t>{dirs, gates * hidden, hidden} ||
+      (*bias && (*bias)->shape != std::vector<int64_t>{dirs, 2 * gates * hidden}))
+    return I.fail(node, "weights W, R, B do not have the shapes hidden_size " +
+                            llvm::Twine(hidden) + " and direction '" + dir +
+                            "' need");
+  // PyTorch's gate order from ONNX's: LSTM i,f,g,o from i,o,f,c; GRU r,z,n
+  // from z,r,h.
+  SmallVector<int> order = lstm ? SmallVector<int>{0, 2, 3, 1}
+                                : SmallVector<int>{1, 0, 2};
+  // state_dict names: layer k is the k-th node of this op in its scope.
+  std::string scope = scopeOf(node);
+  int layer = 0;
+  for (const onnx::NodeProto &other : I.model.graph().node()) {
+    if (&other == &node)
+      break;
+    if (other.op_type() == node.op_type() && scopeOf(other) == scope)
+      ++layer;
+  }
+  std::string base = scope.empty() ? "" : scope + ".";
+  Location l = I.loc(node);
+  SmallVector<Value> weights;
+  for (int64_t d = 0; d < dirs; ++d) {
+    std::string suffix = "_l" + std::to_string(layer) + (d ? "_reverse" : "");
+    weights.push_back(I.weight(base + "weight_ih" + suffix,
+                               reorderGates(direction(**w, d), order), l));
+    weights.push_back(I.weight(base + "weight_hh" + suffix,
+                               reorderGates(direction(**r, d), order), l));
+    if (*bias) {
+      HostTensor b = direction(**bias, d);
+      weights.push_back(I.weight(base + "bias_ih" + suffix,
+                                 reorderGates(rowsOf(b, 0, gates * hidden),
+                                              order),
+                                 l));
+      weights.push_back(I.weight(
+          base + "bias_hh" + suffix,
+          reorderGates(rowsOf(b, gates * hidden, 2 * gates * hidden), order),
+          l));
+    }
+  }
+  llvm::Expected<Val> x = tensorInput(I, node, node.input(0));
+  if (!x)
+    return x.takeError();
+  if (x->rank() != 3 || x->shape[2] != SymDim::constant(in))
+    return I.fail(node, "input " + shapeStr(x->shape) + " is not [L, B, " +
+                            llvm::Twine(in) + "]");
+  auto state = [&](int i) -> llvm::Expected<Value> {
+    if (!I.hasInput(node, i) || isZeros(I, node.input(i)))
+      return Value();
+    llvm::Expected<Val> h = tensorInput(I, node, node.input(i));
+    if (!h)
+      return h.takeError();
+    return h->value;
+  };
+  llvm::Expected<Value> h0 = state(5);
+  if (!h0)
+    return h0.takeError();
+  llvm::Expected<Value> c0 = lstm ? state(6) : llvm::Expected<Value>(Value());
+  if (!c0)
+    return c0.takeError();
+  OpBuilder &b = I.builder;
+  std::vector<int64_t> swap = {1, 0, 2};
+  Value xb = b.create<at::TransposeOp>(l, x->value, swap);
+  UnitAttr bi = dirs == 2 ? b.getUnitAttr() : UnitAttr();
+  Operation *op;
+  if (lstm)
+    op = b.create<at::LSTMOp>(l, xb, weights, *h0, *c0,
+                              b.getI64IntegerAttr(hidden),
+                              b.getI64IntegerAttr(1), bi,
+                              b.getBoolAttr(bias->has_value()));
+  else
+    op = b.create<at::GRUOp>(l, xb, weights, *h0, b.getI64IntegerAttr(hidden),
+                             b.getI64IntegerAttr(1), bi,
+                             b.getBoolAttr(bias->has_value()));
+  // Y [L, dirs, B, H] from output [B, L, dirs*H].
+  Value out = op->getResult(0);
+  SymDim len = x->shape[0], batch = x->shape[1];
+  Value y;
+  if (dirs == 1) {
+    Value t = b.create<at::TransposeOp>(l, out, swap);
+    y = b.create<at::ExpandDimsOp>(l, t, 1);
+  } else {
+    Value heads = b.create<at::SplitHeadsOp>(l, out, 2);
+    y = b.create<at::TransposeOp>(l, heads, std::vector<int64_t>{2, 1, 0, 3});
+  }
+  SymShape states = {SymDim::constant(dirs), batch, SymDim::constant(hidden)};
+  I.define(node, 0,
+           I.tensor(y, {len, SymDim::constant(dirs), batch,
+                        SymDim::constant(hidden)}));
+  I.define(node, 1, I.tensor(op->getResult(1), states));
+  if (lstm)
+    I.define(node, 2, I.tensor(op->getResult(2), states));
+  I.recurrentOutputs[node.output(0)] =
+      I.tensor(out, {batch, len, SymDim::constant(dirs * hidden)});
+  record(I, node, lstm ? "attune.lstm" : "attune.gru", {&node});
+  return true;
+}
+
+/// A bidirectional layer's output as the next layer (or the user) reads it:
+/// Reshape(Transpose(Y, [0, 2, 1, 3]), [L, B, 2H]) -> the op's output.
+llvm::Expected<bool> raiseRecurrentOutput(Importer &I, const Node &reshape) {
+  const Node *t = prod(I, reshape.input(0), "Transpose");
+  if (!t || attrInts(*t, "perm") != std::vector<int64_t>{0, 2, 1, 3})
+    return false;
+  const Node *rnn = I.producer(t->input(0));
+  if (!rnn || (rnn->op_type() != "LSTM" && rnn->op_type() != "GRU") ||
+      rnn->output(0) != t->input(0))
+    return false;
+  llvm::Expected<Val> y = I.get(t->input(0)); // imports the layer
+  if (!y)
+    return y.takeError();
+  auto it = I.recurrentOutputs.find(t->input(0));
+  if (it == I.recurrentOutputs.end())
+    return false;
+  const Val &out = it->second;
+  Value v = I.builder.create<at::TransposeOp>(I.loc(reshape), out.value,
+                                              std::vector<int64_t>{1, 0, 2});
+  I.define(reshape, 0,
+           I.tensor(v, {out.shape[1], out.shape[0], out.shape[2]}));
+  record(I, reshape, "the layer's output [L, B, dirs*H]", {t, &reshape});
+  return true;
+}
+
 } // namespace
 
 llvm::Expected<bool> raisePattern(Importer &I,
@@ -1098,7 +1313,9 @@ llvm::Expected<bool> raisePattern(Importer &I,
   else if (op == "Mul")
     raisers = {raiseGelu};
   else if (op == "Reshape")
-    raisers = {raiseMultiHeadAttention, raiseAttention4d};
+    raisers = {raiseMultiHeadAttention, raiseAttention4d, raiseRecurrentOutput};
+  else if (op == "LSTM" || op == "GRU")
+    raisers = {raiseRecurrent};
   for (Raiser r : raisers) {
     llvm::Expected<bool> done = r(I, node);
     if (!done || *done)
