@@ -9,13 +9,13 @@
 #   bash scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGETS...]
 #   (BUILD_DIR: the normal build, whose attune-compile makes the metadata
 #   seeds; FUZZ_BUILD_DIR, FUZZ_WORK_DIR)
-#   TARGETS: npy safetensors metadata ir (default: all)
+#   TARGETS: npy safetensors metadata ir onnx (default: all)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(npy safetensors metadata ir)
+[[ ${#targets[@]} -gt 0 ]] || targets=(npy safetensors metadata ir onnx)
 build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
 bash "$root/scripts/install-deps.sh" --fuzz
 CC=clang-22 CXX=clang++-22 cmake -G Ninja -S "$root" -B "$build" \

@@ -9,6 +9,9 @@ OUT/<target>/, so that no binary blob lives in the repository:
                external weights), cut out of the libraries
   ir           every function of the project's .mlir tests and examples,
                one per file (split at `// -----`)
+  onnx         exports of small PyTorch modules (encoder and decoder layers,
+               attention with masks, LSTM, GRU, a GPT block) at opsets 14
+               and 17, and the malformed models of the importer's tests
 
   fuzz_corpus.py SOURCE_ROOT ATTUNE_COMPILE OUT
 """
@@ -108,15 +111,44 @@ def ir_seeds(root, out):
     return n
 
 
+def onnx_seeds(root, out):
+    import torch
+    import torch.nn as nn
+    sys.path.insert(0, str(root / "test" / "Frontend" / "onnx" / "Inputs"))
+    import modules
+    torch.manual_seed(0)
+    x = torch.randn(2, 5, 16)
+    cases = {
+        "encoder": (nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0,
+                                               batch_first=True), (x,)),
+        "decoder": (nn.TransformerDecoderLayer(16, 2, 32, dropout=0.0,
+                                               batch_first=True), (x, x)),
+        "lstm": (nn.LSTM(16, 8, num_layers=2, bidirectional=True,
+                         batch_first=True), (x,)),
+        "gru": (nn.GRU(16, 8, batch_first=True), (x,)),
+        "gpt": (modules.GPT(vocab=20, dim=16, heads=2, layers=1, max_len=8),
+                (torch.randint(0, 20, (2, 5)),)),
+    }
+    for name, (module, inputs) in cases.items():
+        for opset in (14, 17):
+            torch.onnx.export(module.eval(), inputs,
+                              str(out / f"{name}-{opset}.onnx"),
+                              opset_version=opset)
+    subprocess.run([sys.executable, str(root / "test" / "Frontend" / "onnx" /
+                                        "Inputs" / "bad_models.py"), str(out)],
+                   check=True)
+
+
 def main():
     root, compiler, out = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
-    dirs = {t: out / t for t in ("npy", "safetensors", "metadata", "ir")}
+    dirs = {t: out / t for t in ("npy", "safetensors", "metadata", "ir", "onnx")}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
     npy_seeds(dirs["npy"])
     safetensors_seeds(dirs["safetensors"])
     metadata_seeds(root, compiler, dirs["metadata"])
     n = ir_seeds(root, dirs["ir"])
+    onnx_seeds(root, dirs["onnx"])
     print(f"fuzz_corpus: seeds in {out} ({n} IR functions)")
 
 

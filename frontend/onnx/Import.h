@@ -40,9 +40,9 @@ llvm::Expected<ImportResult> importOnnx(mlir::MLIRContext &context,
 
 /// Writes `weights` as a safetensors file at `path`, through a temporary
 /// file renamed into place (no partial file on failure).
-llvm::Error
-writeSafetensors(llvm::StringRef path,
-                 const std::vector<std::pair<std::string, HostTensor>> &weights);
+llvm::Error writeSafetensors(
+    llvm::StringRef path,
+    const std::vector<std::pair<std::string, HostTensor>> &weights);
 
 } // namespace attune::onnx_import
 

@@ -8,8 +8,8 @@
 
 #include "frontend/onnx/Importer.h"
 
-#include "dialect/AttuneOps.h"
 #include "attune/safetensors.h"
+#include "dialect/AttuneOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -51,9 +51,11 @@ std::string shapeStr(const SymShape &shape) {
   return "[" + llvm::join(parts, ", ") + "]";
 }
 
-SymDim symMul(const SymDim &a, const SymDim &b) {
+std::optional<SymDim> symMul(const SymDim &a, const SymDim &b) {
   SymDim r;
-  r.coeff = a.coeff * b.coeff;
+  if (__builtin_mul_overflow(a.coeff, b.coeff, &r.coeff) ||
+      a.syms.size() + b.syms.size() > 16)
+    return std::nullopt;
   if (r.coeff == 0)
     return SymDim::constant(0);
   r.syms = a.syms;
@@ -62,8 +64,7 @@ SymDim symMul(const SymDim &a, const SymDim &b) {
   return r;
 }
 
-std::optional<SymDim> symDiv(const SymDim &a,
-                                                  const SymDim &b) {
+std::optional<SymDim> symDiv(const SymDim &a, const SymDim &b) {
   if (b.coeff == 0 || a.coeff % b.coeff != 0)
     return std::nullopt;
   std::vector<std::string> rest = a.syms;
@@ -92,28 +93,25 @@ int64_t Val::rank() const {
 // Attributes
 //===----------------------------------------------------------------------===//
 
-const onnx::AttributeProto *attr(
-    const onnx::NodeProto &node, StringRef name) {
+const onnx::AttributeProto *attr(const onnx::NodeProto &node, StringRef name) {
   for (const onnx::AttributeProto &a : node.attribute())
     if (a.name() == name)
       return &a;
   return nullptr;
 }
 
-int64_t attrInt(const onnx::NodeProto &node,
-                                     StringRef name, int64_t fallback) {
+int64_t attrInt(const onnx::NodeProto &node, StringRef name, int64_t fallback) {
   const onnx::AttributeProto *a = attr(node, name);
   return a ? a->i() : fallback;
 }
 
-float attrFloat(const onnx::NodeProto &node,
-                                     StringRef name, float fallback) {
+float attrFloat(const onnx::NodeProto &node, StringRef name, float fallback) {
   const onnx::AttributeProto *a = attr(node, name);
   return a ? a->f() : fallback;
 }
 
-std::optional<std::vector<int64_t>>
-attrInts(const onnx::NodeProto &node, StringRef name) {
+std::optional<std::vector<int64_t>> attrInts(const onnx::NodeProto &node,
+                                             StringRef name) {
   const onnx::AttributeProto *a = attr(node, name);
   if (!a)
     return std::nullopt;
@@ -218,8 +216,8 @@ Value Importer::weight(StringRef name, const HostTensor &data, Location loc) {
     builder.setInsertionPointAfter(lastWeight);
   else
     builder.setInsertionPointToStart(body);
-  auto op = builder.create<at::WeightOp>(loc, typeOf(shape, elementType(t)),
-                                         name);
+  auto op =
+      at::WeightOp::create(builder, loc, typeOf(shape, elementType(t)), name);
   lastWeight = op;
   Value v = op;
   weightValues[name] = v;
@@ -264,14 +262,14 @@ llvm::Expected<Val> Importer::asTensor(const Val &v,
   for (int64_t d : t.shape)
     shape.push_back(SymDim::constant(d));
   if (!v.weightName.empty() || t.numElements() > 64)
-    return tensor(weight(v.weightName.empty() ? "onnx::" + node.output(0)
-                                              : v.weightName,
-                         t, l),
-                  shape);
+    return tensor(
+        weight(v.weightName.empty() ? "onnx::" + node.output(0) : v.weightName,
+               t, l),
+        shape);
   auto type = typeOf(shape, elementType(t));
   auto attr = DenseElementsAttr::getFromRawBuffer(
       type, ArrayRef<char>(t.data(), t.bytes->size()));
-  return tensor(builder.create<arith::ConstantOp>(l, attr), shape);
+  return tensor(arith::ConstantOp::create(builder, l, attr), shape);
 }
 
 void Importer::define(const onnx::NodeProto &node, int i, Val value) {
@@ -285,8 +283,9 @@ llvm::Expected<Val> Importer::input(const onnx::NodeProto &node, int i) {
   StringRef name = node.input(i);
   if (!values.count(name) && !model.initializers.count(name.str()) &&
       !producers.count(name))
-    return fail(node, "reads '" + name + "', which no node, graph input or "
-                      "initializer defines");
+    return fail(node, "reads '" + name +
+                          "', which no node, graph input or "
+                          "initializer defines");
   return get(name);
 }
 
@@ -360,8 +359,10 @@ std::optional<SymShape> broadcast(const SymShape &a, const SymShape &b) {
   size_t rank = std::max(a.size(), b.size());
   SymShape out(rank);
   for (size_t i = 0; i < rank; ++i) {
-    const SymDim *da = i < rank - a.size() ? nullptr : &a[i - (rank - a.size())];
-    const SymDim *db = i < rank - b.size() ? nullptr : &b[i - (rank - b.size())];
+    const SymDim *da =
+        i < rank - a.size() ? nullptr : &a[i - (rank - a.size())];
+    const SymDim *db =
+        i < rank - b.size() ? nullptr : &b[i - (rank - b.size())];
     if (!da) {
       out[i] = *db;
     } else if (!db) {
@@ -430,7 +431,8 @@ HostTensor hostConcat(const std::vector<HostTensor> &ts, int64_t axis) {
   return r;
 }
 
-HostTensor hostTranspose(const HostTensor &t, const std::vector<int64_t> &perm) {
+HostTensor hostTranspose(const HostTensor &t,
+                         const std::vector<int64_t> &perm) {
   size_t rank = t.shape.size();
   int64_t es = elementSize(t);
   std::vector<int64_t> inStrides(rank, 1);
@@ -517,8 +519,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     else if (!x->symScalar)
       shape.push_back(SymDim::constant(int64_t(x->sym.size())));
     int64_t rank = int64_t(shape.size());
-    int64_t start = std::clamp<int64_t>(
-        normAxis(attrInt(node, "start", 0), rank), 0, rank);
+    int64_t start =
+        std::clamp<int64_t>(normAxis(attrInt(node, "start", 0), rank), 0, rank);
     int64_t end = std::clamp<int64_t>(
         normAxis(attrInt(node, "end", rank), rank), 0, rank);
     return out(Val::ofSym(
@@ -536,15 +538,19 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     if (!b)
       return b.takeError();
     auto sa = symElements(*a), sb = symElements(*b);
-    if (sa && sb && (sa->size() == sb->size() || sa->size() == 1 ||
-                     sb->size() == 1)) {
+    if (sa && sb &&
+        (sa->size() == sb->size() || sa->size() == 1 || sb->size() == 1)) {
       size_t n = std::max(sa->size(), sb->size());
       std::vector<SymDim> r;
       for (size_t i = 0; i < n; ++i) {
         const SymDim &x = (*sa)[sa->size() == 1 ? 0 : i];
         const SymDim &y = (*sb)[sb->size() == 1 ? 0 : i];
         if (op == "Mul") {
-          r.push_back(symMul(x, y));
+          std::optional<SymDim> p = symMul(x, y);
+          if (!p)
+            return fail(node, "shape value " + x.str() + " * " + y.str() +
+                                  " overflows");
+          r.push_back(*p);
         } else if (op == "Div") {
           std::optional<SymDim> q = symDiv(x, y);
           if (!q && x.isConstant() && y.isConstant() && y.coeff != 0) {
@@ -552,20 +558,25 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
             q = SymDim::constant(x.coeff / y.coeff);
           }
           if (!q)
-            return fail(node, "cannot divide shape value " + x.str() +
-                                  " by " + y.str());
+            return fail(node, "cannot divide shape value " + x.str() + " by " +
+                                  y.str());
           r.push_back(*q);
         } else {
           int64_t sign = op == "Add" ? 1 : -1;
           if (x.syms != y.syms && !(y.coeff == 0) && !(x.coeff == 0))
             return fail(node, "cannot " + op.lower() + " shape values " +
                                   x.str() + " and " + y.str());
+          int64_t sum;
+          if (__builtin_mul_overflow(sign, y.coeff, &sum) ||
+              __builtin_add_overflow(x.coeff, sum, &sum))
+            return fail(node, "shape value " + x.str() + " " + op.str() +
+                                  " " + y.str() + " overflows");
           if (x.coeff == 0)
             r.push_back(SymDim{sign * y.coeff, y.syms});
           else if (y.coeff == 0)
             r.push_back(x);
           else
-            r.push_back(SymDim{x.coeff + sign * y.coeff, x.syms});
+            r.push_back(SymDim{sum, x.syms});
         }
       }
       bool scalar = isScalarShaped(*a) && isScalarShaped(*b);
@@ -606,9 +617,9 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       generic("attune.embedding");
       SymShape shape = idx->shape;
       shape.push_back(table->shape[1]);
-      return out(tensor(
-          builder.create<at::EmbeddingOp>(l, idx->value, table->value),
-          shape));
+      return out(
+          tensor(at::EmbeddingOp::create(builder, l, idx->value, table->value),
+                 shape));
     }
     return fail(node, "only shape values and embedding lookups (axis 0 of a "
                       "2-D table by integer ids) are supported");
@@ -653,12 +664,12 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     }
     if (x->kind == Val::Host) {
       HostTensor h = x->host;
-      for (int64_t a : axes) {
-        if (unsq) {
-          h.shape.insert(h.shape.begin() + std::min<int64_t>(a, h.shape.size()),
-                         1);
+      if (unsq)
+        for (int64_t a : axes) {
+          if (a < 0 || a > int64_t(h.shape.size()))
+            return fail(node, "axis " + llvm::Twine(a) + " is out of range");
+          h.shape.insert(h.shape.begin() + a, 1);
         }
-      }
       if (!unsq)
         for (int64_t a : llvm::reverse(axes)) {
           if (a < 0 || a >= int64_t(h.shape.size()) || h.shape[a] != 1)
@@ -673,9 +684,11 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     Val v = *t;
     if (unsq) {
       for (int64_t a : axes) {
+        if (a < 0 || a > v.rank())
+          return fail(node, "axis " + llvm::Twine(a) + " is out of range");
         SymShape shape = v.shape;
         shape.insert(shape.begin() + a, SymDim::constant(1));
-        v = tensor(builder.create<at::ExpandDimsOp>(l, v.value, a), shape);
+        v = tensor(at::ExpandDimsOp::create(builder, l, v.value, a), shape);
       }
       generic("attune.expand_dims");
     } else {
@@ -685,7 +698,7 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
                                 shapeStr(v.shape) + " is not a unit dim");
         SymShape shape = v.shape;
         shape.erase(shape.begin() + a);
-        v = tensor(builder.create<at::SqueezeOp>(l, v.value, a), shape);
+        v = tensor(at::SqueezeOp::create(builder, l, v.value, a), shape);
       }
       generic("attune.squeeze");
     }
@@ -730,26 +743,40 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       if (!t)
         return t.takeError();
       operands.push_back(t->value);
-      if (shape.empty()) {
+      int64_t a = normAxis(axis, t->rank());
+      if (a < 0 || a >= t->rank())
+        return fail(node, "axis " + llvm::Twine(axis) +
+                              " is out of range for rank " +
+                              llvm::Twine(t->rank()));
+      if (operands.size() == 1) {
         shape = t->shape;
-      } else {
-        int64_t a = normAxis(axis, int64_t(shape.size()));
-        shape[a] = SymDim{shape[a].coeff + t->shape[a].coeff,
-                          shape[a].syms}; // symbolic sums stay approximate
-        if (!shape[a].isConstant() || !t->shape[a].isConstant())
-          shape[a] = SymDim::symbol(node.output(0) + "." + std::to_string(a));
+        continue;
       }
+      if (t->rank() != int64_t(shape.size()) ||
+          cast<RankedTensorType>(t->value.getType()).getElementType() !=
+              cast<RankedTensorType>(operands.front().getType())
+                  .getElementType())
+        return fail(node, "inputs differ in rank or element type");
+      for (int64_t d = 0; d < t->rank(); ++d)
+        if (d != a && shape[d] != t->shape[d] && shape[d].isConstant() &&
+            t->shape[d].isConstant())
+          return fail(node, "inputs " + shapeStr(shape) + " and " +
+                                shapeStr(t->shape) + " differ off the axis");
+      if (shape[a].isConstant() && t->shape[a].isConstant())
+        shape[a] = SymDim::constant(shape[a].coeff + t->shape[a].coeff);
+      else // a sum of symbols: a fresh one
+        shape[a] = SymDim::symbol(node.output(0) + "." + std::to_string(a));
     }
     generic("attune.concat");
-    return out(tensor(builder.create<at::ConcatOp>(l, operands, axis), shape));
+    return out(tensor(at::ConcatOp::create(builder, l, operands, axis), shape));
   }
   if (op == "Cast") {
     auto x = input(node, 0);
     if (!x)
       return x.takeError();
     int64_t to = attrInt(node, "to", 0);
-    bool toInt = to == onnx::TensorProto::INT64 ||
-                 to == onnx::TensorProto::INT32;
+    bool toInt =
+        to == onnx::TensorProto::INT64 || to == onnx::TensorProto::INT32;
     if (auto sx = symElements(*x); sx && x->kind != Val::Tensor && toInt)
       return out(Val::ofSym(*sx, x->rank() == 0));
     if (x->kind == Val::Host && x->host.isFloat() &&
@@ -776,7 +803,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       return t.takeError();
     auto type = cast<RankedTensorType>(t->value.getType()).clone(element);
     generic("attune.cast");
-    return out(tensor(builder.create<at::CastOp>(l, type, t->value), t->shape));
+    return out(
+        tensor(at::CastOp::create(builder, l, type, t->value), t->shape));
   }
   if (op == "Slice") {
     auto x = input(node, 0);
@@ -868,7 +896,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
         return std::nullopt;
       };
       std::optional<int64_t> so = resolve(s), eo = resolve(e);
-      bool toEnd = e == dim || (e.isConstant() && e.coeff >= (int64_t(1) << 40));
+      bool toEnd =
+          e == dim || (e.isConstant() && e.coeff >= (int64_t(1) << 40));
       if (!so || (!eo && !toEnd))
         return fail(node, "slice [" + s.str() + ", " + e.str() +
                               ") of a dim of extent " + dim.str() +
@@ -883,7 +912,7 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       int64_t size = std::max<int64_t>(0, (eo ? *eo : dim.coeff) - *so);
       SymShape shape = v.shape;
       shape[axis] = SymDim::constant(size);
-      v = tensor(builder.create<at::SliceOp>(l, v.value, axis, *so, size),
+      v = tensor(at::SliceOp::create(builder, l, v.value, axis, *so, size),
                  shape);
     }
     generic("attune.slice");
@@ -923,7 +952,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       int64_t n = node.output_size();
       int64_t chunk = (extent + n - 1) / n;
       for (int64_t i = 0; i < n; ++i)
-        sizes.push_back(std::max<int64_t>(0, std::min(chunk, extent - i * chunk)));
+        sizes.push_back(
+            std::max<int64_t>(0, std::min(chunk, extent - i * chunk)));
     }
     if (int64_t(sizes.size()) != node.output_size() ||
         std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != extent)
@@ -934,10 +964,10 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     for (auto [i, size] : llvm::enumerate(sizes)) {
       SymShape shape = t->shape;
       shape[axis] = SymDim::constant(size);
-      define(node, int(i),
-             tensor(builder.create<at::SliceOp>(l, t->value, axis, offset,
-                                                size),
-                    shape));
+      define(
+          node, int(i),
+          tensor(at::SliceOp::create(builder, l, t->value, axis, offset, size),
+                 shape));
       offset += size;
     }
     generic("attune.slice (one per output)");
@@ -951,10 +981,16 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     if (!ss)
       return fail(node, "the shape must be known at import");
     std::vector<int64_t> shape;
+    int64_t count = 1;
     for (const SymDim &d : *ss) {
       if (!d.isConstant())
         return fail(node, "a dynamic shape " + shapeStr(*ss) +
                               " is not supported here");
+      if (d.coeff < 0 || __builtin_mul_overflow(count, d.coeff, &count) ||
+          count > (int64_t(1) << 28))
+        return fail(node, "shape " + shapeStr(*ss) +
+                              " is negative or too large for a constant "
+                              "(at most 2^28 elements)");
       shape.push_back(d.coeff);
     }
     HostTensor value = HostTensor::fromFloats({1}, {0.0f});
@@ -1001,8 +1037,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
         if (!t)
           return t.takeError();
         generic("attune.scale");
-        return out(tensor(builder.create<at::ScaleOp>(
-                              l, t->value, builder.getF64FloatAttr(factor)),
+        return out(tensor(at::ScaleOp::create(builder, l, t->value,
+                                              builder.getF64FloatAttr(factor)),
                           t->shape));
       }
     }
@@ -1017,8 +1053,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       auto tb = asTensor(*b, node);
       if (!tb)
         return tb.takeError();
-      rhs = tensor(builder.create<at::ScaleOp>(l, tb->value,
-                                               builder.getF64FloatAttr(-1.0)),
+      rhs = tensor(at::ScaleOp::create(builder, l, tb->value,
+                                       builder.getF64FloatAttr(-1.0)),
                    tb->shape);
     }
     auto tb = asTensor(rhs, node);
@@ -1030,9 +1066,9 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
                             shapeStr(tb->shape) + " do not broadcast");
     Value r;
     if (op == "Mul")
-      r = builder.create<at::MulOp>(l, ta->value, tb->value);
+      r = at::MulOp::create(builder, l, ta->value, tb->value);
     else
-      r = builder.create<at::AddOp>(l, ta->value, tb->value);
+      r = at::AddOp::create(builder, l, ta->value, tb->value);
     generic(op == "Mul" ? "attune.mul" : "attune.add");
     return out(tensor(r, *shape));
   }
@@ -1047,8 +1083,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
                           : op == "Tanh" ? at::Activation::tanh
                                          : at::Activation::sigmoid;
     generic("attune.activation");
-    return out(tensor(builder.create<at::ActivationOp>(l, kind, t->value),
-                      t->shape));
+    return out(
+        tensor(at::ActivationOp::create(builder, l, kind, t->value), t->shape));
   }
   if (op == "Softmax") {
     auto x = input(node, 0);
@@ -1059,8 +1095,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       return t.takeError();
     int64_t axis = attrInt(node, "axis", -1);
     generic("attune.softmax");
-    auto s = builder.create<at::SoftmaxOp>(l, t->value.getType(), t->value,
-                                           builder.getI64IntegerAttr(axis));
+    auto s = at::SoftmaxOp::create(builder, l, t->value.getType(), t->value,
+                                   builder.getI64IntegerAttr(axis));
     return out(tensor(s, t->shape));
   }
   if (op == "Transpose") {
@@ -1088,8 +1124,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       shape.push_back(t->shape[p]);
     }
     generic("attune.transpose");
-    return out(tensor(builder.create<at::TransposeOp>(l, t->value, perm),
-                      shape));
+    return out(
+        tensor(at::TransposeOp::create(builder, l, t->value, perm), shape));
   }
   if (op == "MatMul" || op == "Gemm") {
     auto a = input(node, 0);
@@ -1099,8 +1135,9 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     if (!b)
       return b.takeError();
     bool gemm = op == "Gemm";
-    if (gemm && (attrInt(node, "transA", 0) || attrFloat(node, "alpha", 1) != 1 ||
-                 attrFloat(node, "beta", 1) != 1))
+    if (gemm &&
+        (attrInt(node, "transA", 0) || attrFloat(node, "alpha", 1) != 1 ||
+         attrFloat(node, "beta", 1) != 1))
       return fail(node, "only Gemm with alpha = beta = 1 and transA = 0 is "
                         "supported");
     bool transB = gemm && attrInt(node, "transB", 0);
@@ -1111,9 +1148,9 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
         gemm ? std::nullopt : matmulWeight(*this, node, ".weight");
     if ((b->kind == Val::Host && b->rank() == 2 && gemm) || named) {
       // x @ W with W known: attune.linear takes W as [out, in].
-      HostTensor w = named ? named->data
-                           : transB ? normalized(b->host)
-                                    : transposed2d(normalized(b->host));
+      HostTensor w = named    ? named->data
+                     : transB ? normalized(b->host)
+                              : transposed2d(normalized(b->host));
       if (gemm && !transB && !b->weightName.empty())
         b->weightName += ".T";
       std::string name = named ? named->name : b->weightName;
@@ -1142,8 +1179,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       SymShape shape = ta->shape;
       shape.back() = SymDim::constant(w.shape[0]);
       generic("attune.linear");
-      return out(tensor(builder.create<at::LinearOp>(l, ta->value, wv, bias,
-                                                     at::ActivationAttr()),
+      return out(tensor(at::LinearOp::create(builder, l, ta->value, wv, bias,
+                                             at::ActivationAttr()),
                         shape));
     }
     if (gemm)
@@ -1153,6 +1190,10 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       return tb.takeError();
     if (ta->rank() < 2 || tb->rank() < 2)
       return fail(node, "MatMul of rank-1 operands is not supported");
+    const SymDim &ka = ta->shape.back(), &kb = tb->shape[tb->rank() - 2];
+    if (ka != kb && ka.isConstant() && kb.isConstant())
+      return fail(node, "contraction dims " + ka.str() + " and " + kb.str() +
+                            " differ");
     SymShape batchA(ta->shape.begin(), ta->shape.end() - 2);
     SymShape batchB(tb->shape.begin(), tb->shape.end() - 2);
     std::optional<SymShape> shape = broadcast(batchA, batchB);
@@ -1163,7 +1204,7 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     shape->push_back(tb->shape.back());
     generic("attune.matmul");
     return out(tensor(
-        builder.create<at::MatmulOp>(l, ta->value, tb->value, false, false),
+        at::MatmulOp::create(builder, l, ta->value, tb->value, false, false),
         *shape));
   }
   if (op == "LayerNormalization") {
@@ -1202,8 +1243,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     generic("attune.layer_norm");
     // ONNX stores epsilon as a float: widen the float, not its decimal.
     double eps = double(attrFloat(node, "epsilon", 1e-5f));
-    auto ln = builder.create<at::LayerNormOp>(
-        l, t->value, Value(), w, b, builder.getF64FloatAttr(eps),
+    auto ln = at::LayerNormOp::create(
+        builder, l, t->value, Value(), w, b, builder.getF64FloatAttr(eps),
         builder.getI64IntegerAttr(t->rank() - axis));
     return out(tensor(ln, t->shape));
   }
@@ -1226,8 +1267,13 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     else
       in = {SymDim::constant(int64_t(x->sym.size()))};
     SymDim total = SymDim::constant(1);
-    for (const SymDim &d : in)
-      total = symMul(total, d);
+    for (const SymDim &d : in) {
+      std::optional<SymDim> p = symMul(total, d);
+      if (!p)
+        return fail(node, "the element count of " + shapeStr(in) +
+                              " overflows");
+      total = *p;
+    }
     SymShape shape = *target;
     int minusOne = -1;
     SymDim known = SymDim::constant(1);
@@ -1243,15 +1289,29 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
         minusOne = int(i);
         continue;
       }
-      known = symMul(known, d);
+      if (d.coeff < 0)
+        return fail(node, "target shape " + shapeStr(*target) +
+                              " has a negative entry other than -1");
+      std::optional<SymDim> p = symMul(known, d);
+      if (!p)
+        return fail(node, "the element count of " + shapeStr(*target) +
+                              " overflows");
+      known = *p;
     }
     if (minusOne >= 0) {
       std::optional<SymDim> rest = symDiv(total, known);
       if (!rest)
-        return fail(node, "cannot infer -1 reshaping " + shapeStr(in) +
-                              " to " + shapeStr(*target));
+        return fail(node, "cannot infer -1 reshaping " + shapeStr(in) + " to " +
+                              shapeStr(*target));
       shape[minusOne] = *rest;
+    } else if (known != total && known.isConstant() && total.isConstant()) {
+      return fail(node, "reshape of " + shapeStr(in) + " to " +
+                            shapeStr(shape) + " changes the element count");
     }
+    if (x->kind != Val::Tensor &&
+        llvm::any_of(shape, [](const SymDim &d) { return !d.isConstant(); }))
+      return fail(node, "a known tensor reshaped to a dynamic shape " +
+                            shapeStr(shape) + " is not supported");
     if (x->kind == Val::Host) {
       HostTensor t = x->host;
       t.shape.clear();
@@ -1280,20 +1340,19 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
         if (v.shape[i] == SymDim::constant(1)) {
           SymShape sh = v.shape;
           sh.erase(sh.begin() + i);
-          v = tensor(builder.create<at::SqueezeOp>(l, v.value, i), sh);
+          v = tensor(at::SqueezeOp::create(builder, l, v.value, i), sh);
         }
       for (auto [i, d] : llvm::enumerate(shape))
         if (d == SymDim::constant(1)) {
           SymShape sh = v.shape;
           sh.insert(sh.begin() + i, d);
-          v = tensor(builder.create<at::ExpandDimsOp>(l, v.value, int64_t(i)),
+          v = tensor(at::ExpandDimsOp::create(builder, l, v.value, int64_t(i)),
                      sh);
         }
       generic("attune.squeeze/expand_dims");
       return out(v);
     }
-    return fail(node, "reshape of " + shapeStr(in) + " to " +
-                          shapeStr(shape) +
+    return fail(node, "reshape of " + shapeStr(in) + " to " + shapeStr(shape) +
                           " is not supported outside a recognised pattern "
                           "(only unit dims may be added or removed)");
   }
@@ -1369,8 +1428,8 @@ llvm::Expected<ImportResult> Importer::run() {
   Location fileLoc = FileLineColLoc::get(&context, model.path, 0, 0);
   result.module = ModuleOp::create(fileLoc);
   builder.setInsertionPointToEnd(result.module->getBody());
-  auto func = builder.create<func::FuncOp>(fileLoc, "forward",
-                                           builder.getFunctionType({}, {}));
+  auto func = func::FuncOp::create(builder, fileLoc, "forward",
+                                   builder.getFunctionType({}, {}));
   body = func.addEntryBlock();
   SmallVector<Type> inputTypes;
   if (llvm::Error e = declareInputs(*body, inputTypes))
@@ -1395,7 +1454,7 @@ llvm::Expected<ImportResult> Importer::run() {
     results.push_back(v->value);
     resultTypes.push_back(v->value.getType());
   }
-  builder.create<func::ReturnOp>(fileLoc, results);
+  func::ReturnOp::create(builder, fileLoc, results);
   func.setFunctionType(builder.getFunctionType(inputTypes, resultTypes));
 
   // Names: the graph's input and output names.
@@ -1424,8 +1483,8 @@ llvm::Expected<ImportResult> Importer::run() {
   return result;
 }
 
-llvm::Expected<ImportResult>
-importOnnx(MLIRContext &context, const OnnxModel &model) {
+llvm::Expected<ImportResult> importOnnx(MLIRContext &context,
+                                        const OnnxModel &model) {
   Importer importer(context, model);
   return importer.run();
 }
@@ -1453,10 +1512,10 @@ llvm::Error writeSafetensors(
       dtype = "I32";
       break;
     default:
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "weight '" + name + "' has type " + elementTypeName(t.type) +
-              ", which a weights file cannot hold");
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "weight '" + name + "' has type " +
+                                         elementTypeName(t.type) +
+                                         ", which a weights file cannot hold");
     }
     entries.push_back({name, dtype, t.shape, t.data(), t.bytes->size()});
   }

@@ -47,7 +47,8 @@ struct SymDim {
 using SymShape = std::vector<SymDim>;
 std::string shapeStr(const SymShape &shape);
 
-SymDim symMul(const SymDim &a, const SymDim &b);
+/// a * b, or nullopt when the constant overflows.
+std::optional<SymDim> symMul(const SymDim &a, const SymDim &b);
 /// a / b when exact (symbols cancel, constants divide), else nullopt.
 std::optional<SymDim> symDiv(const SymDim &a, const SymDim &b);
 

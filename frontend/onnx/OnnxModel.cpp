@@ -183,13 +183,11 @@ HostTensor HostTensor::fromInts(std::vector<int64_t> shape,
   return t;
 }
 
-llvm::Expected<HostTensor>
-readTensor(const onnx::TensorProto &tensor,
-                                const OnnxModel &model, StringRef what) {
+llvm::Expected<HostTensor> readTensor(const onnx::TensorProto &tensor,
+                                      const OnnxModel &model, StringRef what) {
   const ElementTypeInfo *info = elementTypeInfo(tensor.data_type());
   if (!info)
-    return fail(what + ": element type " +
-                elementTypeName(tensor.data_type()) +
+    return fail(what + ": element type " + elementTypeName(tensor.data_type()) +
                 " is not supported (expected FLOAT, FLOAT16, BFLOAT16, "
                 "DOUBLE, INT64, INT32, INT16, INT8, UINT8 or BOOL)");
   if (tensor.has_segment())
@@ -311,8 +309,7 @@ readTensor(const onnx::TensorProto &tensor,
 }
 
 llvm::Expected<std::unique_ptr<OnnxModel>>
-parseOnnxModel(StringRef bytes, StringRef name,
-                                    StringRef folder) {
+parseOnnxModel(StringRef bytes, StringRef name, StringRef folder) {
   auto model = std::make_unique<OnnxModel>();
   model->path = name.str();
   model->folder = folder.str();
@@ -372,8 +369,7 @@ parseOnnxModel(StringRef bytes, StringRef name,
   return model;
 }
 
-llvm::Expected<std::unique_ptr<OnnxModel>>
-readOnnxModel(StringRef path) {
+llvm::Expected<std::unique_ptr<OnnxModel>> readOnnxModel(StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)

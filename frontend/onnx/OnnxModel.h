@@ -68,8 +68,8 @@ struct HostTensor {
 /// opset, and every initializer's values (external data resolved).
 struct OnnxModel {
   onnx::ModelProto proto;
-  std::string path;    // as given
-  std::string folder;  // where external data is looked up
+  std::string path;   // as given
+  std::string folder; // where external data is looked up
   int64_t opset = 0;
   std::map<std::string, HostTensor> initializers;
 

@@ -1,4 +1,5 @@
-//===- Raise.cpp - ONNX subgraphs raised to attune ops ---------------------===//
+//===- Raise.cpp - ONNX subgraphs raised to attune ops
+//---------------------===//
 //
 // One matcher per pattern, each anchored on the node that produces the
 // pattern's result and matched by walking its producers (as ONNX Runtime's
@@ -66,7 +67,8 @@ std::optional<double> knownScalar(Importer &I, StringRef name) {
 }
 
 bool near(std::optional<double> v, double expected, double tol = 1e-6) {
-  return v && std::abs(*v - expected) <= tol * std::max(1.0, std::abs(expected));
+  return v &&
+         std::abs(*v - expected) <= tol * std::max(1.0, std::abs(expected));
 }
 
 /// For a commutative node `n` with one input equal to a known scalar near
@@ -93,7 +95,6 @@ std::string scopeOf(const Node &n) {
   return scope;
 }
 
-
 } // namespace
 
 HostTensor transposed2d(const HostTensor &w) {
@@ -103,8 +104,8 @@ HostTensor transposed2d(const HostTensor &w) {
   auto bytes = std::make_shared<std::vector<char>>(w.bytes->size());
   for (int64_t i = 0; i < r; ++i)
     for (int64_t j = 0; j < c; ++j)
-      std::memcpy(bytes->data() + (j * r + i) * es,
-                  w.data() + (i * c + j) * es, es);
+      std::memcpy(bytes->data() + (j * r + i) * es, w.data() + (i * c + j) * es,
+                  es);
   t.shape = {c, r};
   t.bytes = std::move(bytes);
   return t;
@@ -126,8 +127,7 @@ std::optional<std::string> sameAs(Importer &I, const HostTensor &t) {
 /// then the module scope's + `suffix` (e.g. "linear1" + ".weight"), used
 /// when `confirm` (the bias's name, if any) agrees.
 std::optional<NamedWeight> matmulWeight(Importer &I, const Node &matmul,
-                                        StringRef suffix,
-                                        StringRef biasSuffix,
+                                        StringRef suffix, StringRef biasSuffix,
                                         StringRef confirm) {
   StringRef b = matmul.input(1);
   if (const Node *t = prod(I, b, "Transpose")) {
@@ -207,8 +207,8 @@ llvm::Expected<bool> raiseLinear(Importer &I, const Node &add) {
     SymShape shape = x->shape;
     shape.back() = SymDim::constant(w->data.shape[0]);
     I.define(add, 0,
-             I.tensor(I.builder.create<at::LinearOp>(l, x->value, wv, bv,
-                                                     at::ActivationAttr()),
+             I.tensor(at::LinearOp::create(I.builder, l, x->value, wv, bv,
+                                           at::ActivationAttr()),
                       shape));
     record(I, add, "attune.linear", {mm, &add});
     return true;
@@ -282,9 +282,9 @@ llvm::Expected<bool> raiseLayerNorm(Importer &I, const Node &add) {
   };
   Value wv = I.weight(name(weightName), *w, l);
   Value bv = I.weight(name(biasName), *b, l);
-  auto ln = I.builder.create<at::LayerNormOp>(
-      l, x->value, Value(), wv, bv, I.builder.getF64FloatAttr(*eps),
-      I.builder.getI64IntegerAttr(1));
+  auto ln = at::LayerNormOp::create(I.builder, l, x->value, Value(), wv, bv,
+                                    I.builder.getF64FloatAttr(*eps),
+                                    I.builder.getI64IntegerAttr(1));
   I.define(add, 0, I.tensor(ln, x->shape));
   record(I, add, "attune.layer_norm",
          {mean, sub, pow, var, addEps, sqrt, div, mul, &add});
@@ -332,10 +332,10 @@ llvm::Expected<bool> raiseGelu(Importer &I, const Node &outer) {
     if (const Node *erf = prod(I, *act, "Erf")) {
       const Node *div = prod(I, erf->input(0), "Div");
       const Node *scale = prod(I, erf->input(0), "Mul");
-      bool ok = (div && div->input(0) == x &&
-                 near(knownScalar(I, div->input(1)), std::sqrt(2.0), 1e-5)) ||
-                (scale && otherThanScalar(I, *scale, 1 / std::sqrt(2.0)) ==
-                              x.str());
+      bool ok =
+          (div && div->input(0) == x &&
+           near(knownScalar(I, div->input(1)), std::sqrt(2.0), 1e-5)) ||
+          (scale && otherThanScalar(I, *scale, 1 / std::sqrt(2.0)) == x.str());
       if (!ok)
         continue;
       kind = at::Activation::gelu;
@@ -367,8 +367,8 @@ llvm::Expected<bool> raiseGelu(Importer &I, const Node &outer) {
       return xv.takeError();
     nodes.insert(nodes.end(), {add, mul, &outer});
     I.define(outer, 0,
-             I.tensor(I.builder.create<at::ActivationOp>(I.loc(outer), kind,
-                                                         xv->value),
+             I.tensor(at::ActivationOp::create(I.builder, I.loc(outer), kind,
+                                               xv->value),
                       xv->shape));
     record(I, outer,
            kind == at::Activation::gelu ? "attune.activation <gelu>"
@@ -476,10 +476,10 @@ std::optional<Rows> knownRows(Importer &I, StringRef name) {
   int64_t n = whole->shape[0];
   if (bounds[2] != 0 || (slice->input_size() > 4 && !slice->input(4).empty()))
     return std::nullopt; // axis 0, step 1 only
-  int64_t b = std::clamp<int64_t>(bounds[0] < 0 ? bounds[0] + n : bounds[0],
-                                  0, n);
-  int64_t e = std::clamp<int64_t>(bounds[1] < 0 ? bounds[1] + n : bounds[1],
-                                  0, n);
+  int64_t b =
+      std::clamp<int64_t>(bounds[0] < 0 ? bounds[0] + n : bounds[0], 0, n);
+  int64_t e =
+      std::clamp<int64_t>(bounds[1] < 0 ? bounds[1] + n : bounds[1], 0, n);
   if (e <= b)
     return std::nullopt;
   return Rows{rowsOf(*whole, b, e), slice->input(0), b, e};
@@ -570,11 +570,11 @@ const Node *scoresAndMask(Importer &I, StringRef scores, MaskTerm &mask) {
     llvm::consumeError(axes.takeError());
     return nullptr;
   }
-  bool axis0 = axes->kind == Val::Sym
-                   ? axes->sym.size() == 1 && axes->sym[0] == SymDim::constant(0)
-                   : axes->kind == Val::Host && axes->host.isInteger() &&
-                         axes->host.numElements() == 1 &&
-                         axes->host.asInt(0) == 0;
+  bool axis0 =
+      axes->kind == Val::Sym
+          ? axes->sym.size() == 1 && axes->sym[0] == SymDim::constant(0)
+          : axes->kind == Val::Host && axes->host.isInteger() &&
+                axes->host.numElements() == 1 && axes->host.asInt(0) == 0;
   if (!axis0)
     return nullptr;
   mask.nodes.insert(mask.nodes.end(), {add, unsq});
@@ -608,10 +608,9 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
   // MatMul(o, W^T) (W^T folded, or a Transpose of W).
   const Node *gemm = prod(I, reshape.input(0), "Gemm");
   const Node *outMatmul = prod(I, reshape.input(0), "MatMul");
-  if (gemm && (attrInt(*gemm, "transB", 0) != 1 ||
-               attrInt(*gemm, "transA", 0) != 0 ||
-               attrFloat(*gemm, "alpha", 1) != 1 ||
-               attrFloat(*gemm, "beta", 1) != 1))
+  if (gemm &&
+      (attrInt(*gemm, "transB", 0) != 1 || attrInt(*gemm, "transA", 0) != 0 ||
+       attrFloat(*gemm, "alpha", 1) != 1 || attrFloat(*gemm, "beta", 1) != 1))
     return false;
   if (!gemm)
     gemm = outMatmul;
@@ -684,8 +683,8 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
   std::optional<HostTensor> outW;
   std::string outWName = gemm->input(1);
   if (outMatmul) {
-    std::optional<NamedWeight> w = matmulWeight(I, *outMatmul,
-                                                ".out_proj.weight");
+    std::optional<NamedWeight> w =
+        matmulWeight(I, *outMatmul, ".out_proj.weight");
     if (!w)
       return false;
     outW = w->data;
@@ -705,8 +704,7 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
     return false;
   std::string scope = scopeOf(*q->matmul);
   auto keyed = [&](const Rows &r, StringRef key) {
-    return scope.empty() ? r.source + "." + key.str()
-                         : scope + "." + key.str();
+    return scope.empty() ? r.source + "." + key.str() : scope + "." + key.str();
   };
   // Packed weights: named by the initializer the blocks were cut from when
   // they cover it in order, else by the module scope's key.
@@ -714,8 +712,8 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
                         StringRef key) {
     const Rows &a = *blocks.front();
     bool whole = !renamed && !a.source.empty() && a.begin == 0 &&
-                 known(I, a.source) && known(I, a.source)->shape[0] ==
-                                           blocks.back()->end;
+                 known(I, a.source) &&
+                 known(I, a.source)->shape[0] == blocks.back()->end;
     for (size_t i = 1; i < blocks.size(); ++i)
       whole &= blocks[i]->source == a.source &&
                blocks[i]->begin == blocks[i - 1]->end;
@@ -727,8 +725,8 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
   };
   std::optional<Named> inW, inB, qW, kW, vW;
   if (form == Packed) {
-    inW = Named{q->weight.data, packedName({&q->weight}, q->renamed,
-                                           "in_proj_weight")};
+    inW = Named{q->weight.data,
+                packedName({&q->weight}, q->renamed, "in_proj_weight")};
     if (hasBias)
       inB = Named{q->bias.data, packedName({&q->bias}, false, "in_proj_bias")};
   } else {
@@ -739,23 +737,23 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
       wBlocks.push_back(&v->weight);
       bBlocks.push_back(&v->bias);
     }
-    bool square = llvm::all_of(wBlocks, [&](const Rows *r) {
-      return r->data.shape[1] == e;
-    });
+    bool square = llvm::all_of(
+        wBlocks, [&](const Rows *r) { return r->data.shape[1] == e; });
     if (hasBias) {
       std::vector<HostTensor> parts;
       for (const Rows *r : bBlocks)
         parts.push_back(r->data);
-      inB = Named{concatRows(parts), packedName(bBlocks, false,
-                                                "in_proj_bias")};
+      inB =
+          Named{concatRows(parts), packedName(bBlocks, false, "in_proj_bias")};
     }
     if (square) {
       std::vector<HostTensor> parts;
       for (const Rows *r : wBlocks)
         parts.push_back(r->data);
       inW = Named{concatRows(parts),
-                  packedName(wBlocks, q->renamed || kvp.renamed ||
-                                          (form == Separate && v->renamed),
+                  packedName(wBlocks,
+                             q->renamed || kvp.renamed ||
+                                 (form == Separate && v->renamed),
                              "in_proj_weight")};
     } else if (form == Separate) {
       auto own = [&](const Projection &p, StringRef key) {
@@ -809,7 +807,7 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
       tq = *t;
     Value &v = batchFirst[name];
     if (!v)
-      v = b.create<at::TransposeOp>(l, t->value, swap);
+      v = at::TransposeOp::create(b, l, t->value, swap);
     return v;
   };
   llvm::Expected<Value> xq = input(q->input, e);
@@ -837,21 +835,21 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
   };
   Value wOut = I.weight(outWName, *outW, l);
   Value bOut = outB ? I.weight(gemm->input(2), *outB, l) : Value();
-  auto mha = b.create<at::MultiHeadAttentionOp>(
-      l, *xq, *xk, *xv, w(inW), w(qW), w(kW), w(vW), w(inB), wOut, bOut,
+  auto mha = at::MultiHeadAttentionOp::create(
+      b, l, *xq, *xk, *xv, w(inW), w(qW), w(kW), w(vW), w(inB), wOut, bOut,
       Value(), bias, b.getI64IntegerAttr(heads), IntegerAttr(),
       mask.causal ? b.getUnitAttr() : UnitAttr(),
       at::MaskAlignAttr::get(b.getContext(), at::MaskAlign::top_left),
       IntegerAttr());
-  Value y = b.create<at::TransposeOp>(l, mha.getResult(), swap);
+  Value y = at::TransposeOp::create(b, l, mha.getResult(), swap);
   I.define(reshape, 0, I.tensor(y, tq->shape));
   bool self = form == Packed;
   nodes.insert(nodes.end(), {qr, kr, vr, qScale, scores, softmax, pv, back,
                              flat, gemm, &reshape});
   nodes.insert(nodes.end(), mask.nodes.begin(), mask.nodes.end());
   record(I, reshape,
-         std::string("attune.multi_head_attention") +
-             (self ? "" : " (cross)") + (mask.causal ? " {causal}" : "") +
+         std::string("attune.multi_head_attention") + (self ? "" : " (cross)") +
+             (mask.causal ? " {causal}" : "") +
              (mask.bias.empty() ? "" : " bias(" + mask.bias + ")"),
          nodes);
   return true;
@@ -906,9 +904,9 @@ llvm::Expected<bool> raisePositions(Importer &I, const Node &add) {
         continue;
       int64_t rowAxis = int64_t(buffer->shape.size()) - 2;
       std::optional<SymDim> start = symScalar(I, slice->input(1));
-      std::optional<SymDim> axis =
-          slice->input_size() > 3 ? symScalar(I, slice->input(3))
-                                  : SymDim::constant(0);
+      std::optional<SymDim> axis = slice->input_size() > 3
+                                       ? symScalar(I, slice->input(3))
+                                       : SymDim::constant(0);
       bool stepOne = slice->input_size() <= 4 ||
                      symScalar(I, slice->input(4)) == SymDim::constant(1);
       if (start != SymDim::constant(0) || !stepOne ||
@@ -933,8 +931,8 @@ llvm::Expected<bool> raisePositions(Importer &I, const Node &add) {
       continue;
     Location l = I.loc(add);
     Value t = I.weight(tableName, *table, l);
-    auto pe = I.builder.create<at::PositionalEncodingOp>(
-        l, at::PositionalKind::learned, x->value, t, Value(), 0);
+    auto pe = at::PositionalEncodingOp::create(
+        I.builder, l, at::PositionalKind::learned, x->value, t, Value(), 0);
     I.define(add, 0, I.tensor(pe, x->shape));
     nodes.push_back(&add);
     record(I, add, "attune.positional_encoding <learned>", nodes);
@@ -1030,8 +1028,7 @@ llvm::Expected<bool> raiseAttention4d(Importer &I, const Node &reshape) {
   const Node *scores = prod(I, s, "MatMul");
   if (!scores) {
     const Node *scaled = I.producer(s);
-    if (!scaled ||
-        (scaled->op_type() != "Mul" && scaled->op_type() != "Div"))
+    if (!scaled || (scaled->op_type() != "Mul" && scaled->op_type() != "Div"))
       return false;
     scores = prod(I, scaled->input(0), "MatMul");
     std::optional<double> c = knownScalar(I, scaled->input(1));
@@ -1065,19 +1062,20 @@ llvm::Expected<bool> raiseAttention4d(Importer &I, const Node &reshape) {
       return false;
     xs.push_back(*x);
   }
-  if (target->sym[2] != xs[2].shape[2] && target->sym[2] != SymDim::constant(-1))
+  if (target->sym[2] != xs[2].shape[2] &&
+      target->sym[2] != SymDim::constant(-1))
     return false;
   Location l = I.loc(reshape);
   OpBuilder &b = I.builder;
   SmallVector<Value> hs;
   for (const Val &x : xs)
-    hs.push_back(b.create<at::SplitHeadsOp>(l, x.value, heads));
-  auto att = b.create<at::AttentionOp>(
-      l, hs[0], hs[1], hs[2], Value(), Value(), Value(),
-      at::ScoreKind::scaled_dot,
-      b.getF64FloatAttr(scale.value_or(1.0)), at::Selection::soft, false,
-      causal, at::MaskAlign::top_left, IntegerAttr());
-  Value y = b.create<at::MergeHeadsOp>(l, att.getResult());
+    hs.push_back(at::SplitHeadsOp::create(b, l, x.value, heads));
+  auto att = at::AttentionOp::create(
+      b, l, hs[0], hs[1], hs[2], Value(), Value(), Value(),
+      at::ScoreKind::scaled_dot, b.getF64FloatAttr(scale.value_or(1.0)),
+      at::Selection::soft, false, causal, at::MaskAlign::top_left,
+      IntegerAttr());
+  Value y = at::MergeHeadsOp::create(b, l, att.getResult());
   SymShape shape = {xs[0].shape[0], xs[0].shape[1], xs[2].shape[2]};
   I.define(reshape, 0, I.tensor(y, shape));
   nodes.insert(nodes.end(), {scores, softmax, pv, back, &reshape});
@@ -1180,14 +1178,15 @@ llvm::Expected<bool> raiseRecurrent(Importer &I, const Node &node) {
   int64_t in = (*w)->shape.size() == 3 ? (*w)->shape[2] : -1;
   if ((*w)->shape != std::vector<int64_t>{dirs, gates * hidden, in} ||
       (*r)->shape != std::vector<int64_t>{dirs, gates * hidden, hidden} ||
-      (*bias && (*bias)->shape != std::vector<int64_t>{dirs, 2 * gates * hidden}))
+      (*bias &&
+       (*bias)->shape != std::vector<int64_t>{dirs, 2 * gates * hidden}))
     return I.fail(node, "weights W, R, B do not have the shapes hidden_size " +
                             llvm::Twine(hidden) + " and direction '" + dir +
                             "' need");
   // PyTorch's gate order from ONNX's: LSTM i,f,g,o from i,o,f,c; GRU r,z,n
   // from z,r,h.
-  SmallVector<int> order = lstm ? SmallVector<int>{0, 2, 3, 1}
-                                : SmallVector<int>{1, 0, 2};
+  SmallVector<int> order =
+      lstm ? SmallVector<int>{0, 2, 3, 1} : SmallVector<int>{1, 0, 2};
   // state_dict names: layer k is the k-th node of this op in its scope.
   std::string scope = scopeOf(node);
   int layer = 0;
@@ -1208,10 +1207,9 @@ llvm::Expected<bool> raiseRecurrent(Importer &I, const Node &node) {
                                reorderGates(direction(**r, d), order), l));
     if (*bias) {
       HostTensor b = direction(**bias, d);
-      weights.push_back(I.weight(base + "bias_ih" + suffix,
-                                 reorderGates(rowsOf(b, 0, gates * hidden),
-                                              order),
-                                 l));
+      weights.push_back(
+          I.weight(base + "bias_ih" + suffix,
+                   reorderGates(rowsOf(b, 0, gates * hidden), order), l));
       weights.push_back(I.weight(
           base + "bias_hh" + suffix,
           reorderGates(rowsOf(b, gates * hidden, 2 * gates * hidden), order),
@@ -1240,28 +1238,27 @@ llvm::Expected<bool> raiseRecurrent(Importer &I, const Node &node) {
     return c0.takeError();
   OpBuilder &b = I.builder;
   std::vector<int64_t> swap = {1, 0, 2};
-  Value xb = b.create<at::TransposeOp>(l, x->value, swap);
+  Value xb = at::TransposeOp::create(b, l, x->value, swap);
   UnitAttr bi = dirs == 2 ? b.getUnitAttr() : UnitAttr();
   Operation *op;
   if (lstm)
-    op = b.create<at::LSTMOp>(l, xb, weights, *h0, *c0,
-                              b.getI64IntegerAttr(hidden),
-                              b.getI64IntegerAttr(1), bi,
-                              b.getBoolAttr(bias->has_value()));
+    op = at::LSTMOp::create(b, l, xb, weights, *h0, *c0,
+                            b.getI64IntegerAttr(hidden), b.getI64IntegerAttr(1),
+                            bi, b.getBoolAttr(bias->has_value()));
   else
-    op = b.create<at::GRUOp>(l, xb, weights, *h0, b.getI64IntegerAttr(hidden),
-                             b.getI64IntegerAttr(1), bi,
-                             b.getBoolAttr(bias->has_value()));
+    op = at::GRUOp::create(b, l, xb, weights, *h0, b.getI64IntegerAttr(hidden),
+                           b.getI64IntegerAttr(1), bi,
+                           b.getBoolAttr(bias->has_value()));
   // Y [L, dirs, B, H] from output [B, L, dirs*H].
   Value out = op->getResult(0);
   SymDim len = x->shape[0], batch = x->shape[1];
   Value y;
   if (dirs == 1) {
-    Value t = b.create<at::TransposeOp>(l, out, swap);
-    y = b.create<at::ExpandDimsOp>(l, t, 1);
+    Value t = at::TransposeOp::create(b, l, out, swap);
+    y = at::ExpandDimsOp::create(b, l, t, 1);
   } else {
-    Value heads = b.create<at::SplitHeadsOp>(l, out, 2);
-    y = b.create<at::TransposeOp>(l, heads, std::vector<int64_t>{2, 1, 0, 3});
+    Value heads = at::SplitHeadsOp::create(b, l, out, 2);
+    y = at::TransposeOp::create(b, l, heads, std::vector<int64_t>{2, 1, 0, 3});
   }
   SymShape states = {SymDim::constant(dirs), batch, SymDim::constant(hidden)};
   I.define(node, 0,
@@ -1293,18 +1290,16 @@ llvm::Expected<bool> raiseRecurrentOutput(Importer &I, const Node &reshape) {
   if (it == I.recurrentOutputs.end())
     return false;
   const Val &out = it->second;
-  Value v = I.builder.create<at::TransposeOp>(I.loc(reshape), out.value,
-                                              std::vector<int64_t>{1, 0, 2});
-  I.define(reshape, 0,
-           I.tensor(v, {out.shape[1], out.shape[0], out.shape[2]}));
+  Value v = at::TransposeOp::create(I.builder, I.loc(reshape), out.value,
+                                    std::vector<int64_t>{1, 0, 2});
+  I.define(reshape, 0, I.tensor(v, {out.shape[1], out.shape[0], out.shape[2]}));
   record(I, reshape, "the layer's output [L, B, dirs*H]", {t, &reshape});
   return true;
 }
 
 } // namespace
 
-llvm::Expected<bool> raisePattern(Importer &I,
-                                                       const Node &node) {
+llvm::Expected<bool> raisePattern(Importer &I, const Node &node) {
   StringRef op = node.op_type();
   using Raiser = llvm::Expected<bool> (*)(Importer &, const Node &);
   SmallVector<Raiser> raisers;

@@ -27,8 +27,9 @@ namespace cl = llvm::cl;
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   static cl::OptionCategory category("attune-import options");
-  static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
-                                        cl::Required, cl::cat(category));
+  static cl::opt<std::string> inputFile(cl::Positional,
+                                        cl::desc("<model.onnx>"), cl::Required,
+                                        cl::cat(category));
   static cl::opt<std::string> outputFile(
       "o", cl::desc("Where the attune model goes (default: stdout)"),
       cl::value_desc("model.mlir"), cl::init("-"), cl::cat(category));

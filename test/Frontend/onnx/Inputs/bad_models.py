@@ -75,3 +75,16 @@ save(external("missing.bin"), "external_missing.onnx")
 save(external("../w.bin"), "external_parent.onnx")
 save(external("/etc/passwd"), "external_absolute.onnx")
 save(external("w.bin", offset=32), "external_truncated.onnx")
+
+# Shape arithmetic that overflows int64 (found by the fuzzer), and a constant
+# too large to hold.
+big = numpy_helper.from_array(np.array([2**62, 2**62], np.int64), "big")
+save(model([helper.make_node("Shape", ["x"], ["s"], name="/s/Shape"),
+            helper.make_node("Mul", ["s", "big"], ["t"], name="/s/Mul"),
+            helper.make_node("Mul", ["t", "big"], ["u"], name="/s/Mul_1"),
+            helper.make_node("Reshape", ["x", "u"], ["y"], name="/s/Reshape")],
+           [x], [y], [big]), "overflow.onnx")
+huge = numpy_helper.from_array(np.array([2**20, 2**20], np.int64), "huge")
+save(model([helper.make_node("ConstantOfShape", ["huge"], ["c"], name="/c/Fill"),
+            helper.make_node("Add", ["x", "c"], ["y"], name="/c/Add")],
+           [x], [y], [huge]), "huge_constant.onnx")
