@@ -569,8 +569,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
           int64_t sum;
           if (__builtin_mul_overflow(sign, y.coeff, &sum) ||
               __builtin_add_overflow(x.coeff, sum, &sum))
-            return fail(node, "shape value " + x.str() + " " + op.str() +
-                                  " " + y.str() + " overflows");
+            return fail(node, "shape value " + x.str() + " " + op.str() + " " +
+                                  y.str() + " overflows");
           if (x.coeff == 0)
             r.push_back(SymDim{sign * y.coeff, y.syms});
           else if (y.coeff == 0)
@@ -617,9 +617,9 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       generic("attune.embedding");
       SymShape shape = idx->shape;
       shape.push_back(table->shape[1]);
-      return out(
-          tensor(at::EmbeddingOp::create(builder, l, idx->value, table->value),
-                 shape));
+      return out(tensor(ATTUNE_MAKE(*this, at::EmbeddingOp, node, l, idx->value,
+                                    table->value),
+                        shape));
     }
     return fail(node, "only shape values and embedding lookups (axis 0 of a "
                       "2-D table by integer ids) are supported");
@@ -688,7 +688,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
           return fail(node, "axis " + llvm::Twine(a) + " is out of range");
         SymShape shape = v.shape;
         shape.insert(shape.begin() + a, SymDim::constant(1));
-        v = tensor(at::ExpandDimsOp::create(builder, l, v.value, a), shape);
+        v = tensor(ATTUNE_MAKE(*this, at::ExpandDimsOp, node, l, v.value, a),
+                   shape);
       }
       generic("attune.expand_dims");
     } else {
@@ -698,7 +699,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
                                 shapeStr(v.shape) + " is not a unit dim");
         SymShape shape = v.shape;
         shape.erase(shape.begin() + a);
-        v = tensor(at::SqueezeOp::create(builder, l, v.value, a), shape);
+        v = tensor(ATTUNE_MAKE(*this, at::SqueezeOp, node, l, v.value, a),
+                   shape);
       }
       generic("attune.squeeze");
     }
@@ -768,7 +770,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
         shape[a] = SymDim::symbol(node.output(0) + "." + std::to_string(a));
     }
     generic("attune.concat");
-    return out(tensor(at::ConcatOp::create(builder, l, operands, axis), shape));
+    return out(tensor(ATTUNE_MAKE(*this, at::ConcatOp, node, l, operands, axis),
+                      shape));
   }
   if (op == "Cast") {
     auto x = input(node, 0);
@@ -912,8 +915,9 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       int64_t size = std::max<int64_t>(0, (eo ? *eo : dim.coeff) - *so);
       SymShape shape = v.shape;
       shape[axis] = SymDim::constant(size);
-      v = tensor(at::SliceOp::create(builder, l, v.value, axis, *so, size),
-                 shape);
+      v = tensor(
+          ATTUNE_MAKE(*this, at::SliceOp, node, l, v.value, axis, *so, size),
+          shape);
     }
     generic("attune.slice");
     return out(v);
@@ -964,10 +968,10 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     for (auto [i, size] : llvm::enumerate(sizes)) {
       SymShape shape = t->shape;
       shape[axis] = SymDim::constant(size);
-      define(
-          node, int(i),
-          tensor(at::SliceOp::create(builder, l, t->value, axis, offset, size),
-                 shape));
+      define(node, int(i),
+             tensor(ATTUNE_MAKE(*this, at::SliceOp, node, l, t->value, axis,
+                                offset, size),
+                    shape));
       offset += size;
     }
     generic("attune.slice (one per output)");
@@ -1037,8 +1041,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
         if (!t)
           return t.takeError();
         generic("attune.scale");
-        return out(tensor(at::ScaleOp::create(builder, l, t->value,
-                                              builder.getF64FloatAttr(factor)),
+        return out(tensor(ATTUNE_MAKE(*this, at::ScaleOp, node, l, t->value,
+                                      builder.getF64FloatAttr(factor)),
                           t->shape));
       }
     }
@@ -1053,8 +1057,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       auto tb = asTensor(*b, node);
       if (!tb)
         return tb.takeError();
-      rhs = tensor(at::ScaleOp::create(builder, l, tb->value,
-                                       builder.getF64FloatAttr(-1.0)),
+      rhs = tensor(ATTUNE_MAKE(*this, at::ScaleOp, node, l, tb->value,
+                               builder.getF64FloatAttr(-1.0)),
                    tb->shape);
     }
     auto tb = asTensor(rhs, node);
@@ -1066,9 +1070,9 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
                             shapeStr(tb->shape) + " do not broadcast");
     Value r;
     if (op == "Mul")
-      r = at::MulOp::create(builder, l, ta->value, tb->value);
+      r = ATTUNE_MAKE(*this, at::MulOp, node, l, ta->value, tb->value);
     else
-      r = at::AddOp::create(builder, l, ta->value, tb->value);
+      r = ATTUNE_MAKE(*this, at::AddOp, node, l, ta->value, tb->value);
     generic(op == "Mul" ? "attune.mul" : "attune.add");
     return out(tensor(r, *shape));
   }
@@ -1084,7 +1088,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
                                          : at::Activation::sigmoid;
     generic("attune.activation");
     return out(
-        tensor(at::ActivationOp::create(builder, l, kind, t->value), t->shape));
+        tensor(ATTUNE_MAKE(*this, at::ActivationOp, node, l, kind, t->value),
+               t->shape));
   }
   if (op == "Softmax") {
     auto x = input(node, 0);
@@ -1095,6 +1100,10 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       return t.takeError();
     int64_t axis = attrInt(node, "axis", -1);
     generic("attune.softmax");
+    if (axis < -t->rank() || axis >= t->rank())
+      return fail(node, "axis " + llvm::Twine(axis) +
+                            " is out of range for rank " +
+                            llvm::Twine(t->rank()));
     auto s = at::SoftmaxOp::create(builder, l, t->value.getType(), t->value,
                                    builder.getI64IntegerAttr(axis));
     return out(tensor(s, t->shape));
@@ -1124,8 +1133,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       shape.push_back(t->shape[p]);
     }
     generic("attune.transpose");
-    return out(
-        tensor(at::TransposeOp::create(builder, l, t->value, perm), shape));
+    return out(tensor(
+        ATTUNE_MAKE(*this, at::TransposeOp, node, l, t->value, perm), shape));
   }
   if (op == "MatMul" || op == "Gemm") {
     auto a = input(node, 0);
@@ -1179,8 +1188,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       SymShape shape = ta->shape;
       shape.back() = SymDim::constant(w.shape[0]);
       generic("attune.linear");
-      return out(tensor(at::LinearOp::create(builder, l, ta->value, wv, bias,
-                                             at::ActivationAttr()),
+      return out(tensor(ATTUNE_MAKE(*this, at::LinearOp, node, l, ta->value, wv,
+                                    bias, at::ActivationAttr()),
                         shape));
     }
     if (gemm)
@@ -1203,9 +1212,9 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     shape->push_back(ta->shape[ta->rank() - 2]);
     shape->push_back(tb->shape.back());
     generic("attune.matmul");
-    return out(tensor(
-        at::MatmulOp::create(builder, l, ta->value, tb->value, false, false),
-        *shape));
+    return out(tensor(ATTUNE_MAKE(*this, at::MatmulOp, node, l, ta->value,
+                                  tb->value, false, false),
+                      *shape));
   }
   if (op == "LayerNormalization") {
     auto x = input(node, 0);
@@ -1243,9 +1252,9 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     generic("attune.layer_norm");
     // ONNX stores epsilon as a float: widen the float, not its decimal.
     double eps = double(attrFloat(node, "epsilon", 1e-5f));
-    auto ln = at::LayerNormOp::create(
-        builder, l, t->value, Value(), w, b, builder.getF64FloatAttr(eps),
-        builder.getI64IntegerAttr(t->rank() - axis));
+    auto ln = ATTUNE_MAKE(*this, at::LayerNormOp, node, l, t->value, Value(), w,
+                          b, builder.getF64FloatAttr(eps),
+                          builder.getI64IntegerAttr(t->rank() - axis));
     return out(tensor(ln, t->shape));
   }
   if (op == "Reshape") {
@@ -1270,8 +1279,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     for (const SymDim &d : in) {
       std::optional<SymDim> p = symMul(total, d);
       if (!p)
-        return fail(node, "the element count of " + shapeStr(in) +
-                              " overflows");
+        return fail(node,
+                    "the element count of " + shapeStr(in) + " overflows");
       total = *p;
     }
     SymShape shape = *target;
@@ -1294,8 +1303,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
                               " has a negative entry other than -1");
       std::optional<SymDim> p = symMul(known, d);
       if (!p)
-        return fail(node, "the element count of " + shapeStr(*target) +
-                              " overflows");
+        return fail(node,
+                    "the element count of " + shapeStr(*target) + " overflows");
       known = *p;
     }
     if (minusOne >= 0) {
@@ -1340,13 +1349,15 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
         if (v.shape[i] == SymDim::constant(1)) {
           SymShape sh = v.shape;
           sh.erase(sh.begin() + i);
-          v = tensor(at::SqueezeOp::create(builder, l, v.value, i), sh);
+          v = tensor(ATTUNE_MAKE(*this, at::SqueezeOp, node, l, v.value, i),
+                     sh);
         }
       for (auto [i, d] : llvm::enumerate(shape))
         if (d == SymDim::constant(1)) {
           SymShape sh = v.shape;
           sh.insert(sh.begin() + i, d);
-          v = tensor(at::ExpandDimsOp::create(builder, l, v.value, int64_t(i)),
+          v = tensor(ATTUNE_MAKE(*this, at::ExpandDimsOp, node, l, v.value,
+                                 int64_t(i)),
                      sh);
         }
       generic("attune.squeeze/expand_dims");

@@ -21,6 +21,7 @@
 #include "frontend/onnx/Import.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -117,6 +118,35 @@ public:
   /// larger than a few elements) or constants; Sym values become i64
   /// constants when fully known.
   llvm::Expected<Val> asTensor(const Val &v, const onnx::NodeProto &node);
+  /// Builds an op whose result types it infers, as OpTy::create does, but
+  /// returns an error with the op's own message where inference fails
+  /// (OpTy::create aborts there, and malformed models reach the builders).
+  /// Use ATTUNE_MAKE in functions returning llvm::Error or llvm::Expected.
+  template <typename OpTy, typename... Args>
+  llvm::Expected<OpTy> make(const onnx::NodeProto &node, mlir::Location loc,
+                            Args &&...args) {
+    mlir::OperationState state(loc, OpTy::getOperationName());
+    OpTy::build(builder, state, mlir::TypeRange(), std::forward<Args>(args)...);
+    mlir::MLIRContext *ctx = builder.getContext();
+    llvm::SmallVector<mlir::Type> types;
+    std::string message;
+    {
+      mlir::ScopedDiagnosticHandler capture(ctx, [&](mlir::Diagnostic &d) {
+        if (message.empty())
+          message = d.str();
+        return mlir::success();
+      });
+      if (mlir::failed(OpTy::inferReturnTypes(
+              ctx, loc, state.operands, state.attributes.getDictionary(ctx),
+              state.getRawProperties(), state.regions, types)))
+        return fail(node, "cannot import as " + OpTy::getOperationName().str() +
+                              ": " +
+                              (message.empty() ? "invalid operands" : message));
+    }
+    state.addTypes(types);
+    return mlir::cast<OpTy>(builder.create(state));
+  }
+
   /// An attune.weight bound by `name`, recorded for the weights file.
   mlir::Value weight(llvm::StringRef name, const HostTensor &data,
                      mlir::Location loc);
@@ -183,5 +213,16 @@ const onnx::AttributeProto *attr(const onnx::NodeProto &node,
                                  llvm::StringRef name);
 
 } // namespace attune::onnx_import
+
+/// `importer.make<OP>(node, args...)`'s op, or a return of its error from
+/// the enclosing function (a GNU statement expression, as GCC and clang
+/// accept: every op the importer builds goes through it).
+#define ATTUNE_MAKE(importer, OP, node, ...)                                   \
+  ({                                                                           \
+    auto made_ = (importer).make<OP>(node, __VA_ARGS__);                       \
+    if (!made_)                                                                \
+      return made_.takeError();                                                \
+    *made_;                                                                    \
+  })
 
 #endif // ATTUNE_FRONTEND_ONNX_IMPORTER_H

@@ -207,8 +207,8 @@ llvm::Expected<bool> raiseLinear(Importer &I, const Node &add) {
     SymShape shape = x->shape;
     shape.back() = SymDim::constant(w->data.shape[0]);
     I.define(add, 0,
-             I.tensor(at::LinearOp::create(I.builder, l, x->value, wv, bv,
-                                           at::ActivationAttr()),
+             I.tensor(ATTUNE_MAKE(I, at::LinearOp, add, l, x->value, wv, bv,
+                                  at::ActivationAttr()),
                       shape));
     record(I, add, "attune.linear", {mm, &add});
     return true;
@@ -282,9 +282,9 @@ llvm::Expected<bool> raiseLayerNorm(Importer &I, const Node &add) {
   };
   Value wv = I.weight(name(weightName), *w, l);
   Value bv = I.weight(name(biasName), *b, l);
-  auto ln = at::LayerNormOp::create(I.builder, l, x->value, Value(), wv, bv,
-                                    I.builder.getF64FloatAttr(*eps),
-                                    I.builder.getI64IntegerAttr(1));
+  auto ln = ATTUNE_MAKE(I, at::LayerNormOp, add, l, x->value, Value(), wv, bv,
+                        I.builder.getF64FloatAttr(*eps),
+                        I.builder.getI64IntegerAttr(1));
   I.define(add, 0, I.tensor(ln, x->shape));
   record(I, add, "attune.layer_norm",
          {mean, sub, pow, var, addEps, sqrt, div, mul, &add});
@@ -367,8 +367,8 @@ llvm::Expected<bool> raiseGelu(Importer &I, const Node &outer) {
       return xv.takeError();
     nodes.insert(nodes.end(), {add, mul, &outer});
     I.define(outer, 0,
-             I.tensor(at::ActivationOp::create(I.builder, I.loc(outer), kind,
-                                               xv->value),
+             I.tensor(ATTUNE_MAKE(I, at::ActivationOp, outer, I.loc(outer),
+                                  kind, xv->value),
                       xv->shape));
     record(I, outer,
            kind == at::Activation::gelu ? "attune.activation <gelu>"
@@ -807,7 +807,7 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
       tq = *t;
     Value &v = batchFirst[name];
     if (!v)
-      v = at::TransposeOp::create(b, l, t->value, swap);
+      v = ATTUNE_MAKE(I, at::TransposeOp, reshape, l, t->value, swap);
     return v;
   };
   llvm::Expected<Value> xq = input(q->input, e);
@@ -835,13 +835,14 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
   };
   Value wOut = I.weight(outWName, *outW, l);
   Value bOut = outB ? I.weight(gemm->input(2), *outB, l) : Value();
-  auto mha = at::MultiHeadAttentionOp::create(
-      b, l, *xq, *xk, *xv, w(inW), w(qW), w(kW), w(vW), w(inB), wOut, bOut,
-      Value(), bias, b.getI64IntegerAttr(heads), IntegerAttr(),
+  auto mha = ATTUNE_MAKE(
+      I, at::MultiHeadAttentionOp, reshape, l, *xq, *xk, *xv, w(inW), w(qW),
+      w(kW), w(vW), w(inB), wOut, bOut, Value(), bias,
+      b.getI64IntegerAttr(heads), IntegerAttr(),
       mask.causal ? b.getUnitAttr() : UnitAttr(),
       at::MaskAlignAttr::get(b.getContext(), at::MaskAlign::top_left),
       IntegerAttr());
-  Value y = at::TransposeOp::create(b, l, mha.getResult(), swap);
+  Value y = ATTUNE_MAKE(I, at::TransposeOp, reshape, l, mha.getResult(), swap);
   I.define(reshape, 0, I.tensor(y, tq->shape));
   bool self = form == Packed;
   nodes.insert(nodes.end(), {qr, kr, vr, qScale, scores, softmax, pv, back,
@@ -931,8 +932,8 @@ llvm::Expected<bool> raisePositions(Importer &I, const Node &add) {
       continue;
     Location l = I.loc(add);
     Value t = I.weight(tableName, *table, l);
-    auto pe = at::PositionalEncodingOp::create(
-        I.builder, l, at::PositionalKind::learned, x->value, t, Value(), 0);
+    auto pe = ATTUNE_MAKE(I, at::PositionalEncodingOp, add, l,
+                          at::PositionalKind::learned, x->value, t, Value(), 0);
     I.define(add, 0, I.tensor(pe, x->shape));
     nodes.push_back(&add);
     record(I, add, "attune.positional_encoding <learned>", nodes);
@@ -1069,13 +1070,13 @@ llvm::Expected<bool> raiseAttention4d(Importer &I, const Node &reshape) {
   OpBuilder &b = I.builder;
   SmallVector<Value> hs;
   for (const Val &x : xs)
-    hs.push_back(at::SplitHeadsOp::create(b, l, x.value, heads));
-  auto att = at::AttentionOp::create(
-      b, l, hs[0], hs[1], hs[2], Value(), Value(), Value(),
-      at::ScoreKind::scaled_dot, b.getF64FloatAttr(scale.value_or(1.0)),
-      at::Selection::soft, false, causal, at::MaskAlign::top_left,
-      IntegerAttr());
-  Value y = at::MergeHeadsOp::create(b, l, att.getResult());
+    hs.push_back(ATTUNE_MAKE(I, at::SplitHeadsOp, reshape, l, x.value, heads));
+  auto att =
+      ATTUNE_MAKE(I, at::AttentionOp, reshape, l, hs[0], hs[1], hs[2], Value(),
+                  Value(), Value(), at::ScoreKind::scaled_dot,
+                  b.getF64FloatAttr(scale.value_or(1.0)), at::Selection::soft,
+                  false, causal, at::MaskAlign::top_left, IntegerAttr());
+  Value y = ATTUNE_MAKE(I, at::MergeHeadsOp, reshape, l, att.getResult());
   SymShape shape = {xs[0].shape[0], xs[0].shape[1], xs[2].shape[2]};
   I.define(reshape, 0, I.tensor(y, shape));
   nodes.insert(nodes.end(), {scores, softmax, pv, back, &reshape});
@@ -1238,27 +1239,28 @@ llvm::Expected<bool> raiseRecurrent(Importer &I, const Node &node) {
     return c0.takeError();
   OpBuilder &b = I.builder;
   std::vector<int64_t> swap = {1, 0, 2};
-  Value xb = at::TransposeOp::create(b, l, x->value, swap);
+  Value xb = ATTUNE_MAKE(I, at::TransposeOp, node, l, x->value, swap);
   UnitAttr bi = dirs == 2 ? b.getUnitAttr() : UnitAttr();
   Operation *op;
   if (lstm)
-    op = at::LSTMOp::create(b, l, xb, weights, *h0, *c0,
-                            b.getI64IntegerAttr(hidden), b.getI64IntegerAttr(1),
-                            bi, b.getBoolAttr(bias->has_value()));
+    op = ATTUNE_MAKE(I, at::LSTMOp, node, l, xb, weights, *h0, *c0,
+                     b.getI64IntegerAttr(hidden), b.getI64IntegerAttr(1), bi,
+                     b.getBoolAttr(bias->has_value()));
   else
-    op = at::GRUOp::create(b, l, xb, weights, *h0, b.getI64IntegerAttr(hidden),
-                           b.getI64IntegerAttr(1), bi,
-                           b.getBoolAttr(bias->has_value()));
+    op = ATTUNE_MAKE(I, at::GRUOp, node, l, xb, weights, *h0,
+                     b.getI64IntegerAttr(hidden), b.getI64IntegerAttr(1), bi,
+                     b.getBoolAttr(bias->has_value()));
   // Y [L, dirs, B, H] from output [B, L, dirs*H].
   Value out = op->getResult(0);
   SymDim len = x->shape[0], batch = x->shape[1];
   Value y;
   if (dirs == 1) {
-    Value t = at::TransposeOp::create(b, l, out, swap);
-    y = at::ExpandDimsOp::create(b, l, t, 1);
+    Value t = ATTUNE_MAKE(I, at::TransposeOp, node, l, out, swap);
+    y = ATTUNE_MAKE(I, at::ExpandDimsOp, node, l, t, 1);
   } else {
-    Value heads = at::SplitHeadsOp::create(b, l, out, 2);
-    y = at::TransposeOp::create(b, l, heads, std::vector<int64_t>{2, 1, 0, 3});
+    Value heads = ATTUNE_MAKE(I, at::SplitHeadsOp, node, l, out, 2);
+    y = ATTUNE_MAKE(I, at::TransposeOp, node, l, heads,
+                    std::vector<int64_t>{2, 1, 0, 3});
   }
   SymShape states = {SymDim::constant(dirs), batch, SymDim::constant(hidden)};
   I.define(node, 0,
@@ -1290,8 +1292,8 @@ llvm::Expected<bool> raiseRecurrentOutput(Importer &I, const Node &reshape) {
   if (it == I.recurrentOutputs.end())
     return false;
   const Val &out = it->second;
-  Value v = at::TransposeOp::create(I.builder, I.loc(reshape), out.value,
-                                    std::vector<int64_t>{1, 0, 2});
+  Value v = ATTUNE_MAKE(I, at::TransposeOp, reshape, I.loc(reshape), out.value,
+                        std::vector<int64_t>{1, 0, 2});
   I.define(reshape, 0, I.tensor(v, {out.shape[1], out.shape[0], out.shape[2]}));
   record(I, reshape, "the layer's output [L, B, dirs*H]", {t, &reshape});
   return true;

@@ -88,3 +88,10 @@ huge = numpy_helper.from_array(np.array([2**20, 2**20], np.int64), "huge")
 save(model([helper.make_node("ConstantOfShape", ["huge"], ["c"], name="/c/Fill"),
             helper.make_node("Add", ["x", "c"], ["y"], name="/c/Add")],
            [x], [y], [huge]), "huge_constant.onnx")
+
+# An op whose result type cannot be inferred (an empty slice, the fuzzer's
+# second find): an error from the op's own check, not an abort.
+save(model([helper.make_node("Slice", ["x", "s", "e", "a"], ["y"], name="/e/Slice")],
+           [x], [y], [numpy_helper.from_array(np.array([v], np.int64), n)
+                      for n, v in (("s", 2), ("e", 2), ("a", 1))]),
+     "empty_slice.onnx")
