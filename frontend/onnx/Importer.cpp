@@ -324,6 +324,14 @@ llvm::Error Importer::importNode(const onnx::NodeProto &node) {
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return fail(node, "operator domain '" + node.domain() +
                           "' is not supported (only the default ONNX domain)");
+  if (model.opset < opsetSemanticsSince(node.op_type()))
+    return fail(node, "at opset " + llvm::Twine(model.opset) + ", " +
+                          node.op_type() +
+                          " means something else than the importer "
+                          "implements (its meaning changed at opset " +
+                          llvm::Twine(opsetSemanticsSince(node.op_type())) +
+                          "); re-export with opset " + llvm::Twine(kMinOpset) +
+                          ".." + llvm::Twine(kMaxOpset));
   llvm::Expected<bool> raised = raisePattern(*this, node);
   if (!raised)
     return raised.takeError();
@@ -1136,64 +1144,127 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     return out(tensor(
         ATTUNE_MAKE(*this, at::TransposeOp, node, l, t->value, perm), shape));
   }
-  if (op == "MatMul" || op == "Gemm") {
+  if (op == "Gemm") {
+    // Y = alpha * A' B' + beta * C (A' = A^T with transA, B' = B^T with
+    // transB; A and B 2-D, C broadcast to Y).
     auto a = input(node, 0);
     if (!a)
       return a.takeError();
     auto b = input(node, 1);
     if (!b)
       return b.takeError();
-    bool gemm = op == "Gemm";
-    if (gemm &&
-        (attrInt(node, "transA", 0) || attrFloat(node, "alpha", 1) != 1 ||
-         attrFloat(node, "beta", 1) != 1))
-      return fail(node, "only Gemm with alpha = beta = 1 and transA = 0 is "
-                        "supported");
-    bool transB = gemm && attrInt(node, "transB", 0);
+    if (a->rank() != 2 || b->rank() != 2)
+      return fail(node, "A and B must be 2-D");
+    bool transA = attrInt(node, "transA", 0), transB = attrInt(node, "transB", 0);
+    double alpha = attrFloat(node, "alpha", 1), beta = attrFloat(node, "beta", 1);
     auto ta = asTensor(*a, node);
     if (!ta)
       return ta.takeError();
-    std::optional<NamedWeight> named =
-        gemm ? std::nullopt : matmulWeight(*this, node, ".weight");
-    if ((b->kind == Val::Host && b->rank() == 2 && gemm) || named) {
-      // x @ W with W known: attune.linear takes W as [out, in].
-      HostTensor w = named    ? named->data
-                     : transB ? normalized(b->host)
-                              : transposed2d(normalized(b->host));
-      if (gemm && !transB && !b->weightName.empty())
-        b->weightName += ".T";
-      std::string name = named ? named->name : b->weightName;
-      if (name.empty())
-        name = "onnx::" + node.output(0) + ".weight";
-      int64_t in = w.shape[1];
-      if (ta->shape.back() != SymDim::constant(in))
-        return fail(node, "input's last dim " + ta->shape.back().str() +
-                              " does not match the weight's " +
-                              llvm::Twine(in));
+    Val x = *ta;
+    if (transA)
+      x = tensor(ATTUNE_MAKE(*this, at::TransposeOp, node, l, x.value,
+                             std::vector<int64_t>{1, 0}),
+                 {x.shape[1], x.shape[0]});
+    std::optional<HostTensor> cHost;
+    std::optional<Val> c;
+    if (hasInput(node, 2)) {
+      auto cv = input(node, 2);
+      if (!cv)
+        return cv.takeError();
+      c = *cv;
+      if (cv->kind == Val::Host && cv->host.isFloat())
+        cHost = cv->host;
+    }
+    Val y;
+    bool biasFused = false;
+    if (b->kind == Val::Host) {
+      // A known B: attune.linear, whose weight is [out, in].
+      HostTensor w = transB ? normalized(b->host)
+                            : transposed2d(normalized(b->host));
+      std::string name = b->weightName.empty()
+                             ? "onnx::" + node.output(0) + ".weight"
+                             : b->weightName + (transB ? "" : ".T");
+      if (x.shape.back() != SymDim::constant(w.shape[1]))
+        return fail(node, "A's inner dim " + x.shape.back().str() +
+                              " does not match B's " +
+                              llvm::Twine(w.shape[1]));
       Value bias;
-      if (gemm && hasInput(node, 2)) {
-        auto c = input(node, 2);
-        if (!c)
-          return c.takeError();
-        if (c->kind != Val::Host || c->rank() != 1 ||
-            c->host.numElements() != w.shape[0])
-          return fail(node, "only a bias C of shape [" +
-                                llvm::Twine(w.shape[0]) + "] is supported");
+      if (cHost && alpha == 1 && beta == 1 && cHost->shape.size() == 1 &&
+          cHost->shape[0] == w.shape[0]) {
         auto tc = asTensor(*c, node);
         if (!tc)
           return tc.takeError();
         bias = tc->value;
+        biasFused = true;
       }
       Value wv = weight(name, w, l);
+      y = tensor(ATTUNE_MAKE(*this, at::LinearOp, node, l, x.value, wv, bias,
+                             at::ActivationAttr()),
+                 {x.shape[0], SymDim::constant(w.shape[0])});
+      generic("attune.linear");
+    } else {
+      auto tb = asTensor(*b, node);
+      if (!tb)
+        return tb.takeError();
+      const SymDim &k = transB ? tb->shape[1] : tb->shape[0];
+      if (x.shape[1] != k && x.shape[1].isConstant() && k.isConstant())
+        return fail(node, "inner dims " + x.shape[1].str() + " and " +
+                              k.str() + " differ");
+      y = tensor(ATTUNE_MAKE(*this, at::MatmulOp, node, l, x.value, tb->value,
+                             false, transB),
+                 {x.shape[0], transB ? tb->shape[0] : tb->shape[1]});
+      generic("attune.matmul");
+    }
+    if (alpha != 1)
+      y = tensor(ATTUNE_MAKE(*this, at::ScaleOp, node, l, y.value,
+                             builder.getF64FloatAttr(alpha)),
+                 y.shape);
+    if (c && !biasFused) {
+      auto tc = asTensor(*c, node);
+      if (!tc)
+        return tc.takeError();
+      Val cv = *tc;
+      if (beta != 1)
+        cv = tensor(ATTUNE_MAKE(*this, at::ScaleOp, node, l, cv.value,
+                                builder.getF64FloatAttr(beta)),
+                    cv.shape);
+      std::optional<SymShape> shape = broadcast(y.shape, cv.shape);
+      if (!shape || *shape != y.shape)
+        return fail(node, "C of shape " + shapeStr(cv.shape) +
+                              " does not broadcast to " + shapeStr(y.shape));
+      y = tensor(ATTUNE_MAKE(*this, at::AddOp, node, l, y.value, cv.value),
+                 y.shape);
+    }
+    return out(y);
+  }
+  if (op == "MatMul") {
+    auto a = input(node, 0);
+    if (!a)
+      return a.takeError();
+    auto b = input(node, 1);
+    if (!b)
+      return b.takeError();
+    auto ta = asTensor(*a, node);
+    if (!ta)
+      return ta.takeError();
+    if (std::optional<NamedWeight> named = matmulWeight(*this, node, ".weight")) {
+      // x @ W with W known: attune.linear takes W as [out, in].
+      const HostTensor &w = named->data;
+      if (ta->shape.empty() ||
+          ta->shape.back() != SymDim::constant(w.shape[1]))
+        return fail(node, "input's last dim " +
+                              (ta->shape.empty() ? std::string("(none)")
+                                                 : ta->shape.back().str()) +
+                              " does not match the weight's " +
+                              llvm::Twine(w.shape[1]));
+      Value wv = weight(named->name, w, l);
       SymShape shape = ta->shape;
       shape.back() = SymDim::constant(w.shape[0]);
       generic("attune.linear");
       return out(tensor(ATTUNE_MAKE(*this, at::LinearOp, node, l, ta->value, wv,
-                                    bias, at::ActivationAttr()),
+                                    Value(), at::ActivationAttr()),
                         shape));
     }
-    if (gemm)
-      return fail(node, "only Gemm with a constant B is supported");
     auto tb = asTensor(*b, node);
     if (!tb)
       return tb.takeError();

@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -91,6 +92,29 @@ llvm::Expected<int64_t> parseCount(StringRef text, StringRef key,
 }
 
 } // namespace
+
+int64_t opsetSemanticsSince(StringRef op) {
+  // The version of each op whose meaning the importer implements: where a
+  // later version only added types or an attribute whose default keeps the
+  // old meaning (Reshape's allowzero, LSTM's layout, Shape's start/end),
+  // the older one counts.
+  static const llvm::StringMap<int64_t> since = {
+      {"Add", 7},          {"Sub", 7},         {"Mul", 7},
+      {"Div", 7},          {"Relu", 6},        {"Tanh", 6},
+      {"Sigmoid", 6},      {"Erf", 9},         {"Sqrt", 6},
+      {"Pow", 7},          {"MatMul", 9},      {"Gemm", 11},
+      {"Softmax", 13},     {"Transpose", 1},   {"Slice", 10},
+      {"Unsqueeze", 13},   {"Squeeze", 13},    {"Split", 13},
+      {"Concat", 4},       {"Gather", 1},      {"Cast", 6},
+      {"Identity", 1},     {"Constant", 12},   {"ConstantOfShape", 9},
+      {"Shape", 1},        {"Reshape", 5},     {"LSTM", 7},
+      {"GRU", 7},          {"Trilu", 14},      {"Where", 9},
+      {"ReduceMean", 1},   {"Range", 11},      {"Expand", 8},
+      {"LayerNormalization", 17},
+  };
+  auto it = since.find(op);
+  return it == since.end() ? kMinOpset : it->second;
+}
 
 const ElementTypeInfo *elementTypeInfo(int32_t type) {
   for (const ElementTypeInfo &row : kElementTypes)
@@ -339,12 +363,13 @@ parseOnnxModel(StringRef bytes, StringRef name, StringRef folder) {
   if (!haveDefault)
     return fail(name + ": the model imports no opset of the default ONNX "
                        "domain");
-  if (model->opset < kMinOpset)
+  if (model->opset < kOldestOpset)
     return fail(name + ": opset " + llvm::Twine(model->opset) +
                 " is older than the oldest supported, " +
-                llvm::Twine(kMinOpset) +
+                llvm::Twine(kOldestOpset) +
                 " (re-export with torch.onnx.export(..., opset_version=" +
-                llvm::Twine(kMinOpset) + ".." + llvm::Twine(kMaxOpset) + "))");
+                llvm::Twine(kMinOpset) + ".." + llvm::Twine(kMaxOpset) +
+                "))");
   if (model->opset > kMaxOpset)
     return fail(name + ": opset " + llvm::Twine(model->opset) +
                 " is newer than the newest supported, " +

@@ -25,9 +25,17 @@
 namespace attune::onnx_import {
 
 /// The opsets of the default domain the importer knows (torch 1.13 exports
-/// 14 by default and up to 17).
+/// 14 by default and up to 17). Models of an older opset, down to
+/// kOldestOpset, are read when each of their ops means at that opset what
+/// it means at 14 (opsetSemanticsSince, checked per node at import).
 inline constexpr int64_t kMinOpset = 14;
 inline constexpr int64_t kMaxOpset = 17;
+inline constexpr int64_t kOldestOpset = 7;
+
+/// The oldest opset at which `op` has the semantics the importer
+/// implements (the version its meaning last changed), or kMinOpset for an
+/// op not in the table.
+int64_t opsetSemanticsSince(llvm::StringRef op);
 
 /// The ONNX element types the importer reads, with their sizes; the one
 /// table of them (names as in ONNX's TensorProto.DataType).
@@ -78,7 +86,7 @@ struct OnnxModel {
 
 /// Reads and validates `path`: the protobuf parses, it is an ONNX model
 /// with a graph and outputs, its default-domain opset is in
-/// [kMinOpset, kMaxOpset] and no other domain is imported, and every
+/// [kOldestOpset, kMaxOpset] and no other domain is imported, and every
 /// initializer's data is present (inline or in an external file inside the
 /// model's folder) with the size its shape and type need.
 llvm::Expected<std::unique_ptr<OnnxModel>> readOnnxModel(llvm::StringRef path);

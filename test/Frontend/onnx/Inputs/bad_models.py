@@ -38,6 +38,9 @@ with open(os.path.join(out, "text.onnx"), "w") as f:
     f.write("this is not an ONNX model\n")
 
 save(model([relu], [x], [y], opset=13), "opset13.onnx")
+save(model([relu], [x], [y], opset=6), "opset6.onnx")
+save(model([helper.make_node("Softmax", ["x"], ["y"], name="/s/Softmax")], [x], [y],
+           opset=12), "opset12_softmax.onnx")
 save(model([relu], [x], [y], opset=18), "opset18.onnx")
 save(model([helper.make_node("Celu", ["x"], ["y"], name="/act/Celu")], [x], [y]),
      "unsupported_op.onnx")
