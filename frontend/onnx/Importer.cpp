@@ -1505,8 +1505,53 @@ llvm::Error Importer::declareInputs(Block &block,
   return llvm::Error::success();
 }
 
+/// The inputs (min, max) and the least outputs of each op the importer
+/// reads: checked for every node before any is imported, so the raisers
+/// and the generic forms can read the inputs they match on.
+static std::optional<std::tuple<int, int, int>> arity(StringRef op) {
+  static const llvm::StringMap<std::tuple<int, int, int>> table = {
+      {"Add", {2, 2, 1}},      {"Sub", {2, 2, 1}},
+      {"Mul", {2, 2, 1}},      {"Div", {2, 2, 1}},
+      {"Pow", {2, 2, 1}},      {"MatMul", {2, 2, 1}},
+      {"Equal", {2, 2, 1}},    {"Gemm", {2, 3, 1}},
+      {"Relu", {1, 1, 1}},     {"Tanh", {1, 1, 1}},
+      {"Sigmoid", {1, 1, 1}},  {"Erf", {1, 1, 1}},
+      {"Sqrt", {1, 1, 1}},     {"Softmax", {1, 1, 1}},
+      {"Transpose", {1, 1, 1}}, {"Identity", {1, 1, 1}},
+      {"Shape", {1, 1, 1}},    {"Cast", {1, 1, 1}},
+      {"ConstantOfShape", {1, 1, 1}}, {"ReduceMean", {1, 2, 1}},
+      {"LayerNormalization", {1, 3, 1}}, {"Reshape", {2, 2, 1}},
+      {"Slice", {3, 5, 1}},    {"Split", {1, 2, 1}},
+      {"Squeeze", {1, 2, 1}},  {"Unsqueeze", {1, 2, 1}},
+      {"Concat", {1, 1 << 20, 1}}, {"Gather", {2, 2, 1}},
+      {"Where", {3, 3, 1}},    {"Trilu", {1, 2, 1}},
+      {"Range", {3, 3, 1}},    {"Expand", {2, 2, 1}},
+      {"LSTM", {3, 8, 1}},     {"GRU", {3, 6, 1}},
+      {"Constant", {0, 0, 1}},
+  };
+  auto it = table.find(op);
+  if (it == table.end())
+    return std::nullopt;
+  return it->second;
+}
+
 llvm::Expected<ImportResult> Importer::run() {
   ImportResult result;
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    std::optional<std::tuple<int, int, int>> a = arity(node.op_type());
+    if (!a)
+      continue; // an unsupported op fails when it is imported
+    auto [lo, hi, outs] = *a;
+    if (node.input_size() < lo || node.input_size() > hi)
+      return fail(node, "has " + llvm::Twine(node.input_size()) +
+                            " inputs, expected " +
+                            (lo == hi ? llvm::Twine(lo).str()
+                                      : llvm::Twine(lo).str() + " to " +
+                                            llvm::Twine(hi).str()));
+    bool optionalY = node.op_type() == "LSTM" || node.op_type() == "GRU";
+    if (node.output_size() < outs || (!optionalY && node.output(0).empty()))
+      return fail(node, "has no output");
+  }
   Location fileLoc = FileLineColLoc::get(&context, model.path, 0, 0);
   result.module = ModuleOp::create(fileLoc);
   builder.setInsertionPointToEnd(result.module->getBody());

@@ -98,3 +98,8 @@ save(model([helper.make_node("Slice", ["x", "s", "e", "a"], ["y"], name="/e/Slic
            [x], [y], [numpy_helper.from_array(np.array([v], np.int64), n)
                       for n, v in (("s", 2), ("e", 2), ("a", 1))]),
      "empty_slice.onnx")
+
+# A node with fewer inputs than its op takes (the fuzzer's third find: a
+# raiser read past the inputs).
+save(model([helper.make_node("Div", ["x"], ["y"], name="/d/Div")], [x], [y]),
+     "arity.onnx")
