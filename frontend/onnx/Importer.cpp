@@ -21,6 +21,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/thread.h"
 
 #include <algorithm>
 #include <cmath>
@@ -307,9 +308,17 @@ llvm::Expected<Val> Importer::get(StringRef name) {
   const onnx::NodeProto &node = *p->second.first;
   if (inProgress.lookup(name))
     return fail(node, "the graph has a cycle through '" + name.str() + "'");
+  // Import recurses from the outputs towards the inputs, on a thread with a
+  // large stack (importOnnx): a chain deeper than this is refused rather
+  // than overflowing it.
+  if (depth >= kMaxDepth)
+    return fail(node, "the graph is deeper than " + llvm::Twine(kMaxDepth) +
+                          " nodes from its outputs");
   for (const std::string &out : node.output())
     inProgress[out] = true;
+  ++depth;
   llvm::Error error = importNode(node);
+  --depth;
   for (const std::string &out : node.output())
     inProgress.erase(out);
   if (error)
@@ -1612,8 +1621,16 @@ llvm::Expected<ImportResult> Importer::run() {
 
 llvm::Expected<ImportResult> importOnnx(MLIRContext &context,
                                         const OnnxModel &model) {
-  Importer importer(context, model);
-  return importer.run();
+  // The import recurses once per node along the longest chain it follows;
+  // a thread with a 1 GiB stack (reserved, used as touched) holds
+  // Importer::kMaxDepth of them.
+  std::optional<llvm::Expected<ImportResult>> result;
+  llvm::thread worker(std::optional<unsigned>(1u << 30), [&] {
+    Importer importer(context, model);
+    result.emplace(importer.run());
+  });
+  worker.join();
+  return std::move(*result);
 }
 
 llvm::Error writeSafetensors(

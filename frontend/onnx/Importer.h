@@ -179,6 +179,11 @@ private:
   std::vector<std::string> explanation;
   mlir::Block *body = nullptr;
   mlir::Operation *lastWeight = nullptr;
+  int depth = 0;
+
+public:
+  /// The longest chain of nodes the import follows (see get()).
+  static constexpr int kMaxDepth = 20000;
 };
 
 /// Tries the raised patterns anchored at `node` (Raise.cpp). Returns true

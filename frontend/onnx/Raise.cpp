@@ -40,14 +40,21 @@ const Node *prod(Importer &I, StringRef name, StringRef op) {
 /// A value known without importing anything: an initializer, or the output
 /// of a Constant node (or an Identity of one).
 std::optional<HostTensor> known(Importer &I, StringRef name) {
-  auto init = I.model.initializers.find(name.str());
-  if (init != I.model.initializers.end())
-    return init->second;
-  const Node *n = I.producer(name);
-  if (!n || (n->op_type() != "Constant" && n->op_type() != "Identity"))
+  // Through Identity chains, which a malformed graph may close in a cycle:
+  // at most as many steps as the graph has nodes.
+  const Node *n = nullptr;
+  for (int steps = 0;; ++steps) {
+    auto init = I.model.initializers.find(name.str());
+    if (init != I.model.initializers.end())
+      return init->second;
+    n = I.producer(name);
+    if (!n || n->op_type() != "Identity" ||
+        steps > I.model.graph().node_size())
+      break;
+    name = n->input(0);
+  }
+  if (!n || n->op_type() != "Constant")
     return std::nullopt;
-  if (n->op_type() == "Identity")
-    return known(I, n->input(0));
   llvm::Expected<Val> v = I.get(name);
   if (!v) {
     llvm::consumeError(v.takeError());

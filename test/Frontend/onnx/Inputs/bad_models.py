@@ -103,3 +103,23 @@ save(model([helper.make_node("Slice", ["x", "s", "e", "a"], ["y"], name="/e/Slic
 # raiser read past the inputs).
 save(model([helper.make_node("Div", ["x"], ["y"], name="/d/Div")], [x], [y]),
      "arity.onnx")
+
+# Identity nodes in a cycle feeding a weight (the fuzzer's fourth find: the
+# raisers followed the chain forever), and chains deeper than the import
+# follows and just within it.
+save(model([helper.make_node("Identity", ["b"], ["a"], name="/i/A"),
+            helper.make_node("Identity", ["a"], ["b"], name="/i/B"),
+            helper.make_node("MatMul", ["x", "a"], ["m"], name="/i/MatMul"),
+            helper.make_node("Add", ["m", "a"], ["y"], name="/i/Add")],
+           [x], [y]), "identity_cycle.onnx")
+
+
+def chain(n):
+    names = ["x"] + [f"r{i}" for i in range(n - 1)] + ["y"]
+    return model([helper.make_node("Relu", [names[i]], [names[i + 1]],
+                                   name=f"/r/Relu_{i}") for i in range(n)],
+                 [x], [y])
+
+
+save(chain(20001), "too_deep.onnx")
+save(chain(10000), "deep.onnx")
