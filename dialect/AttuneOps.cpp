@@ -679,6 +679,16 @@ std::vector<char> mlir::attune::convertFloatData(ArrayRef<char> bytes,
   return out;
 }
 
+LogicalResult MaskBiasOp::verify() {
+  auto in = getMask().getType();
+  auto out = getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError("result shape ")
+           << shapeStr(out.getShape()) << " differs from the mask's "
+           << shapeStr(in.getShape());
+  return success();
+}
+
 LogicalResult CastOp::verify() {
   auto in = getInput().getType();
   auto out = getType();

@@ -380,6 +380,28 @@ def Attune_ActivationOp : Attune_UnaryOp<"activation"> {
   let assemblyFormat = "$kind $input attr-dict `:` type($input)";
 }
 
+def Attune_MaskBiasOp : Attune_Op<"mask_bias", [Pure]> {
+  let summary = "Additive attention bias from a boolean mask";
+  let description = [{
+    `result = mask ? -inf : 0`, elementwise: PyTorch's convention for a
+    boolean `key_padding_mask` or `attn_mask` (`true` hides the position),
+    as an additive `bias` for `attune.attention` or
+    `attune.multi_head_attention`, which broadcasts it to `[B, H, Lq, Lk]`
+    (a key padding mask `[B, Lk]` reshaped to `[B, 1, 1, Lk]`). Every mask
+    pattern is exact, not only suffix padding (for those, `key_lengths`
+    is cheaper). The result has the mask's shape (any rank, dynamic dims
+    allowed) and a float element type.
+
+    ```mlir
+    %b = attune.mask_bias %m : tensor<?x?xi1> to tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$mask);
+  let results = (outs Attune_FloatTensor:$result);
+  let assemblyFormat = "$mask attr-dict `:` type($mask) `to` type($result)";
+  let hasVerifier = 1;
+}
+
 def Attune_ScaleOp : Attune_UnaryOp<"scale"> {
   let summary = "Multiplication by a constant";
   let description = [{

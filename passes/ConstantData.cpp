@@ -29,6 +29,8 @@ const char *mlir::attune::artifactDtypeName(Type type) {
     return "i32";
   if (type.isSignlessInteger(64))
     return "i64";
+  if (type.isSignlessInteger(1))
+    return "bool";
   return nullptr;
 }
 

@@ -29,7 +29,8 @@ namespace attune {
 bool isWeightValue(Value v);
 
 /// The artifact dtype name of an element type ("f32", "f16", "bf16", "i32",
-/// "i64", from attune/artifact.h's table), or null for any other type.
+/// "i64", "bool" for i1, from attune/artifact.h's table), or null for any
+/// other type.
 const char *artifactDtypeName(Type type);
 
 /// The bytes of a constant float tensor (`arith.constant` of a

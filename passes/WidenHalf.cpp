@@ -28,7 +28,7 @@ bool isHalf(Type t) {
 bool movesData(Operation *op) {
   return isa<TransposeOp, SplitHeadsOp, MergeHeadsOp, SliceOp, ConcatOp,
              ExpandDimsOp, SqueezeOp, EmbeddingOp, CastOp, WeightOp, RepeatOp,
-             CacheWriteOp, OverwriteOp, SelectLastOp,
+             CacheWriteOp, OverwriteOp, SelectLastOp, MaskBiasOp,
              YieldOp>(op);
 }
 

@@ -55,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import attune_ref as ref  # noqa: E402
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
-          "i32": torch.int32, "i64": torch.int64}
+          "i32": torch.int32, "i64": torch.int64, "bool": torch.bool}
 SAFETENSORS_DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
                       torch.int64: "I64", torch.int32: "I32"}
 
@@ -140,6 +140,13 @@ def to_numpy(t):
 
 def make_input(spec, generator):
     name, dtype, shape, rng = spec
+    if dtype == "bool":
+        # A mask (true hides the position): about a third set, never the
+        # first position of the last dim, so that no row hides everything
+        # (PyTorch gives NaN there).
+        m = torch.rand(shape, generator=generator) < 0.35
+        m[..., 0] = False
+        return m
     if rng is not None:
         return torch.randint(rng[0], rng[1], shape, generator=generator, dtype=DTYPES[dtype])
     return torch.randn(shape, generator=generator).to(DTYPES[dtype])

@@ -1489,10 +1489,13 @@ llvm::Error Importer::declareInputs(Block &block,
     case onnx::TensorProto::INT32:
       element = builder.getI32Type();
       break;
+    case onnx::TensorProto::BOOL:
+      element = builder.getI1Type();
+      break;
     default:
       return fail("element type " + elementTypeName(tt.elem_type()) +
                   " is not supported (expected FLOAT, FLOAT16, BFLOAT16, "
-                  "INT64 or INT32)");
+                  "INT64, INT32 or BOOL)");
     }
     if (!tt.has_shape())
       return fail("the input has no shape (export with a fixed rank)");

@@ -48,8 +48,7 @@ std::optional<HostTensor> known(Importer &I, StringRef name) {
     if (init != I.model.initializers.end())
       return init->second;
     n = I.producer(name);
-    if (!n || n->op_type() != "Identity" ||
-        steps > I.model.graph().node_size())
+    if (!n || n->op_type() != "Identity" || steps > I.model.graph().node_size())
       break;
     name = n->input(0);
   }
@@ -544,13 +543,145 @@ std::optional<Projection> projectionOf(Importer &I, StringRef name) {
 }
 
 /// The mask term of the scores, if any: `causal`, or a float bias value.
+/// True if `name` is all zeros by construction: a ConstantOfShape of 0
+/// (torch's default initial state), possibly sliced or reshaped.
+bool isZeros(Importer &I, StringRef name) {
+  const Node *n = I.producer(name);
+  while (n && (n->op_type() == "Slice" || n->op_type() == "Reshape" ||
+               n->op_type() == "Unsqueeze" || n->op_type() == "Expand"))
+    n = I.producer(n->input(0));
+  if (!n || n->op_type() != "ConstantOfShape")
+    return false;
+  const onnx::AttributeProto *value = attr(*n, "value");
+  if (!value)
+    return true;
+  llvm::Expected<HostTensor> v = readTensor(value->t(), I.model, "value");
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return false;
+  }
+  return v->numElements() == 1 && v->asDouble(0) == 0;
+}
+
+/// The constant value of a known integer scalar or one-element Sym.
+std::optional<SymDim> symScalar(Importer &I, StringRef name) {
+  llvm::Expected<Val> v = I.get(name);
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return std::nullopt;
+  }
+  if (v->kind == Val::Sym && v->sym.size() == 1)
+    return v->sym[0];
+  if (v->kind == Val::Host && v->host.isInteger() && v->host.numElements() == 1)
+    return SymDim::constant(v->host.asInt(0));
+  return std::nullopt;
+}
+
 struct MaskTerm {
   bool causal = false;
-  std::string bias;
+  std::string bias;       // a float [L, S] mask
+  std::string keyPadding; // a bool [B, S] key_padding_mask
   std::vector<const Node *> nodes;
 };
-/// `scores` is MatMul(q, k) or Add(Mul(MatMul, 1), Mul(Unsqueeze(M), 1));
-/// returns the MatMul and the mask, or null when the form is another.
+
+/// Unsqueeze(x, axes = [0]) -> x.
+const Node *unsqueeze0(Importer &I, StringRef name) {
+  const Node *unsq = prod(I, name, "Unsqueeze");
+  if (!unsq || unsq->input_size() < 2)
+    return nullptr;
+  std::optional<SymDim> axis = symScalar(I, unsq->input(1));
+  return axis == SymDim::constant(0) ? unsq : nullptr;
+}
+
+/// M = Unsqueeze(Trilu(ConstantOfShape(-inf), k = 1, upper), 0) (causal) or
+/// Unsqueeze(A, 0) with A a float mask: records it in `mask`.
+bool attnMask(Importer &I, StringRef m, MaskTerm &mask) {
+  const Node *unsq = unsqueeze0(I, m);
+  if (!unsq)
+    return false;
+  mask.nodes.push_back(unsq);
+  std::string inner = unsq->input(0);
+  const Node *trilu = prod(I, inner, "Trilu");
+  if (!trilu) {
+    mask.bias = inner;
+    return true;
+  }
+  const Node *fill = prod(I, trilu->input(0), "ConstantOfShape");
+  std::optional<HostTensor> k =
+      trilu->input_size() > 1 ? known(I, trilu->input(1)) : std::nullopt;
+  const onnx::AttributeProto *value = fill ? attr(*fill, "value") : nullptr;
+  if (!fill || attrInt(*trilu, "upper", 1) != 1 || !k ||
+      k->numElements() != 1 || k->asInt(0) != 1 || !value)
+    return false;
+  llvm::Expected<HostTensor> v = readTensor(value->t(), I.model, "value");
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return false;
+  }
+  if (!v->isFloat() || v->numElements() != 1 ||
+      !(std::isinf(v->asDouble(0)) && v->asDouble(0) < 0))
+    return false;
+  mask.causal = true;
+  mask.nodes.insert(mask.nodes.end(), {trilu, fill});
+  return true;
+}
+
+/// torch's key_padding_mask: Where(C, -inf, Z) with C the mask [B, S]
+/// through Reshape [B, 1, 1, S], Expand over the heads, Reshape
+/// [B*H, 1, S] and Cast, and Z zeros or an attn_mask term. Records it.
+bool keyPaddingMask(Importer &I, StringRef m, MaskTerm &mask) {
+  const Node *where = prod(I, m, "Where");
+  if (!where)
+    return false;
+  std::optional<double> fill = knownScalar(I, where->input(1));
+  if (!fill || !(std::isinf(*fill) && *fill < 0))
+    return false;
+  std::vector<const Node *> chain;
+  std::string cond = where->input(0);
+  const Node *first = nullptr; // the Reshape [B, 1, 1, S] of the mask
+  for (const Node *n = I.producer(cond);
+       n &&
+       (n->op_type() == "Cast" || n->op_type() == "Reshape" ||
+        n->op_type() == "Expand") &&
+       chain.size() < 8;
+       n = I.producer(cond)) {
+    chain.push_back(n);
+    if (n->op_type() == "Reshape")
+      first = n;
+    cond = n->input(0);
+  }
+  if (!first)
+    return false;
+  // The mask is what the first Reshape, to [B, 1, 1, S], reads.
+  cond = first->input(0);
+  while (chain.back() != first)
+    chain.pop_back();
+  // Checked by its form, not evaluated: its B and S come from the shapes
+  // of the attention's own tensors, which are not imported.
+  auto isOne = [&](StringRef name) {
+    std::optional<HostTensor> t = known(I, name);
+    return t && t->isInteger() && t->numElements() == 1 && t->asInt(0) == 1;
+  };
+  const Node *concat = prod(I, first->input(1), "Concat");
+  std::optional<HostTensor> constant = known(I, first->input(1));
+  bool viewB11S =
+      (concat && concat->input_size() == 4 && isOne(concat->input(1)) &&
+       isOne(concat->input(2))) ||
+      (constant && constant->numElements() == 4 && constant->asInt(1) == 1 &&
+       constant->asInt(2) == 1);
+  if (!viewB11S)
+    return false;
+  if (!isZeros(I, where->input(2)) && !attnMask(I, where->input(2), mask))
+    return false;
+  mask.keyPadding = cond;
+  mask.nodes.push_back(where);
+  mask.nodes.insert(mask.nodes.end(), chain.begin(), chain.end());
+  return true;
+}
+
+/// `scores` is MatMul(q, k) or Add(Mul(MatMul, 1), Mul(M, 1)) with M an
+/// attn_mask term or a key_padding_mask term; returns the MatMul and the
+/// mask, or null when the form is another.
 const Node *scoresAndMask(Importer &I, StringRef scores, MaskTerm &mask) {
   if (const Node *mm = prod(I, scores, "MatMul"))
     return mm;
@@ -569,44 +700,9 @@ const Node *scoresAndMask(Importer &I, StringRef scores, MaskTerm &mask) {
   if (!mm)
     return nullptr;
   std::string m = unscaled(add->input(1));
-  const Node *unsq = prod(I, m, "Unsqueeze");
-  if (!unsq)
+  if (!attnMask(I, m, mask) && !keyPaddingMask(I, m, mask))
     return nullptr;
-  llvm::Expected<Val> axes = I.get(unsq->input(1));
-  if (!axes) {
-    llvm::consumeError(axes.takeError());
-    return nullptr;
-  }
-  bool axis0 =
-      axes->kind == Val::Sym
-          ? axes->sym.size() == 1 && axes->sym[0] == SymDim::constant(0)
-          : axes->kind == Val::Host && axes->host.isInteger() &&
-                axes->host.numElements() == 1 && axes->host.asInt(0) == 0;
-  if (!axis0)
-    return nullptr;
-  mask.nodes.insert(mask.nodes.end(), {add, unsq});
-  std::string inner = unsq->input(0);
-  if (const Node *trilu = prod(I, inner, "Trilu")) {
-    const Node *fill = prod(I, trilu->input(0), "ConstantOfShape");
-    std::optional<HostTensor> k =
-        trilu->input_size() > 1 ? known(I, trilu->input(1)) : std::nullopt;
-    const onnx::AttributeProto *value = fill ? attr(*fill, "value") : nullptr;
-    if (!fill || attrInt(*trilu, "upper", 1) != 1 || !k ||
-        k->numElements() != 1 || k->asInt(0) != 1 || !value)
-      return nullptr;
-    llvm::Expected<HostTensor> v = readTensor(value->t(), I.model, "value");
-    if (!v) {
-      llvm::consumeError(v.takeError());
-      return nullptr;
-    }
-    if (!v->isFloat() || v->numElements() != 1 ||
-        !(std::isinf(v->asDouble(0)) && v->asDouble(0) < 0))
-      return nullptr;
-    mask.causal = true;
-    mask.nodes.insert(mask.nodes.end(), {trilu, fill});
-    return mm;
-  }
-  mask.bias = inner;
+  mask.nodes.push_back(add);
   return mm;
 }
 
@@ -837,6 +933,25 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
                                  " is not supported (expected [L, S])");
     bias = m->value;
   }
+  if (!mask.keyPadding.empty()) {
+    // [B, S] bool -> an additive [B, 1, 1, S] bias (every mask pattern
+    // exact), added to an attn_mask's when there is one.
+    llvm::Expected<Val> kpm = tensorInput(I, reshape, mask.keyPadding);
+    if (!kpm)
+      return kpm.takeError();
+    auto type = dyn_cast<RankedTensorType>(kpm->value.getType());
+    if (kpm->rank() != 2 || !type.getElementType().isInteger(1))
+      return I.fail(reshape, "a key_padding_mask of shape " +
+                                 shapeStr(kpm->shape) +
+                                 " is not supported (expected bool [B, S])");
+    // (Explicitly typed: its result has the mask's shape, so it cannot
+    // fail.)
+    Value kb =
+        at::MaskBiasOp::create(b, l, type.clone(b.getF32Type()), kpm->value);
+    kb = ATTUNE_MAKE(I, at::ExpandDimsOp, reshape, l, kb, 1);
+    kb = ATTUNE_MAKE(I, at::ExpandDimsOp, reshape, l, kb, 1);
+    bias = bias ? Value(ATTUNE_MAKE(I, at::AddOp, reshape, l, bias, kb)) : kb;
+  }
   auto w = [&](const std::optional<Named> &n) {
     return n ? I.weight(n->name, n->data, l) : Value();
   };
@@ -858,7 +973,10 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
   record(I, reshape,
          std::string("attune.multi_head_attention") + (self ? "" : " (cross)") +
              (mask.causal ? " {causal}" : "") +
-             (mask.bias.empty() ? "" : " bias(" + mask.bias + ")"),
+             (mask.bias.empty() ? "" : " bias(" + mask.bias + ")") +
+             (mask.keyPadding.empty()
+                  ? ""
+                  : " bias(mask_bias(" + mask.keyPadding + "))"),
          nodes);
   return true;
 }
@@ -868,20 +986,6 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
 // or Add(x, Slice(buffer, 0, L)) (a registered table) with L the length of
 // x [..., L, E] -> attune.positional_encoding <learned>
 //===----------------------------------------------------------------------===//
-
-/// The constant value of a known integer scalar or one-element Sym.
-std::optional<SymDim> symScalar(Importer &I, StringRef name) {
-  llvm::Expected<Val> v = I.get(name);
-  if (!v) {
-    llvm::consumeError(v.takeError());
-    return std::nullopt;
-  }
-  if (v->kind == Val::Sym && v->sym.size() == 1)
-    return v->sym[0];
-  if (v->kind == Val::Host && v->host.isInteger() && v->host.numElements() == 1)
-    return SymDim::constant(v->host.asInt(0));
-  return std::nullopt;
-}
 
 llvm::Expected<bool> raisePositions(Importer &I, const Node &add) {
   if (add.input_size() != 2)
@@ -1098,26 +1202,6 @@ llvm::Expected<bool> raiseAttention4d(Importer &I, const Node &reshape) {
 // LSTM / GRU nodes (one per layer, sequence-first, ONNX gate order) ->
 // attune.lstm / attune.gru (batch-first, PyTorch gate order and names)
 //===----------------------------------------------------------------------===//
-
-/// True if `name` is all zeros by construction: a ConstantOfShape of 0
-/// (torch's default initial state), possibly sliced or reshaped.
-bool isZeros(Importer &I, StringRef name) {
-  const Node *n = I.producer(name);
-  while (n && (n->op_type() == "Slice" || n->op_type() == "Reshape" ||
-               n->op_type() == "Unsqueeze" || n->op_type() == "Expand"))
-    n = I.producer(n->input(0));
-  if (!n || n->op_type() != "ConstantOfShape")
-    return false;
-  const onnx::AttributeProto *value = attr(*n, "value");
-  if (!value)
-    return true;
-  llvm::Expected<HostTensor> v = readTensor(value->t(), I.model, "value");
-  if (!v) {
-    llvm::consumeError(v.takeError());
-    return false;
-  }
-  return v->numElements() == 1 && v->asDouble(0) == 0;
-}
 
 /// Gate blocks of `t` ([G*H, ...] rows) reordered: block i of the result is
 /// block order[i] of `t`.

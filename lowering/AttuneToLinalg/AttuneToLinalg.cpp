@@ -369,6 +369,29 @@ struct CastLowering : OpConversionPattern<CastOp> {
   }
 };
 
+struct MaskBiasLowering : OpConversionPattern<MaskBiasOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MaskBiasOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    Type element = op.getType().getElementType();
+    Value hidden = kb.floatConst(
+        element, -std::numeric_limits<double>::infinity());
+    Value visible = kb.floatConst(element, 0.0);
+    replaceWithCast(
+        rewriter, op,
+        kb.elementwise(op.getType(), adaptor.getMask(),
+                       [&](OpBuilder &b, Location l, ValueRange a) {
+                         linalg::YieldOp::create(
+                             b, l,
+                             ValueRange{arith::SelectOp::create(
+                                 b, l, a[0], hidden, visible)});
+                       }));
+    return success();
+  }
+};
+
 struct ActivationLowering : OpConversionPattern<ActivationOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -1193,7 +1216,7 @@ void mlir::attune::populateAttuneToLinalgConversionPatterns(
                SplitHeadsLowering, MergeHeadsLowering, SliceLowering,
                ConcatLowering,
                ExpandDimsLowering, SqueezeLowering, CastLowering, ActivationLowering,
-               ScaleLowering, BinaryLowering<AddOp, arith::AddFOp>,
+               ScaleLowering, MaskBiasLowering, BinaryLowering<AddOp, arith::AddFOp>,
                BinaryLowering<MulOp, arith::MulFOp>, SoftmaxLowering,
                LayerNormLowering, AttentionLowering, MaskLowering,
                OverwriteLowering>(ctx);

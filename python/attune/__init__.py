@@ -41,8 +41,8 @@ class AttuneError(RuntimeError):
 
 # attune_dtype (runtime.h) <-> NumPy.
 _DTYPES = {np.dtype("float32"): 0, np.dtype("float16"): 1,
-           np.dtype("int32"): 3, np.dtype("int64"): 4}
-_NUMPY = {v: k for k, v in _DTYPES.items()}
+           np.dtype("int32"): 3, np.dtype("int64"): 4, np.dtype("bool"): 5}
+_NUMPY = {v: k for k, v in _DTYPES.items()}  # attune_dtype -> NumPy
 _NUMPY[2] = np.dtype("V2")  # bf16: raw bits, as ml_dtypes and attune-run
 
 

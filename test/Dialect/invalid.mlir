@@ -987,6 +987,22 @@ func.func @repeat_huge(%x: tensor<2xf32>) {
 
 // -----
 
+func.func @mask_bias_shape(%m: tensor<2x?xi1>) {
+  // expected-error @+1 {{'attune.mask_bias' op result shape [2, 3] differs from the mask's [2, ?]}}
+  %r = attune.mask_bias %m : tensor<2x?xi1> to tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @mask_bias_not_bool(%m: tensor<2x3xi64>) {
+  // expected-error @+1 {{'attune.mask_bias' op operand #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<2x3xi64>'}}
+  %r = attune.mask_bias %m : tensor<2x3xi64> to tensor<2x3xf32>
+  return
+}
+
+// -----
+
 func.func @cast_shape(%x: tensor<2x?xf32>) {
   // expected-error @+1 {{'attune.cast' op result shape [2, 3] differs from the input's [2, ?] (a cast keeps the shape)}}
   %r = attune.cast %x : tensor<2x?xf32> to tensor<2x3xf16>

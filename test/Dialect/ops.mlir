@@ -83,6 +83,15 @@ func.func @cast(%x: tensor<?x64xf32>, %w: tensor<64x32xbf16>, %n: tensor<?xi64>)
   return
 }
 
+// CHECK-LABEL: func @mask_bias
+// CHECK: attune.mask_bias %{{.*}} : tensor<?x?xi1> to tensor<?x?xf32>
+// CHECK: attune.mask_bias %{{.*}} : tensor<2x1x1x5xi1> to tensor<2x1x1x5xf16>
+func.func @mask_bias(%m: tensor<?x?xi1>, %k: tensor<2x1x1x5xi1>) {
+  %0 = attune.mask_bias %m : tensor<?x?xi1> to tensor<?x?xf32>
+  %1 = attune.mask_bias %k : tensor<2x1x1x5xi1> to tensor<2x1x1x5xf16>
+  return
+}
+
 // CHECK-LABEL: func @elementwise
 // CHECK: attune.activation <relu> %{{.*}} : tensor<?x128xf32>
 // CHECK: attune.activation <gelu> %{{.*}} : tensor<?x128xf32>

@@ -162,3 +162,18 @@ func.func @matmul_orders(%a: tensor<2x3x?x16xf32>, %b: tensor<3x16x8xf32>) -> te
   %d = attune.matmul %c, %b {transpose_rhs} : (tensor<2x3x?x8xf32>, tensor<3x16x8xf32>) -> tensor<2x3x?x16xf32>
   return %d : tensor<2x3x?x16xf32>
 }
+
+// -----
+
+// A boolean mask as an additive bias: one select per element.
+// CHECK-LABEL: func @mask_bias
+// CHECK-DAG: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[M:.*]]: i1, %{{.*}}: f32):
+// CHECK: %[[B:.*]] = arith.select %[[M]], %[[NINF]], %[[ZERO]] : f32
+// CHECK: linalg.yield %[[B]]
+func.func @mask_bias(%m: tensor<?x?xi1>) -> tensor<?x?xf32> {
+  %b = attune.mask_bias %m : tensor<?x?xi1> to tensor<?x?xf32>
+  return %b : tensor<?x?xf32>
+}

@@ -120,6 +120,8 @@ double element(const attune::Tensor &t, size_t i) {
     return t.data<int32_t>()[i];
   case ATTUNE_I64:
     return static_cast<double>(t.data<int64_t>()[i]);
+  case ATTUNE_BOOL:
+    return t.data<uint8_t>()[i];
   }
   return 0;
 }

@@ -130,6 +130,7 @@ inline constexpr DtypeInfo kDtypes[] = {
     {ATTUNE_BF16, "bf16", 2, "BF16", "|V2"}, // raw bits, as ml_dtypes saves
     {ATTUNE_I32, "i32", 4, "I32", "<i4"},
     {ATTUNE_I64, "i64", 8, "I64", "<i8"},
+    {ATTUNE_BOOL, "bool", 1, "BOOL", "|b1"},
 };
 /// The row of `dtype`, or null for a value outside the enum.
 const DtypeInfo *dtypeInfo(attune_dtype dtype);

@@ -51,8 +51,11 @@ typedef enum attune_dtype {
   ATTUNE_BF16 = 2,
   ATTUNE_I32 = 3,
   ATTUNE_I64 = 4,
+  /* One byte per element, 0 or 1 (NumPy's bool): masks such as an imported
+   * model's key_padding_mask. */
+  ATTUNE_BOOL = 5,
 } attune_dtype;
-/* "f32", "f16", "bf16", "i32", "i64". */
+/* "f32", "f16", "bf16", "i32", "i64", "bool". */
 ATTUNE_API const char *attune_dtype_name(attune_dtype dtype);
 ATTUNE_API size_t attune_dtype_size(attune_dtype dtype);
 

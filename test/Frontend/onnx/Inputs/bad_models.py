@@ -55,8 +55,8 @@ save(model([helper.make_node("Reshape", ["x", "s"], ["y"], name="/bad/Reshape")]
      "reshape.onnx")
 strings = helper.make_tensor("names", TensorProto.STRING, [1], [b"a"])
 save(model([relu], [x], [y], [strings]), "string_initializer.onnx")
-bool_in = helper.make_tensor_value_info("m", TensorProto.BOOL, ["B", 4])
-save(model([relu], [x, bool_in], [y]), "bool_input.onnx")
+u8_in = helper.make_tensor_value_info("m", TensorProto.UINT8, ["B", 4])
+save(model([relu], [x, u8_in], [y]), "uint8_input.onnx")
 
 
 def external(location, offset=None, length=None):
