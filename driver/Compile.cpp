@@ -87,8 +87,8 @@ FailureOr<artifact::TensorSpec> tensorSpec(Location loc, Type type,
   if (!dtype)
     return emitError(loc) << what << " has element type "
                           << tensor.getElementType()
-                          << "; entry points take f32, f16, bf16, i32 or i64 "
-                             "tensors",
+                          << "; entry points take f32, f16, bf16, i32, i64 "
+                             "or bool tensors",
            failure();
   spec.dtype = artifact::dtypeNamed(dtype)->dtype;
   for (int64_t d : tensor.getShape())
