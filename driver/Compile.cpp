@@ -624,16 +624,21 @@ LogicalResult compileModule(MLIRContext &context, OwningOpRef<ModuleOp> module,
   return writeArtifact(*llvmModule, *tm, options, data, timing);
 }
 
+/// --time-report (or --mlir-timing): one report over every phase.
+TimingScope rootTiming(DefaultTimingManager &timingManager,
+                       const CompileOptions &options) {
+  applyDefaultTimingManagerCLOptions(timingManager);
+  if (options.timeReport)
+    timingManager.setEnabled(true);
+  return timingManager.getRootScope();
+}
+
 } // namespace
 
 LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                       const CompileOptions &options) {
-  // --time-report (or --mlir-timing): one report over every phase.
   DefaultTimingManager timingManager;
-  applyDefaultTimingManagerCLOptions(timingManager);
-  if (options.timeReport)
-    timingManager.setEnabled(true);
-  TimingScope timing = timingManager.getRootScope();
+  TimingScope timing = rootTiming(timingManager, options);
   TimingScope parseTime = timing.nest("parse");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
@@ -645,10 +650,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
 LogicalResult compileOnnx(MLIRContext &context, StringRef path,
                           const CompileOptions &options) {
   DefaultTimingManager timingManager;
-  applyDefaultTimingManagerCLOptions(timingManager);
-  if (options.timeReport)
-    timingManager.setEnabled(true);
-  TimingScope timing = timingManager.getRootScope();
+  TimingScope timing = rootTiming(timingManager, options);
   TimingScope importTime = timing.nest("import");
   auto fail = [](llvm::Error e) {
     llvm::errs() << "error: " << llvm::toString(std::move(e)) << "\n";

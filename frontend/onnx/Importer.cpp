@@ -170,8 +170,12 @@ Location Importer::loc(const onnx::NodeProto &node) {
                       FileLineColLoc::get(&context, model.path, 0, 0));
 }
 
-Type Importer::elementType(const HostTensor &t) {
-  switch (t.type) {
+Type Importer::elementType(int32_t onnxType) {
+  // The one map from ONNX element types to the attune ones; the rest have
+  // no attune type (DOUBLE constants are computed in f32, see normalized).
+  switch (onnxType) {
+  case onnx::TensorProto::FLOAT:
+    return builder.getF32Type();
   case onnx::TensorProto::FLOAT16:
     return builder.getF16Type();
   case onnx::TensorProto::BFLOAT16:
@@ -180,9 +184,16 @@ Type Importer::elementType(const HostTensor &t) {
     return builder.getI64Type();
   case onnx::TensorProto::INT32:
     return builder.getI32Type();
+  case onnx::TensorProto::BOOL:
+    return builder.getI1Type();
   default:
-    return builder.getF32Type();
+    return Type();
   }
+}
+
+Type Importer::elementType(const HostTensor &t) {
+  Type type = elementType(t.type);
+  return type ? type : builder.getF32Type();
 }
 
 static RankedTensorType typeOf(const SymShape &shape, Type element) {
@@ -807,14 +818,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
         values[i] = float(t.asDouble(i));
       return out(Val::ofHost(HostTensor::fromFloats(t.shape, values)));
     }
-    Type element;
-    if (to == onnx::TensorProto::FLOAT)
-      element = builder.getF32Type();
-    else if (to == onnx::TensorProto::FLOAT16)
-      element = builder.getF16Type();
-    else if (to == onnx::TensorProto::BFLOAT16)
-      element = builder.getBF16Type();
-    else
+    Type element = elementType(int32_t(to));
+    if (!element || !isa<FloatType>(element))
       return fail(node, "cast to " + elementTypeName(int32_t(to)) +
                             " of tensor data is not supported (expected "
                             "FLOAT, FLOAT16 or BFLOAT16)");
@@ -1472,31 +1477,11 @@ llvm::Error Importer::declareInputs(Block &block,
     if (!in.type().has_tensor_type())
       return fail("expected a tensor input");
     const onnx::TypeProto::Tensor &tt = in.type().tensor_type();
-    Type element;
-    switch (tt.elem_type()) {
-    case onnx::TensorProto::FLOAT:
-      element = builder.getF32Type();
-      break;
-    case onnx::TensorProto::FLOAT16:
-      element = builder.getF16Type();
-      break;
-    case onnx::TensorProto::BFLOAT16:
-      element = builder.getBF16Type();
-      break;
-    case onnx::TensorProto::INT64:
-      element = builder.getI64Type();
-      break;
-    case onnx::TensorProto::INT32:
-      element = builder.getI32Type();
-      break;
-    case onnx::TensorProto::BOOL:
-      element = builder.getI1Type();
-      break;
-    default:
+    Type element = elementType(tt.elem_type());
+    if (!element)
       return fail("element type " + elementTypeName(tt.elem_type()) +
                   " is not supported (expected FLOAT, FLOAT16, BFLOAT16, "
                   "INT64, INT32 or BOOL)");
-    }
     if (!tt.has_shape())
       return fail("the input has no shape (export with a fixed rank)");
     SymShape shape;

@@ -152,6 +152,9 @@ public:
                      mlir::Location loc);
   /// Symbolic shape of an MLIR value whose dims match `shape` where known.
   Val tensor(mlir::Value v, SymShape shape);
+  /// The attune element type of an ONNX one, or null.
+  mlir::Type elementType(int32_t onnxType);
+  /// The element type a known tensor is materialized in.
   mlir::Type elementType(const HostTensor &t);
 
   /// The batch-first output [B, L, dirs*H] of each imported LSTM/GRU node,

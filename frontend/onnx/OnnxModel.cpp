@@ -287,46 +287,27 @@ llvm::Expected<HostTensor> readTensor(const onnx::TensorProto &tensor,
     // int32_data for every type of 32 bits or less (16-bit floats as bits).
     bytes->resize(expected);
     char *out = bytes->data();
-    auto check = [&](int n) -> llvm::Error {
-      if (uint64_t(n) != count)
-        return fail(what + ": has " + llvm::Twine(n) + " values, expected " +
-                    llvm::Twine(count));
+    // Each value stored in `size` bytes (int32_data carries every type of
+    // 32 bits or less, 16-bit floats as their bits; little-endian).
+    auto copy = [&](const auto &field, size_t size) -> llvm::Error {
+      if (uint64_t(field.size()) != count)
+        return fail(what + ": has " + llvm::Twine(field.size()) +
+                    " values, expected " + llvm::Twine(count));
+      for (int i = 0; i < field.size(); ++i) {
+        auto v = field.Get(i);
+        std::memcpy(out + size * i, &v, size);
+      }
       return llvm::Error::success();
     };
-    switch (t.type) {
-    case onnx::TensorProto::FLOAT:
-      if (auto e = check(tensor.float_data_size()))
-        return std::move(e);
-      for (int i = 0; i < tensor.float_data_size(); ++i) {
-        float v = tensor.float_data(i);
-        std::memcpy(out + 4 * i, &v, 4);
-      }
-      break;
-    case onnx::TensorProto::DOUBLE:
-      if (auto e = check(tensor.double_data_size()))
-        return std::move(e);
-      for (int i = 0; i < tensor.double_data_size(); ++i) {
-        double v = tensor.double_data(i);
-        std::memcpy(out + 8 * i, &v, 8);
-      }
-      break;
-    case onnx::TensorProto::INT64:
-      if (auto e = check(tensor.int64_data_size()))
-        return std::move(e);
-      for (int i = 0; i < tensor.int64_data_size(); ++i) {
-        int64_t v = tensor.int64_data(i);
-        std::memcpy(out + 8 * i, &v, 8);
-      }
-      break;
-    default:
-      if (auto e = check(tensor.int32_data_size()))
-        return std::move(e);
-      for (int i = 0; i < tensor.int32_data_size(); ++i) {
-        int32_t v = tensor.int32_data(i);
-        std::memcpy(out + info->size * i, &v, info->size); // little-endian
-      }
-      break;
-    }
+    llvm::Error e = t.type == onnx::TensorProto::FLOAT
+                        ? copy(tensor.float_data(), 4)
+                    : t.type == onnx::TensorProto::DOUBLE
+                        ? copy(tensor.double_data(), 8)
+                    : t.type == onnx::TensorProto::INT64
+                        ? copy(tensor.int64_data(), 8)
+                        : copy(tensor.int32_data(), info->size);
+    if (e)
+      return std::move(e);
   }
   t.bytes = std::move(bytes);
   return t;
