@@ -282,12 +282,10 @@ llvm::Expected<bool> raiseLayerNorm(Importer &I, const Node &add) {
       b->shape[0] != w->shape[0])
     return false;
   Location l = I.loc(add);
-  auto name = [&](StringRef n) {
-    // An Identity alias is the state_dict key of this use.
-    return n.str();
-  };
-  Value wv = I.weight(name(weightName), *w, l);
-  Value bv = I.weight(name(biasName), *b, l);
+  // By the names the graph uses: an Identity alias is the state_dict key of
+  // this use.
+  Value wv = I.weight(weightName, *w, l);
+  Value bv = I.weight(biasName, *b, l);
   auto ln = ATTUNE_MAKE(I, at::LayerNormOp, add, l, x->value, Value(), wv, bv,
                         I.builder.getF64FloatAttr(*eps),
                         I.builder.getI64IntegerAttr(1));
@@ -664,11 +662,10 @@ bool keyPaddingMask(Importer &I, StringRef m, MaskTerm &mask) {
   };
   const Node *concat = prod(I, first->input(1), "Concat");
   std::optional<HostTensor> constant = known(I, first->input(1));
-  bool viewB11S =
-      (concat && concat->input_size() == 4 && isOne(concat->input(1)) &&
-       isOne(concat->input(2))) ||
-      (constant && constant->numElements() == 4 && constant->asInt(1) == 1 &&
-       constant->asInt(2) == 1);
+  bool viewB11S = (concat && concat->input_size() == 4 &&
+                   isOne(concat->input(1)) && isOne(concat->input(2))) ||
+                  (constant && constant->numElements() == 4 &&
+                   constant->asInt(1) == 1 && constant->asInt(2) == 1);
   if (!viewB11S)
     return false;
   if (!isZeros(I, where->input(2)) && !attnMask(I, where->input(2), mask))
@@ -971,7 +968,10 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
                              flat, gemm, &reshape});
   nodes.insert(nodes.end(), mask.nodes.begin(), mask.nodes.end());
   record(I, reshape,
-         std::string("attune.multi_head_attention") + (self ? "" : " (cross)") +
+         std::string("attune.multi_head_attention") +
+             (self               ? ""
+              : form == PackedKv ? " (cross)"
+                                 : " (q, k, v projections)") +
              (mask.causal ? " {causal}" : "") +
              (mask.bias.empty() ? "" : " bias(" + mask.bias + ")") +
              (mask.keyPadding.empty()
