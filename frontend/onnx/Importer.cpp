@@ -352,12 +352,14 @@ llvm::Error Importer::importNode(const onnx::NodeProto &node) {
                           llvm::Twine(opsetSemanticsSince(node.op_type())) +
                           "); re-export with opset " + llvm::Twine(kMinOpset) +
                           ".." + llvm::Twine(kMaxOpset));
-  llvm::Expected<bool> raised = raisePattern(*this, node);
+  llvm::Expected<bool> raised = raisePattern(*this, node, notRaised);
   if (!raised)
     return raised.takeError();
   if (*raised)
     return llvm::Error::success();
-  return importGeneric(node);
+  llvm::Error e = importGeneric(node);
+  notRaised.clear();
+  return e;
 }
 
 //===----------------------------------------------------------------------===//
@@ -496,8 +498,12 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     define(node, 0, std::move(v));
     return llvm::Error::success();
   };
+  // What no raiser matched, said once the node's own inputs are imported
+  // (they may use notRaised for their own nodes).
+  std::string tried = notRaised;
   auto generic = [&](StringRef what) {
-    explain("generic  " + describe(node) + " -> " + what.str());
+    explain("generic  " + describe(node) + " -> " + what.str() +
+            (tried.empty() ? "" : " (not a " + tried + " pattern)"));
   };
 
   // Data movement and constants.
@@ -1169,8 +1175,10 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       return b.takeError();
     if (a->rank() != 2 || b->rank() != 2)
       return fail(node, "A and B must be 2-D");
-    bool transA = attrInt(node, "transA", 0), transB = attrInt(node, "transB", 0);
-    double alpha = attrFloat(node, "alpha", 1), beta = attrFloat(node, "beta", 1);
+    bool transA = attrInt(node, "transA", 0),
+         transB = attrInt(node, "transB", 0);
+    double alpha = attrFloat(node, "alpha", 1),
+           beta = attrFloat(node, "beta", 1);
     auto ta = asTensor(*a, node);
     if (!ta)
       return ta.takeError();
@@ -1193,15 +1201,14 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     bool biasFused = false;
     if (b->kind == Val::Host) {
       // A known B: attune.linear, whose weight is [out, in].
-      HostTensor w = transB ? normalized(b->host)
-                            : transposed2d(normalized(b->host));
+      HostTensor w =
+          transB ? normalized(b->host) : transposed2d(normalized(b->host));
       std::string name = b->weightName.empty()
                              ? "onnx::" + node.output(0) + ".weight"
                              : b->weightName + (transB ? "" : ".T");
       if (x.shape.back() != SymDim::constant(w.shape[1]))
         return fail(node, "A's inner dim " + x.shape.back().str() +
-                              " does not match B's " +
-                              llvm::Twine(w.shape[1]));
+                              " does not match B's " + llvm::Twine(w.shape[1]));
       Value bias;
       if (cHost && alpha == 1 && beta == 1 && cHost->shape.size() == 1 &&
           cHost->shape[0] == w.shape[0]) {
@@ -1222,8 +1229,8 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
         return tb.takeError();
       const SymDim &k = transB ? tb->shape[1] : tb->shape[0];
       if (x.shape[1] != k && x.shape[1].isConstant() && k.isConstant())
-        return fail(node, "inner dims " + x.shape[1].str() + " and " +
-                              k.str() + " differ");
+        return fail(node, "inner dims " + x.shape[1].str() + " and " + k.str() +
+                              " differ");
       y = tensor(ATTUNE_MAKE(*this, at::MatmulOp, node, l, x.value, tb->value,
                              false, transB),
                  {x.shape[0], transB ? tb->shape[0] : tb->shape[1]});
@@ -1261,11 +1268,11 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     auto ta = asTensor(*a, node);
     if (!ta)
       return ta.takeError();
-    if (std::optional<NamedWeight> named = matmulWeight(*this, node, ".weight")) {
+    if (std::optional<NamedWeight> named =
+            matmulWeight(*this, node, ".weight")) {
       // x @ W with W known: attune.linear takes W as [out, in].
       const HostTensor &w = named->data;
-      if (ta->shape.empty() ||
-          ta->shape.back() != SymDim::constant(w.shape[1]))
+      if (ta->shape.empty() || ta->shape.back() != SymDim::constant(w.shape[1]))
         return fail(node, "input's last dim " +
                               (ta->shape.empty() ? std::string("(none)")
                                                  : ta->shape.back().str()) +
@@ -1507,23 +1514,40 @@ llvm::Error Importer::declareInputs(Block &block,
 /// and the generic forms can read the inputs they match on.
 static std::optional<std::tuple<int, int, int>> arity(StringRef op) {
   static const llvm::StringMap<std::tuple<int, int, int>> table = {
-      {"Add", {2, 2, 1}},      {"Sub", {2, 2, 1}},
-      {"Mul", {2, 2, 1}},      {"Div", {2, 2, 1}},
-      {"Pow", {2, 2, 1}},      {"MatMul", {2, 2, 1}},
-      {"Equal", {2, 2, 1}},    {"Gemm", {2, 3, 1}},
-      {"Relu", {1, 1, 1}},     {"Tanh", {1, 1, 1}},
-      {"Sigmoid", {1, 1, 1}},  {"Erf", {1, 1, 1}},
-      {"Sqrt", {1, 1, 1}},     {"Softmax", {1, 1, 1}},
-      {"Transpose", {1, 1, 1}}, {"Identity", {1, 1, 1}},
-      {"Shape", {1, 1, 1}},    {"Cast", {1, 1, 1}},
-      {"ConstantOfShape", {1, 1, 1}}, {"ReduceMean", {1, 2, 1}},
-      {"LayerNormalization", {1, 3, 1}}, {"Reshape", {2, 2, 1}},
-      {"Slice", {3, 5, 1}},    {"Split", {1, 2, 1}},
-      {"Squeeze", {1, 2, 1}},  {"Unsqueeze", {1, 2, 1}},
-      {"Concat", {1, 1 << 20, 1}}, {"Gather", {2, 2, 1}},
-      {"Where", {3, 3, 1}},    {"Trilu", {1, 2, 1}},
-      {"Range", {3, 3, 1}},    {"Expand", {2, 2, 1}},
-      {"LSTM", {3, 8, 1}},     {"GRU", {3, 6, 1}},
+      {"Add", {2, 2, 1}},
+      {"Sub", {2, 2, 1}},
+      {"Mul", {2, 2, 1}},
+      {"Div", {2, 2, 1}},
+      {"Pow", {2, 2, 1}},
+      {"MatMul", {2, 2, 1}},
+      {"Equal", {2, 2, 1}},
+      {"Gemm", {2, 3, 1}},
+      {"Relu", {1, 1, 1}},
+      {"Tanh", {1, 1, 1}},
+      {"Sigmoid", {1, 1, 1}},
+      {"Erf", {1, 1, 1}},
+      {"Sqrt", {1, 1, 1}},
+      {"Softmax", {1, 1, 1}},
+      {"Transpose", {1, 1, 1}},
+      {"Identity", {1, 1, 1}},
+      {"Shape", {1, 1, 1}},
+      {"Cast", {1, 1, 1}},
+      {"ConstantOfShape", {1, 1, 1}},
+      {"ReduceMean", {1, 2, 1}},
+      {"LayerNormalization", {1, 3, 1}},
+      {"Reshape", {2, 2, 1}},
+      {"Slice", {3, 5, 1}},
+      {"Split", {1, 2, 1}},
+      {"Squeeze", {1, 2, 1}},
+      {"Unsqueeze", {1, 2, 1}},
+      {"Concat", {1, 1 << 20, 1}},
+      {"Gather", {2, 2, 1}},
+      {"Where", {3, 3, 1}},
+      {"Trilu", {1, 2, 1}},
+      {"Range", {3, 3, 1}},
+      {"Expand", {2, 2, 1}},
+      {"LSTM", {3, 8, 1}},
+      {"GRU", {3, 6, 1}},
       {"Constant", {0, 0, 1}},
   };
   auto it = table.find(op);

@@ -183,6 +183,7 @@ private:
   mlir::Block *body = nullptr;
   mlir::Operation *lastWeight = nullptr;
   int depth = 0;
+  std::string notRaised; // the patterns tried on the node being imported
 
 public:
   /// The longest chain of nodes the import follows (see get()).
@@ -190,9 +191,11 @@ public:
 };
 
 /// Tries the raised patterns anchored at `node` (Raise.cpp). Returns true
-/// when one matched and defined the node's outputs.
+/// when one matched and defined the node's outputs; else `tried` names the
+/// patterns that did not match (for --explain).
 llvm::Expected<bool> raisePattern(Importer &importer,
-                                  const onnx::NodeProto &node);
+                                  const onnx::NodeProto &node,
+                                  std::string &tried);
 
 /// A weight applied by a MatMul(x, B) in PyTorch's [out, in] layout, and
 /// the name to bind it by (Raise.cpp says how it is recovered).

@@ -99,18 +99,23 @@ int64_t opsetSemanticsSince(StringRef op) {
   // old meaning (Reshape's allowzero, LSTM's layout, Shape's start/end),
   // the older one counts.
   static const llvm::StringMap<int64_t> since = {
-      {"Add", 7},          {"Sub", 7},         {"Mul", 7},
-      {"Div", 7},          {"Relu", 6},        {"Tanh", 6},
-      {"Sigmoid", 6},      {"Erf", 9},         {"Sqrt", 6},
-      {"Pow", 7},          {"MatMul", 9},      {"Gemm", 11},
-      {"Softmax", 13},     {"Transpose", 1},   {"Slice", 10},
-      {"Unsqueeze", 13},   {"Squeeze", 13},    {"Split", 13},
-      {"Concat", 4},       {"Gather", 1},      {"Cast", 6},
-      {"Identity", 1},     {"Constant", 12},   {"ConstantOfShape", 9},
-      {"Shape", 1},        {"Reshape", 5},     {"LSTM", 7},
-      {"GRU", 7},          {"Trilu", 14},      {"Where", 9},
-      {"ReduceMean", 1},   {"Range", 11},      {"Expand", 8},
-      {"LayerNormalization", 17},
+      {"Add", 7},        {"Sub", 7},
+      {"Mul", 7},        {"Div", 7},
+      {"Relu", 6},       {"Tanh", 6},
+      {"Sigmoid", 6},    {"Erf", 9},
+      {"Sqrt", 6},       {"Pow", 7},
+      {"MatMul", 9},     {"Gemm", 11},
+      {"Softmax", 13},   {"Transpose", 1},
+      {"Slice", 10},     {"Unsqueeze", 13},
+      {"Squeeze", 13},   {"Split", 13},
+      {"Concat", 4},     {"Gather", 1},
+      {"Cast", 6},       {"Identity", 1},
+      {"Constant", 12},  {"ConstantOfShape", 9},
+      {"Shape", 1},      {"Reshape", 5},
+      {"LSTM", 7},       {"GRU", 7},
+      {"Trilu", 14},     {"Where", 9},
+      {"ReduceMean", 1}, {"Range", 11},
+      {"Expand", 8},     {"LayerNormalization", 17},
   };
   auto it = since.find(op);
   return it == since.end() ? kMinOpset : it->second;
@@ -299,13 +304,12 @@ llvm::Expected<HostTensor> readTensor(const onnx::TensorProto &tensor,
       }
       return llvm::Error::success();
     };
-    llvm::Error e = t.type == onnx::TensorProto::FLOAT
-                        ? copy(tensor.float_data(), 4)
-                    : t.type == onnx::TensorProto::DOUBLE
-                        ? copy(tensor.double_data(), 8)
-                    : t.type == onnx::TensorProto::INT64
-                        ? copy(tensor.int64_data(), 8)
-                        : copy(tensor.int32_data(), info->size);
+    llvm::Error e =
+        t.type == onnx::TensorProto::FLOAT    ? copy(tensor.float_data(), 4)
+        : t.type == onnx::TensorProto::DOUBLE ? copy(tensor.double_data(), 8)
+        : t.type == onnx::TensorProto::INT64
+            ? copy(tensor.int64_data(), 8)
+            : copy(tensor.int32_data(), info->size);
     if (e)
       return std::move(e);
   }
@@ -349,8 +353,7 @@ parseOnnxModel(StringRef bytes, StringRef name, StringRef folder) {
                 " is older than the oldest supported, " +
                 llvm::Twine(kOldestOpset) +
                 " (re-export with torch.onnx.export(..., opset_version=" +
-                llvm::Twine(kMinOpset) + ".." + llvm::Twine(kMaxOpset) +
-                "))");
+                llvm::Twine(kMinOpset) + ".." + llvm::Twine(kMaxOpset) + "))");
   if (model->opset > kMaxOpset)
     return fail(name + ": opset " + llvm::Twine(model->opset) +
                 " is newer than the newest supported, " +

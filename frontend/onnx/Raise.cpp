@@ -1392,23 +1392,31 @@ llvm::Expected<bool> raiseRecurrentOutput(Importer &I, const Node &reshape) {
 
 } // namespace
 
-llvm::Expected<bool> raisePattern(Importer &I, const Node &node) {
+llvm::Expected<bool> raisePattern(Importer &I, const Node &node,
+                                  std::string &tried) {
   StringRef op = node.op_type();
   using Raiser = llvm::Expected<bool> (*)(Importer &, const Node &);
-  SmallVector<Raiser> raisers;
+  SmallVector<std::pair<Raiser, const char *>> raisers;
   if (op == "Add")
-    raisers = {raiseLayerNorm, raiseLinear, raisePositions};
+    raisers = {{raiseLayerNorm, "layer norm"},
+               {raiseLinear, "biased linear"},
+               {raisePositions, "positions"}};
   else if (op == "Mul")
-    raisers = {raiseGelu};
+    raisers = {{raiseGelu, "GELU"}};
   else if (op == "Reshape")
-    raisers = {raiseMultiHeadAttention, raiseAttention4d, raiseRecurrentOutput};
+    raisers = {{raiseMultiHeadAttention, "nn.MultiheadAttention"},
+               {raiseAttention4d, "attention over 4-D heads"},
+               {raiseRecurrentOutput, "recurrent output"}};
   else if (op == "LSTM" || op == "GRU")
-    raisers = {raiseRecurrent};
-  for (Raiser r : raisers) {
-    llvm::Expected<bool> done = r(I, node);
+    raisers = {{raiseRecurrent, "recurrent layer"}};
+  SmallVector<StringRef> names;
+  for (auto [raiser, name] : raisers) {
+    llvm::Expected<bool> done = raiser(I, node);
     if (!done || *done)
       return done;
+    names.push_back(name);
   }
+  tried = llvm::join(names, ", ");
   return false;
 }
 
