@@ -437,9 +437,10 @@ HostTensor hostSlice(const HostTensor &t, int64_t axis, int64_t start,
   HostTensor r = t;
   r.shape[axis] = size;
   auto bytes = std::make_shared<std::vector<char>>(outer * size * inner);
-  for (int64_t o = 0; o < outer; ++o)
-    std::memcpy(bytes->data() + o * size * inner,
-                t.data() + (o * t.shape[axis] + start) * inner, size * inner);
+  if (size * inner > 0) // (empty tensors have no data pointer)
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(bytes->data() + o * size * inner,
+                  t.data() + (o * t.shape[axis] + start) * inner, size * inner);
   r.bytes = std::move(bytes);
   return r;
 }

@@ -196,7 +196,8 @@ HostTensor HostTensor::fromFloats(std::vector<int64_t> shape,
   t.type = onnx::TensorProto::FLOAT;
   t.shape = std::move(shape);
   auto bytes = std::make_shared<std::vector<char>>(values.size() * 4);
-  std::memcpy(bytes->data(), values.data(), bytes->size());
+  if (!values.empty()) // (no null pointers to memcpy, even for 0 bytes)
+    std::memcpy(bytes->data(), values.data(), bytes->size());
   t.bytes = std::move(bytes);
   return t;
 }
@@ -207,7 +208,8 @@ HostTensor HostTensor::fromInts(std::vector<int64_t> shape,
   t.type = onnx::TensorProto::INT64;
   t.shape = std::move(shape);
   auto bytes = std::make_shared<std::vector<char>>(values.size() * 8);
-  std::memcpy(bytes->data(), values.data(), bytes->size());
+  if (!values.empty())
+    std::memcpy(bytes->data(), values.data(), bytes->size());
   t.bytes = std::move(bytes);
   return t;
 }

@@ -121,7 +121,8 @@ HostTensor transposed2d(const HostTensor &w) {
 std::optional<std::string> sameAs(Importer &I, const HostTensor &t) {
   for (const auto &[name, init] : I.model.initializers)
     if (init.type == t.type && init.shape == t.shape &&
-        std::memcmp(init.data(), t.data(), t.bytes->size()) == 0)
+        (t.bytes->empty() ||
+         std::memcmp(init.data(), t.data(), t.bytes->size()) == 0))
       return name;
   return std::nullopt;
 }

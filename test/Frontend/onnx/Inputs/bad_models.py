@@ -123,3 +123,12 @@ def chain(n):
 
 save(chain(20001), "too_deep.onnx")
 save(chain(10000), "deep.onnx")
+
+# The shape of a scalar (an empty shape value) used as data (the fuzzer's
+# fifth find: a memcpy of 0 bytes from a null pointer, undefined behaviour).
+scalar = numpy_helper.from_array(np.array(1.5, np.float32), "c")
+two = numpy_helper.from_array(np.array([2, 2], np.int64), "two")
+save(model([helper.make_node("Shape", ["c"], ["s"], name="/s/Shape"),
+            helper.make_node("Mul", ["s", "two"], ["t"], name="/s/Mul"),
+            helper.make_node("Reshape", ["x", "t"], ["y"], name="/s/Reshape")],
+           [x], [y], [scalar, two]), "empty_shape.onnx")
