@@ -492,6 +492,23 @@ HostTensor hostTranspose(const HostTensor &t,
 
 } // namespace
 
+llvm::Expected<std::vector<int64_t>>
+Importer::constantInts(const onnx::NodeProto &node, int i, StringRef what) {
+  auto v = input(node, i);
+  if (!v)
+    return v.takeError();
+  auto elements = symElements(*v);
+  if (!elements)
+    return fail(node, what + " must be known at import");
+  std::vector<int64_t> ints;
+  for (const SymDim &d : *elements) {
+    if (!d.isConstant())
+      return fail(node, what + " must be constants");
+    ints.push_back(d.coeff);
+  }
+  return ints;
+}
+
 llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
   StringRef op = node.op_type();
   Location l = loc(node);
@@ -665,17 +682,10 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       return x.takeError();
     std::vector<int64_t> axes;
     if (hasInput(node, 1)) {
-      auto a = input(node, 1);
+      auto a = constantInts(node, 1, "axes");
       if (!a)
         return a.takeError();
-      auto sa = symElements(*a);
-      if (!sa)
-        return fail(node, "axes must be known at import");
-      for (const SymDim &d : *sa) {
-        if (!d.isConstant())
-          return fail(node, "axes must be constants");
-        axes.push_back(d.coeff);
-      }
+      axes = std::move(*a);
     } else if (op == "Squeeze") {
       if (x->kind != Val::Tensor)
         return fail(node, "Squeeze without axes is only supported on tensors");
@@ -968,17 +978,12 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     int64_t extent = t->shape[axis].coeff;
     std::vector<int64_t> sizes;
     if (hasInput(node, 1)) {
-      auto sv = input(node, 1);
+      auto sv = constantInts(node, 1, "split sizes");
       if (!sv)
         return sv.takeError();
-      auto ss = symElements(*sv);
-      if (!ss)
-        return fail(node, "split sizes must be known at import");
-      for (const SymDim &d : *ss) {
-        if (!d.isConstant() || d.coeff < 0)
-          return fail(node, "split sizes must be non-negative constants");
-        sizes.push_back(d.coeff);
-      }
+      sizes = std::move(*sv);
+      if (llvm::any_of(sizes, [](int64_t s) { return s < 0; }))
+        return fail(node, "split sizes must be non-negative constants");
     } else if (auto a = attrInts(node, "split")) {
       sizes = *a;
     } else {

@@ -108,6 +108,10 @@ public:
   bool hasInput(const onnx::NodeProto &node, int i) const {
     return node.input_size() > i && !node.input(i).empty();
   }
+  /// Input `i` of `node` as integer constants (axes, split sizes); an
+  /// error naming `what` when they are not known at import.
+  llvm::Expected<std::vector<int64_t>>
+  constantInts(const onnx::NodeProto &node, int i, llvm::StringRef what);
   /// Records `value` as the value of `node`'s output `i`.
   void define(const onnx::NodeProto &node, int i, Val value);
 

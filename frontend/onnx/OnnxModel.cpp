@@ -2,6 +2,8 @@
 
 #include "frontend/onnx/OnnxModel.h"
 
+#include "attune/artifact.h"
+
 #include <google/protobuf/io/coded_stream.h>
 
 #include "llvm/ADT/STLExtras.h"
@@ -35,32 +37,6 @@ constexpr ElementTypeInfo kElementTypes[] = {
 
 llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-float halfToFloat(uint16_t h) {
-  uint32_t sign = uint32_t(h >> 15) << 31;
-  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else { // subnormal: normalize
-      int shift = 0;
-      while (!(mant & 0x400)) {
-        mant <<= 1;
-        ++shift;
-      }
-      mant &= 0x3ff;
-      bits = sign | uint32_t(127 - 15 - shift + 1) << 23 | (mant << 13);
-    }
-  } else {
-    bits = sign | (exp + 127 - 15) << 23 | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
 }
 
 template <typename T> T load(const char *p) {
@@ -159,13 +135,9 @@ double HostTensor::asDouble(int64_t i) const {
   case onnx::TensorProto::DOUBLE:
     return load<double>(p + 8 * i);
   case onnx::TensorProto::FLOAT16:
-    return halfToFloat(load<uint16_t>(p + 2 * i));
-  case onnx::TensorProto::BFLOAT16: {
-    uint32_t bits = uint32_t(load<uint16_t>(p + 2 * i)) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
+    return ::attune::artifact::halfToFloat(load<uint16_t>(p + 2 * i));
+  case onnx::TensorProto::BFLOAT16:
+    return ::attune::artifact::bf16ToFloat(load<uint16_t>(p + 2 * i));
   default:
     return double(asInt(i));
   }
@@ -190,28 +162,28 @@ int64_t HostTensor::asInt(int64_t i) const {
   }
 }
 
-HostTensor HostTensor::fromFloats(std::vector<int64_t> shape,
-                                  const std::vector<float> &values) {
+/// A tensor of `type` holding `values` (of that type's C++ type).
+template <typename T>
+static HostTensor hostTensorOf(int32_t type, std::vector<int64_t> shape,
+                               const std::vector<T> &values) {
   HostTensor t;
-  t.type = onnx::TensorProto::FLOAT;
+  t.type = type;
   t.shape = std::move(shape);
-  auto bytes = std::make_shared<std::vector<char>>(values.size() * 4);
+  auto bytes = std::make_shared<std::vector<char>>(values.size() * sizeof(T));
   if (!values.empty()) // (no null pointers to memcpy, even for 0 bytes)
     std::memcpy(bytes->data(), values.data(), bytes->size());
   t.bytes = std::move(bytes);
   return t;
 }
 
+HostTensor HostTensor::fromFloats(std::vector<int64_t> shape,
+                                  const std::vector<float> &values) {
+  return hostTensorOf(onnx::TensorProto::FLOAT, std::move(shape), values);
+}
+
 HostTensor HostTensor::fromInts(std::vector<int64_t> shape,
                                 const std::vector<int64_t> &values) {
-  HostTensor t;
-  t.type = onnx::TensorProto::INT64;
-  t.shape = std::move(shape);
-  auto bytes = std::make_shared<std::vector<char>>(values.size() * 8);
-  if (!values.empty())
-    std::memcpy(bytes->data(), values.data(), bytes->size());
-  t.bytes = std::move(bytes);
-  return t;
+  return hostTensorOf(onnx::TensorProto::INT64, std::move(shape), values);
 }
 
 llvm::Expected<HostTensor> readTensor(const onnx::TensorProto &tensor,

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "attune/artifact.h"
 #include "attune/runtime.hpp"
 
 #include <algorithm>
@@ -91,31 +92,15 @@ std::string signature(const attune_tensor_info &info) {
          shapeString(info.shape, info.rank);
 }
 
-float halfToFloat(uint16_t h) {
-  uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
-  float value;
-  if (exp == 0)
-    value = std::ldexp(static_cast<float>(frac), -24);
-  else if (exp == 31)
-    value = frac ? NAN : INFINITY;
-  else
-    value = std::ldexp(static_cast<float>(frac | 0x400), static_cast<int>(exp) - 25);
-  return sign ? -value : value;
-}
-
 /// Element `i` of `t` as double.
 double element(const attune::Tensor &t, size_t i) {
   switch (t.dtype()) {
   case ATTUNE_F32:
     return t.data<float>()[i];
   case ATTUNE_F16:
-    return halfToFloat(t.data<uint16_t>()[i]);
-  case ATTUNE_BF16: {
-    uint32_t bits = static_cast<uint32_t>(t.data<uint16_t>()[i]) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
+    return attune::artifact::halfToFloat(t.data<uint16_t>()[i]);
+  case ATTUNE_BF16:
+    return attune::artifact::bf16ToFloat(t.data<uint16_t>()[i]);
   case ATTUNE_I32:
     return t.data<int32_t>()[i];
   case ATTUNE_I64:

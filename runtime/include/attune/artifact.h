@@ -36,8 +36,10 @@
 
 #include "attune/runtime.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -141,6 +143,28 @@ const DtypeInfo *dtypeOfSafetensors(const std::string &name);
 /// Bytes per element of a safetensors dtype (also those Attune does not
 /// compute in: F64, I8, BOOL, ...), or 0 if unknown.
 size_t safetensorsElementSize(const std::string &name);
+
+/// An f16 (IEEE binary16) value, given as its bits, as a float (exact).
+inline float halfToFloat(uint16_t h) {
+  uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  float value;
+  if (exp == 0)
+    value = std::ldexp(static_cast<float>(frac), -24);
+  else if (exp == 31)
+    value = frac ? NAN : INFINITY;
+  else
+    value = std::ldexp(static_cast<float>(frac | 0x400),
+                       static_cast<int>(exp) - 25);
+  return sign ? -value : value;
+}
+
+/// A bf16 value, given as its bits, as a float (exact).
+inline float bf16ToFloat(uint16_t h) {
+  uint32_t bits = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
 
 //===----------------------------------------------------------------------===//
 // CPU features
