@@ -70,6 +70,55 @@ def Attune_Seq2SeqScore : I32EnumAttr<"Seq2SeqScore",
 def Attune_Seq2SeqScoreAttr
     : Attune_EnumAttr<Attune_Seq2SeqScore, "seq2seq_score">;
 
+def Attune_UnaryFn : I32EnumAttr<"UnaryFn", "elementwise math function", [
+    I32EnumAttrCase<"erf", 0>,
+    I32EnumAttrCase<"sqrt", 1>,
+    I32EnumAttrCase<"exp", 2>,
+    I32EnumAttrCase<"log", 3>,
+    I32EnumAttrCase<"neg", 4>,
+    I32EnumAttrCase<"abs", 5>,
+    I32EnumAttrCase<"reciprocal", 6>]> {
+  let cppNamespace = "::mlir::attune";
+  let genSpecializedAttr = 0;
+}
+def Attune_UnaryFnAttr : Attune_EnumAttr<Attune_UnaryFn, "unary_fn">;
+
+def Attune_BinaryFn : I32EnumAttr<"BinaryFn", "elementwise binary function", [
+    I32EnumAttrCase<"sub", 0>,
+    I32EnumAttrCase<"div", 1>,
+    I32EnumAttrCase<"pow", 2>,
+    I32EnumAttrCase<"max", 3>,
+    I32EnumAttrCase<"min", 4>]> {
+  let cppNamespace = "::mlir::attune";
+  let genSpecializedAttr = 0;
+}
+def Attune_BinaryFnAttr : Attune_EnumAttr<Attune_BinaryFn, "binary_fn">;
+
+def Attune_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "elementwise comparison", [
+    I32EnumAttrCase<"eq", 0>,
+    I32EnumAttrCase<"lt", 1>,
+    I32EnumAttrCase<"le", 2>,
+    I32EnumAttrCase<"gt", 3>,
+    I32EnumAttrCase<"ge", 4>,
+    I32EnumAttrCase<"ne", 5>]> {
+  let cppNamespace = "::mlir::attune";
+  let genSpecializedAttr = 0;
+}
+def Attune_ComparePredicateAttr
+    : Attune_EnumAttr<Attune_ComparePredicate, "compare_predicate">;
+
+def Attune_ReduceKind : I32EnumAttr<"ReduceKind", "reduction", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"mean", 1>,
+    I32EnumAttrCase<"max", 2>,
+    I32EnumAttrCase<"min", 3>,
+    I32EnumAttrCase<"prod", 4>]> {
+  let cppNamespace = "::mlir::attune";
+  let genSpecializedAttr = 0;
+}
+def Attune_ReduceKindAttr : Attune_EnumAttr<Attune_ReduceKind, "reduce_kind">;
+
 //===----------------------------------------------------------------------===//
 // Code generation decisions
 //===----------------------------------------------------------------------===//

@@ -827,6 +827,137 @@ static LogicalResult inferMulOp(const Diag &diag, MulOp::Adaptor a,
 }
 ATTUNE_INFERRED_OP(MulOp)
 
+static LogicalResult inferBinaryOp(const Diag &diag, BinaryOp::Adaptor a,
+                                   SmallVectorImpl<Type> &types) {
+  return inferBroadcastBinary(diag, a.getLhs(), a.getRhs(), types);
+}
+ATTUNE_INFERRED_OP(BinaryOp)
+
+static LogicalResult inferCompareOp(const Diag &diag, CompareOp::Adaptor a,
+                                    SmallVectorImpl<Type> &types) {
+  SmallVector<Type> broadcast;
+  if (failed(inferBroadcastBinary(diag, a.getLhs(), a.getRhs(), broadcast)))
+    return failure();
+  auto shaped = cast<RankedTensorType>(broadcast.front());
+  types.push_back(RankedTensorType::get(
+      shaped.getShape(), IntegerType::get(shaped.getContext(), 1)));
+  return success();
+}
+ATTUNE_INFERRED_OP(CompareOp)
+
+static LogicalResult inferSelectOp(const Diag &diag, SelectOp::Adaptor a,
+                                   SmallVectorImpl<Type> &types) {
+  Named c{"condition", a.getCondition()}, l{"lhs", a.getLhs()},
+      r{"rhs", a.getRhs()};
+  if (failed(sameElementType(diag, {l, r})))
+    return failure();
+  FailureOr<Shape> values =
+      broadcastShapes(diag, l, shapeOf(l.value), r, shapeOf(r.value));
+  if (failed(values))
+    return failure();
+  FailureOr<Shape> out = broadcastShapes(
+      diag, c, shapeOf(c.value), Named{"lhs and rhs", l.value}, *values);
+  if (failed(out))
+    return failure();
+  types.push_back(makeTensor(*out, l.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(SelectOp)
+
+static LogicalResult inferReduceOp(const Diag &diag, ReduceOp::Adaptor a,
+                                   SmallVectorImpl<Type> &types) {
+  ArrayRef<int64_t> s = shapeOf(a.getInput());
+  int64_t rank = s.size();
+  SmallVector<bool> reduced(rank, false);
+  for (int64_t axis : a.getAxes()) {
+    FailureOr<int64_t> n = normalizeAxis(diag, "axis", axis, rank);
+    if (failed(n))
+      return failure();
+    if (reduced[*n])
+      return diag() << "axis " << axis << " is repeated in axes (dim " << *n
+                    << " is reduced once)";
+    reduced[*n] = true;
+  }
+  Shape out;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!reduced[i])
+      out.push_back(s[i]);
+    else if (a.getKeepDims())
+      out.push_back(1);
+  }
+  types.push_back(makeTensor(out, a.getInput()));
+  return success();
+}
+ATTUNE_INFERRED_OP(ReduceOp)
+
+static LogicalResult inferGatherOp(const Diag &diag, GatherOp::Adaptor a,
+                                   SmallVectorImpl<Type> &types) {
+  Named x{"input", a.getInput()};
+  if (failed(expectMinRank(diag, x, 1)))
+    return failure();
+  ArrayRef<int64_t> s = shapeOf(x.value);
+  FailureOr<int64_t> axis =
+      normalizeAxis(diag, "axis", static_cast<int64_t>(a.getAxis()), s.size());
+  if (failed(axis))
+    return failure();
+  Shape out(s.begin(), s.begin() + *axis);
+  llvm::append_range(out, shapeOf(a.getIndices()));
+  out.append(s.begin() + *axis + 1, s.end());
+  types.push_back(makeTensor(out, x.value));
+  return success();
+}
+ATTUNE_INFERRED_OP(GatherOp)
+
+/// The products of the static dims between consecutive dynamic dims of
+/// `shape` (one more entry than it has dynamic dims).
+static SmallVector<int64_t> staticRuns(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> runs(1, 1);
+  for (int64_t d : shape) {
+    if (isKnown(d))
+      runs.back() *= d;
+    else
+      runs.push_back(1);
+  }
+  return runs;
+}
+
+LogicalResult ReshapeOp::verify() {
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  ArrayRef<int64_t> out = getType().getShape();
+  if (getInput().getType().getElementType() != getType().getElementType())
+    return emitOpError("result element type ")
+           << getType().getElementType() << " differs from the input's "
+           << getInput().getType().getElementType();
+  SmallVector<int64_t> a = staticRuns(in), b = staticRuns(out);
+  if (a.size() != b.size())
+    return emitOpError("input ")
+           << shapeStr(in) << " has " << a.size() - 1
+           << " dynamic dims and result " << shapeStr(out) << " has "
+           << b.size() - 1 << " (a reshape keeps the dynamic dims)";
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i])
+      return emitOpError("static dims ")
+             << (i == 0 ? std::string("before the first dynamic dim")
+                        : "after dynamic dim " + std::to_string(i))
+             << " hold " << a[i] << " elements in the input " << shapeStr(in)
+             << " and " << b[i] << " in the result " << shapeStr(out);
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+LogicalResult TriluOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  if (rank < 2)
+    return emitOpError("input has rank ")
+           << rank << ", expected rank >= 2 ([..., M, N])";
+  return success();
+}
+
 static LogicalResult inferLayerNormOp(const Diag &diag, LayerNormOp::Adaptor a,
                                       SmallVectorImpl<Type> &types) {
   Named x{"input", a.getInput()}, w{"weight", a.getWeight()},

@@ -15,6 +15,11 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Attune_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def Attune_IndexTensor : RankedTensorOf<[I32, I64]>;
+// Floats and integers: what comparisons, choices and gathers take.
+def Attune_NumericTensor : RankedTensorOf<[F32, F16, BF16, I32, I64]>;
+// What the pure data-movement ops (no arithmetic) move: floats, integers and
+// booleans (masks).
+def Attune_DataTensor : RankedTensorOf<[F32, F16, BF16, I32, I64, I1]>;
 
 // An op whose result types are inferred from its operands and attributes. The
 // C++ verifier and the type inference share one function per op (see
@@ -25,7 +30,7 @@ class Attune_InferOp<string mnemonic, list<Trait> traits = []>
 }
 
 // A shape-preserving op with one tensor operand.
-class Attune_UnaryOp<string mnemonic, list<Trait> traits = []>
+class Attune_SameTypeOp<string mnemonic, list<Trait> traits = []>
     : Attune_Op<mnemonic, traits # [Pure, SameOperandsAndResultType]> {
   let results = (outs Attune_FloatTensor:$result);
 }
@@ -306,9 +311,33 @@ def Attune_ExpandDimsOp : Attune_InferOp<"expand_dims"> {
         : (tensor<?x?x32xf32>) -> tensor<?x?x1x32xf32>
     ```
   }];
-  let arguments = (ins Attune_FloatTensor:$input, I64Attr:$axis);
-  let results = (outs Attune_FloatTensor:$result);
+  let arguments = (ins Attune_DataTensor:$input, I64Attr:$axis);
+  let results = (outs Attune_DataTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Attune_ReshapeOp : Attune_Op<"reshape", [Pure]> {
+  let summary = "Row-major reshape that keeps the dynamic dims";
+  let description = [{
+    The input's elements, in row-major order, in the result's shape
+    (`torch.reshape`, ONNX `Reshape`). The dynamic dims are carried over:
+    the input and the result have the same number of dynamic dims, and the
+    `k`-th dynamic dim of the result is the `k`-th of the input. Between two
+    consecutive dynamic dims (and before the first, after the last) the
+    static dims of the input and of the result have equal products, so
+    `[?, ?, 768]` becomes `[?, ?, 12, 64]` and `[2, 3, 4]` becomes `[4, 6]`;
+    merging or splitting a dynamic dim is not a reshape this op makes. Any
+    element type; the result has the input's.
+
+    ```mlir
+    %h = attune.reshape %x : tensor<?x?x768xf32> to tensor<?x?x12x64xf32>
+    ```
+  }];
+  let arguments = (ins Attune_DataTensor:$input);
+  let results = (outs Attune_DataTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Attune_SqueezeOp : Attune_InferOp<"squeeze"> {
@@ -323,8 +352,8 @@ def Attune_SqueezeOp : Attune_InferOp<"squeeze"> {
         : (tensor<?x?x?x1xf32>) -> tensor<?x?x?xf32>
     ```
   }];
-  let arguments = (ins Attune_FloatTensor:$input, I64Attr:$axis);
-  let results = (outs Attune_FloatTensor:$result);
+  let arguments = (ins Attune_DataTensor:$input, I64Attr:$axis);
+  let results = (outs Attune_DataTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
 }
@@ -340,8 +369,8 @@ def Attune_CastOp : Attune_Op<"cast", [Pure]> {
     equal. Between floating-point types (`f32`, `f16`, `bf16`) it rounds to
     nearest, ties to even (widening to `f32` is exact), as `Tensor.to(dtype)`;
     values beyond the narrow type's range become infinities. An integer
-    (`i32`, `i64`) converts to the nearest float. Float to integer is not a
-    cast this op makes (the verifier rejects it).
+    (`i32`, `i64`) converts to the nearest float, a boolean (`i1`) to 0 or 1.
+    Float to integer is not a cast this op makes (the verifier rejects it).
 
     Casts are how a model mixes precisions: weights stored in `f16` or
     `bf16` widened for `f32` activations, or an `f32` result narrowed for a
@@ -353,7 +382,7 @@ def Attune_CastOp : Attune_Op<"cast", [Pure]> {
     %wf = attune.cast %w : tensor<64x32xbf16> to tensor<64x32xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32, F16, BF16, I32, I64]>:$input);
+  let arguments = (ins RankedTensorOf<[F32, F16, BF16, I32, I64, I1]>:$input);
   let results = (outs Attune_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
@@ -361,7 +390,7 @@ def Attune_CastOp : Attune_Op<"cast", [Pure]> {
 }
 
 
-def Attune_ActivationOp : Attune_UnaryOp<"activation"> {
+def Attune_ActivationOp : Attune_SameTypeOp<"activation"> {
   let summary = "Elementwise activation function";
   let description = [{
     Applies `kind` elementwise:
@@ -378,6 +407,152 @@ def Attune_ActivationOp : Attune_UnaryOp<"activation"> {
   }];
   let arguments = (ins Attune_ActivationAttr:$kind, Attune_FloatTensor:$input);
   let assemblyFormat = "$kind $input attr-dict `:` type($input)";
+}
+
+def Attune_UnaryOp : Attune_SameTypeOp<"unary"> {
+  let summary = "Elementwise math function";
+  let description = [{
+    Applies `fn` elementwise (the result has the input's type):
+    - `erf`, `sqrt`, `exp`, `log` (natural), `abs`;
+    - `neg`: `-x`; `reciprocal`: `1 / x`.
+
+    IEEE semantics: `sqrt` and `log` of negative values give NaN, `log(0)`
+    gives -inf and `reciprocal(0)` +-inf, as in PyTorch. Used by importers
+    for ONNX `Erf`, `Sqrt`, `Exp`, `Log`, `Neg`, `Abs` and `Reciprocal`
+    outside the patterns that raise to larger ops.
+
+    ```mlir
+    %y = attune.unary <erf> %x : tensor<?x128xf32>
+    ```
+  }];
+  let arguments = (ins Attune_UnaryFnAttr:$fn, Attune_FloatTensor:$input);
+  let assemblyFormat = "$fn $input attr-dict `:` type($input)";
+}
+
+def Attune_BinaryOp : Attune_InferOp<"binary"> {
+  let summary = "Elementwise binary function with broadcasting";
+  let description = [{
+    `result = fn(lhs, rhs)`, broadcasting NumPy-style (see the dialect
+    description); the result shape is the broadcast shape:
+    - `sub`: `lhs - rhs`; `div`: `lhs / rhs` (IEEE: `x / 0` is +-inf or NaN);
+    - `pow`: `lhs ^ rhs` (C's `powf`: a negative base with an integral
+      exponent has the exponent's parity sign, with any other exponent NaN);
+    - `max`, `min`: propagate NaN (`torch.maximum`, ONNX `Max`).
+
+    ```mlir
+    %y = attune.binary <div> %x, %n : (tensor<?x64xf32>, tensor<?x1xf32>) -> tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins Attune_BinaryFnAttr:$fn, Attune_FloatTensor:$lhs,
+                       Attune_FloatTensor:$rhs);
+  let results = (outs Attune_FloatTensor:$result);
+  let assemblyFormat = "$fn $lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def Attune_CompareOp : Attune_InferOp<"compare"> {
+  let summary = "Elementwise comparison with broadcasting, to booleans";
+  let description = [{
+    `result = lhs <predicate> rhs` (`eq`, `ne`, `lt`, `le`, `gt`, `ge`), an
+    `i1` tensor of the broadcast shape. The operands have one element type:
+    float (as in PyTorch, a NaN operand makes every predicate false except
+    `ne`, which it makes true) or integer (`i32`, `i64`, signed), so masks
+    computed from token ids (`ids == pad`) stay in the model. Used by
+    importers for ONNX `Equal`, `Less`, `LessOrEqual`, `Greater`,
+    `GreaterOrEqual`, and `Cast` to `BOOL` (`x != 0`).
+
+    ```mlir
+    %m = attune.compare <eq> %ids, %pad : (tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi1>
+    ```
+  }];
+  let arguments = (ins Attune_ComparePredicateAttr:$predicate,
+                       Attune_NumericTensor:$lhs, Attune_NumericTensor:$rhs);
+  let results = (outs RankedTensorOf<[I1]>:$result);
+  let assemblyFormat = "$predicate $lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def Attune_SelectOp : Attune_InferOp<"select"> {
+  let summary = "Elementwise choice by a boolean condition, with broadcasting";
+  let description = [{
+    `result = condition ? lhs : rhs` (`torch.where`, ONNX `Where`), the
+    three operands broadcast NumPy-style to the result's shape. `condition`
+    is `i1`; `lhs` and `rhs` have one element type (float or integer), the
+    result's.
+
+    ```mlir
+    %y = attune.select %m, %x, %fill
+        : (tensor<?x1x1x?xi1>, tensor<?x4x?x?xf32>, tensor<f32>) -> tensor<?x4x?x?xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$condition,
+                       Attune_NumericTensor:$lhs, Attune_NumericTensor:$rhs);
+  let results = (outs Attune_NumericTensor:$result);
+  let assemblyFormat = "$condition `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def Attune_ReduceOp : Attune_InferOp<"reduce"> {
+  let summary = "Reduction over a set of dimensions";
+  let description = [{
+    Reduces `input` over the dims in `axes` (distinct, each in
+    `[-rank, rank)`, negative counting from the end; empty reduces no dim,
+    and the op is the identity) with `kind`: `sum`, `mean`, `max`, `min`
+    or `prod`. With `keep_dims` the reduced dims stay as extents of 1
+    (`torch.sum(x, dims, keepdim=True)`), else they are removed. Any dims
+    may be dynamic. An empty reduction gives the kind's identity (0, 1,
+    -inf, +inf; `mean` of nothing is NaN, as in PyTorch). `max` and `min`
+    propagate NaN. Accumulates in `f32` for `f16` and `bf16` inputs.
+
+    ```mlir
+    %m = attune.reduce <mean> %x {axes = array<i64: -1>, keep_dims}
+        : (tensor<?x?x64xf32>) -> tensor<?x?x1xf32>
+    ```
+  }];
+  let arguments = (ins Attune_ReduceKindAttr:$kind, Attune_FloatTensor:$input,
+                       DenseI64ArrayAttr:$axes, UnitAttr:$keep_dims);
+  let results = (outs Attune_FloatTensor:$result);
+  let assemblyFormat = "$kind $input attr-dict `:` functional-type(operands, results)";
+}
+
+def Attune_GatherOp : Attune_InferOp<"gather"> {
+  let summary = "Gathers slices along one dimension by index (ONNX Gather)";
+  let description = [{
+    `result[p..., q..., s...] = input[p..., indices[q...], s...]` with `p`
+    the dims before `axis` and `s` those after (`torch.index_select` for a
+    rank-1 `indices`, ONNX `Gather` in general): the result's shape is
+    `input.shape[:axis] + indices.shape + input.shape[axis+1:]`. `axis` is in
+    `[-rank, rank)` (negative counts from the end); the input holds floats
+    or integers; `indices` is `i32` or `i64`, any shape (rank 0 removes the dim). An index `i < 0` counts from
+    the end (`i + n`, `n` the extent along `axis`); one outside `[-n, n)`
+    fails the run with the op's location, as `attune.embedding` (lowered
+    without checks, it reads zeros, never outside the input).
+
+    ```mlir
+    %y = attune.gather %x, %idx {axis = 1 : i64}
+        : (tensor<?x16x64xf32>, tensor<3xi64>) -> tensor<?x3x64xf32>
+    ```
+  }];
+  let arguments = (ins Attune_NumericTensor:$input,
+                       Attune_IndexTensor:$indices, I64Attr:$axis);
+  let results = (outs Attune_NumericTensor:$result);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def Attune_TriluOp : Attune_SameTypeOp<"trilu"> {
+  let summary = "Keeps the upper or lower triangle of the last two dims";
+  let description = [{
+    Over the last two dims `[M, N]` (rank >= 2; leading dims are batches),
+    element `(i, j)` is kept when `j - i >= diagonal` with `upper`
+    (`torch.triu(x, diagonal)`) or `j - i <= diagonal` without
+    (`torch.tril`); every other element becomes 0. Floats or integers.
+
+    ```mlir
+    %y = attune.trilu %x {upper, diagonal = 1 : i64} : tensor<?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Attune_NumericTensor:$input, UnitAttr:$upper,
+                       DefaultValuedAttr<I64Attr, "0">:$diagonal);
+  let results = (outs Attune_NumericTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
 }
 
 def Attune_MaskBiasOp : Attune_Op<"mask_bias", [Pure]> {
@@ -402,7 +577,7 @@ def Attune_MaskBiasOp : Attune_Op<"mask_bias", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Attune_ScaleOp : Attune_UnaryOp<"scale"> {
+def Attune_ScaleOp : Attune_SameTypeOp<"scale"> {
   let summary = "Multiplication by a constant";
   let description = [{
     `result = input * factor`. A factor of 1 folds away and two scales in a
@@ -418,7 +593,7 @@ def Attune_ScaleOp : Attune_UnaryOp<"scale"> {
   let hasCanonicalizer = 1;
 }
 
-def Attune_SoftmaxOp : Attune_UnaryOp<"softmax"> {
+def Attune_SoftmaxOp : Attune_SameTypeOp<"softmax"> {
   let summary = "Numerically stable softmax along one dimension";
   let description = [{
     `result = exp(x - max) / sum(exp(x - max))` along `axis` (negative counts

@@ -1109,6 +1109,33 @@ def AttuneVulkanAbi : Pass<"attune-vulkan-abi", "::mlir::ModuleOp"> {
   ];
 }
 
+def AttuneWidenBooleans : Pass<"attune-widen-booleans", "::mlir::func::FuncOp"> {
+  let summary = "Carry boolean tensors between Vulkan kernels as i32";
+  let description = [{
+    SPIR-V storage buffers hold no booleans, so on Vulkan a boolean tensor
+    that one kernel computes and another reads (a mask from
+    `attune.compare`, reshaped by `attune.expand_dims`, then read by
+    `attune.select`) is stored as `i32` 0 or 1. On linalg-on-tensors,
+    before bufferization: a `linalg.generic` (or `tensor.empty`, `linalg.fill`,
+    constant) producing `i1` produces `i32` (its body yields `extui`);
+    reshapes, casts and slices of it take the new type; a `linalg.generic`
+    reading it compares its element with 0 at the top of its body.
+
+    ```mlir
+    %m = linalg.generic ... outs(%e : tensor<?x?xi1>) { ... linalg.yield %c : i1 }
+    // becomes
+    %m = linalg.generic ... outs(%e : tensor<?x?xi32>) {
+      ... %w = arith.extui %c : i1 to i32
+      linalg.yield %w : i32 }
+    ```
+
+    A boolean tensor read by any other op is an error naming it.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
 def ConvertAttuneToLinalg : Pass<"convert-attune-to-linalg"> {
   let summary = "Lower primitive attune ops to linalg on tensors";
   let description = [{

@@ -322,6 +322,7 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
   addLinalgCleanup(pm);
   pm.addPass(createAttuneInsertRuntimeChecks());
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createAttuneWidenBooleans());
   if (last == VulkanStage::Linalg)
     return;
   addBufferization(pm, "attune-vulkan-pipeline");

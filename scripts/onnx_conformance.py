@@ -34,10 +34,14 @@ import numpy as np
 # The ops the importer claims (frontend/onnx): each one's node tests pass or
 # fail to import with a clear error.
 CLAIMED = sorted([
-    "Add", "Cast", "Concat", "Constant", "ConstantOfShape", "GRU", "Gather",
-    "Gemm", "Identity", "LSTM", "LayerNormalization", "MatMul", "Mul", "Relu",
-    "Reshape", "Shape", "Sigmoid", "Slice", "Softmax", "Split", "Squeeze",
-    "Sub", "Tanh", "Transpose", "Unsqueeze",
+    "Abs", "Add", "Cast", "Concat", "Constant", "ConstantOfShape", "Div",
+    "Equal", "Erf", "Exp", "GRU", "Gather", "Gemm", "Greater",
+    "GreaterOrEqual", "Identity", "LSTM", "LayerNormalization", "Less",
+    "LessOrEqual", "Log", "MatMul", "Max", "Min", "Mul", "Neg", "Pow",
+    "Reciprocal", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",
+    "ReduceSum", "Relu", "Reshape", "Shape", "Sigmoid", "Slice", "Softmax",
+    "Split", "Sqrt", "Squeeze", "Sub", "Tanh", "Transpose", "Trilu",
+    "Unsqueeze", "Where",
 ])
 
 

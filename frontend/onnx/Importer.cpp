@@ -264,16 +264,26 @@ llvm::Expected<Val> Importer::asTensor(const Val &v,
     return asTensor(Val::ofHost(HostTensor::fromInts(shape, ints)), node);
   }
   HostTensor t = normalized(v.host);
-  if (!elementTypeInfo(t.type) || t.type == onnx::TensorProto::BOOL ||
-      t.type == onnx::TensorProto::INT8 || t.type == onnx::TensorProto::UINT8 ||
-      t.type == onnx::TensorProto::INT16)
+  if (!elementTypeInfo(t.type) || t.type == onnx::TensorProto::INT8 ||
+      t.type == onnx::TensorProto::UINT8 || t.type == onnx::TensorProto::INT16)
     return fail(node, "a constant of type " + elementTypeName(t.type) +
                           " used as a tensor is not supported (expected "
-                          "FLOAT, FLOAT16, BFLOAT16, INT64 or INT32)");
+                          "FLOAT, FLOAT16, BFLOAT16, INT64, INT32 or BOOL)");
   SymShape shape;
   for (int64_t d : t.shape)
     shape.push_back(SymDim::constant(d));
-  if (!v.weightName.empty() || t.numElements() > 64)
+  if (t.type == onnx::TensorProto::BOOL) {
+    // i1 elements are not bytes in a DenseElementsAttr: built from bools.
+    std::vector<bool> bits(t.numElements());
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      bits[i] = t.data()[i] != 0;
+    SmallVector<bool> values(bits.begin(), bits.end());
+    auto attr = DenseElementsAttr::get(typeOf(shape, builder.getI1Type()),
+                                       ArrayRef<bool>(values));
+    return tensor(arith::ConstantOp::create(builder, l, attr), shape);
+  }
+  // Weights are float; integer constants (indices) stay inline.
+  if (t.isFloat() && (!v.weightName.empty() || t.numElements() > 64))
     return tensor(
         weight(v.weightName.empty() ? "onnx::" + node.output(0) : v.weightName,
                t, l),
@@ -408,6 +418,13 @@ std::optional<SymShape> broadcast(const SymShape &a, const SymShape &b) {
     }
   }
   return out;
+}
+
+/// Success when `v` (a Tensor) holds floats, what the attune compute ops
+/// take.
+static LogicalResult floatData(const Val &v) {
+  return success(isa<FloatType>(
+      cast<RankedTensorType>(v.value.getType()).getElementType()));
 }
 
 int64_t normAxis(int64_t axis, int64_t rank) {
@@ -673,8 +690,25 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
                                     table->value),
                         shape));
     }
-    return fail(node, "only shape values and embedding lookups (axis 0 of a "
-                      "2-D table by integer ids) are supported");
+    auto t = asTensor(*data, node);
+    if (!t)
+      return t.takeError();
+    auto ti = asTensor(*idx, node);
+    if (!ti)
+      return ti.takeError();
+    int64_t rank = t->rank();
+    int64_t axis = attrInt(node, "axis", 0);
+    if (axis < -rank || axis >= rank)
+      return fail(node, "axis " + llvm::Twine(axis) +
+                            " is out of range for rank " + llvm::Twine(rank));
+    axis = normAxis(axis, rank);
+    SymShape shape(t->shape.begin(), t->shape.begin() + axis);
+    llvm::append_range(shape, ti->shape);
+    shape.insert(shape.end(), t->shape.begin() + axis + 1, t->shape.end());
+    generic("attune.gather");
+    return out(tensor(
+        ATTUNE_MAKE(*this, at::GatherOp, node, l, t->value, ti->value, axis),
+        shape));
   }
   if (op == "Unsqueeze" || op == "Squeeze") {
     auto x = input(node, 0);
@@ -836,13 +870,31 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       return out(Val::ofHost(HostTensor::fromFloats(t.shape, values)));
     }
     Type element = elementType(int32_t(to));
-    if (!element || !isa<FloatType>(element))
+    if (!element || !(isa<FloatType>(element) || element.isInteger(1)))
       return fail(node, "cast to " + elementTypeName(int32_t(to)) +
                             " of tensor data is not supported (expected "
-                            "FLOAT, FLOAT16 or BFLOAT16)");
+                            "FLOAT, FLOAT16, BFLOAT16 or BOOL)");
     auto t = asTensor(*x, node);
     if (!t)
       return t.takeError();
+    if (element.isInteger(1)) {
+      // x != 0 (NaN is true, as ONNX and torch's .bool() say).
+      auto from = cast<RankedTensorType>(t->value.getType());
+      if (from.getElementType().isInteger(1))
+        return out(*t);
+      auto zeroType = RankedTensorType::get({}, from.getElementType());
+      Value zero = arith::ConstantOp::create(
+          builder, l,
+          isa<FloatType>(from.getElementType())
+              ? DenseElementsAttr::get(
+                    zeroType, FloatAttr::get(from.getElementType(), 0.0))
+              : DenseElementsAttr::get(
+                    zeroType, IntegerAttr::get(from.getElementType(), 0)));
+      generic("attune.compare <ne>");
+      return out(tensor(ATTUNE_MAKE(*this, at::CompareOp, node, l,
+                                    at::ComparePredicate::ne, t->value, zero),
+                        t->shape));
+    }
     auto type = cast<RankedTensorType>(t->value.getType()).clone(element);
     generic("attune.cast");
     return out(
@@ -1080,35 +1132,238 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
                           t->shape));
       }
     }
-    if (op == "Div")
-      return fail(node, "division by a tensor is not supported (only by a "
-                        "scalar constant)");
     auto ta = asTensor(*a, node);
     if (!ta)
       return ta.takeError();
-    Val rhs = *b;
-    if (op == "Sub") {
-      auto tb = asTensor(*b, node);
-      if (!tb)
-        return tb.takeError();
-      rhs = tensor(ATTUNE_MAKE(*this, at::ScaleOp, node, l, tb->value,
-                               builder.getF64FloatAttr(-1.0)),
-                   tb->shape);
-    }
-    auto tb = asTensor(rhs, node);
+    auto tb = asTensor(*b, node);
     if (!tb)
       return tb.takeError();
     std::optional<SymShape> shape = broadcast(ta->shape, tb->shape);
     if (!shape)
       return fail(node, "shapes " + shapeStr(ta->shape) + " and " +
                             shapeStr(tb->shape) + " do not broadcast");
+    if (failed(floatData(*ta)) || failed(floatData(*tb)))
+      return fail(node, "arithmetic on integer tensors is not supported "
+                        "(expected FLOAT, FLOAT16 or BFLOAT16 data)");
     Value r;
-    if (op == "Mul")
+    if (op == "Mul") {
       r = ATTUNE_MAKE(*this, at::MulOp, node, l, ta->value, tb->value);
-    else
+      generic("attune.mul");
+    } else if (op == "Add") {
       r = ATTUNE_MAKE(*this, at::AddOp, node, l, ta->value, tb->value);
-    generic(op == "Mul" ? "attune.mul" : "attune.add");
+      generic("attune.add");
+    } else {
+      at::BinaryFn fn = op == "Sub" ? at::BinaryFn::sub : at::BinaryFn::div;
+      r = ATTUNE_MAKE(*this, at::BinaryOp, node, l, fn, ta->value, tb->value);
+      generic("attune.binary <" + at::stringifyBinaryFn(fn).str() + ">");
+    }
     return out(tensor(r, *shape));
+  }
+  if (op == "Pow" || op == "Max" || op == "Min") {
+    // Max and Min fold their inputs pairwise; Pow's exponent may have
+    // another (float or integer) type: it is cast to the base's.
+    if (node.input_size() < 1)
+      return fail(node, "needs at least one input");
+    auto first = input(node, 0);
+    if (!first)
+      return first.takeError();
+    auto acc = asTensor(*first, node);
+    if (!acc)
+      return acc.takeError();
+    if (failed(floatData(*acc)))
+      return fail(node, op + " of integer tensors is not supported (expected "
+                             "FLOAT, FLOAT16 or BFLOAT16 data)");
+    Type element =
+        cast<RankedTensorType>(acc->value.getType()).getElementType();
+    at::BinaryFn fn = op == "Pow"   ? at::BinaryFn::pow
+                      : op == "Max" ? at::BinaryFn::max
+                                    : at::BinaryFn::min;
+    Val y = *acc;
+    for (int i = 1; i < node.input_size(); ++i) {
+      auto v = input(node, i);
+      if (!v)
+        return v.takeError();
+      auto t = asTensor(*v, node);
+      if (!t)
+        return t.takeError();
+      Value rhs = t->value;
+      auto rhsType = cast<RankedTensorType>(rhs.getType());
+      if (op == "Pow" && rhsType.getElementType() != element) {
+        if (rhsType.getElementType().isInteger(1))
+          return fail(node, "a BOOL exponent is not supported");
+        rhs = at::CastOp::create(builder, l, rhsType.clone(element), rhs);
+      }
+      std::optional<SymShape> shape = broadcast(y.shape, t->shape);
+      if (!shape)
+        return fail(node, "shapes " + shapeStr(y.shape) + " and " +
+                              shapeStr(t->shape) + " do not broadcast");
+      y = tensor(ATTUNE_MAKE(*this, at::BinaryOp, node, l, fn, y.value, rhs),
+                 *shape);
+    }
+    generic("attune.binary <" + at::stringifyBinaryFn(fn).str() + ">");
+    return out(y);
+  }
+  if (op == "Erf" || op == "Sqrt" || op == "Exp" || op == "Log" ||
+      op == "Neg" || op == "Abs" || op == "Reciprocal") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
+    if (failed(floatData(*t)))
+      return fail(node, op + " of an integer tensor is not supported "
+                             "(expected FLOAT, FLOAT16 or BFLOAT16 data)");
+    at::UnaryFn fn = op == "Erf"    ? at::UnaryFn::erf
+                     : op == "Sqrt" ? at::UnaryFn::sqrt
+                     : op == "Exp"  ? at::UnaryFn::exp
+                     : op == "Log"  ? at::UnaryFn::log
+                     : op == "Neg"  ? at::UnaryFn::neg
+                     : op == "Abs"  ? at::UnaryFn::abs
+                                    : at::UnaryFn::reciprocal;
+    generic("attune.unary <" + at::stringifyUnaryFn(fn).str() + ">");
+    return out(tensor(ATTUNE_MAKE(*this, at::UnaryOp, node, l, fn, t->value),
+                      t->shape));
+  }
+  if (op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" ||
+      op == "GreaterOrEqual") {
+    auto a = input(node, 0);
+    if (!a)
+      return a.takeError();
+    auto b = input(node, 1);
+    if (!b)
+      return b.takeError();
+    auto ta = asTensor(*a, node);
+    if (!ta)
+      return ta.takeError();
+    auto tb = asTensor(*b, node);
+    if (!tb)
+      return tb.takeError();
+    for (const Val *v : {&*ta, &*tb})
+      if (cast<RankedTensorType>(v->value.getType())
+              .getElementType()
+              .isInteger(1))
+        return fail(node, "comparison of BOOL tensors is not supported "
+                          "(expected float or integer data)");
+    std::optional<SymShape> shape = broadcast(ta->shape, tb->shape);
+    if (!shape)
+      return fail(node, "shapes " + shapeStr(ta->shape) + " and " +
+                            shapeStr(tb->shape) + " do not broadcast");
+    at::ComparePredicate p = op == "Equal"         ? at::ComparePredicate::eq
+                             : op == "Less"        ? at::ComparePredicate::lt
+                             : op == "LessOrEqual" ? at::ComparePredicate::le
+                             : op == "Greater"     ? at::ComparePredicate::gt
+                                                   : at::ComparePredicate::ge;
+    generic("attune.compare <" + at::stringifyComparePredicate(p).str() + ">");
+    return out(tensor(
+        ATTUNE_MAKE(*this, at::CompareOp, node, l, p, ta->value, tb->value),
+        *shape));
+  }
+  if (op == "Where") {
+    std::vector<Val> ts;
+    for (int i = 0; i < 3; ++i) {
+      auto v = input(node, i);
+      if (!v)
+        return v.takeError();
+      auto t = asTensor(*v, node);
+      if (!t)
+        return t.takeError();
+      ts.push_back(*t);
+    }
+    if (Type c = cast<RankedTensorType>(ts[0].value.getType()).getElementType();
+        !c.isInteger(1)) {
+      std::string actual;
+      llvm::raw_string_ostream os(actual);
+      os << c;
+      return fail(node, "the condition has element type " + actual +
+                            ", expected BOOL (i1)");
+    }
+    std::optional<SymShape> values = broadcast(ts[1].shape, ts[2].shape);
+    std::optional<SymShape> shape =
+        values ? broadcast(ts[0].shape, *values) : std::nullopt;
+    if (!shape)
+      return fail(node, "shapes " + shapeStr(ts[0].shape) + ", " +
+                            shapeStr(ts[1].shape) + " and " +
+                            shapeStr(ts[2].shape) + " do not broadcast");
+    generic("attune.select");
+    return out(tensor(ATTUNE_MAKE(*this, at::SelectOp, node, l, ts[0].value,
+                                  ts[1].value, ts[2].value),
+                      *shape));
+  }
+  if (op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax" ||
+      op == "ReduceMin" || op == "ReduceProd") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
+    if (failed(floatData(*t)))
+      return fail(node, op + " of an integer tensor is not supported "
+                             "(expected FLOAT, FLOAT16 or BFLOAT16 data)");
+    // Axes: ReduceSum's second input (opset 13), the others' attribute.
+    std::optional<std::vector<int64_t>> axes;
+    if (op == "ReduceSum" && hasInput(node, 1)) {
+      auto a = constantInts(node, 1, "axes");
+      if (!a)
+        return a.takeError();
+      axes = std::move(*a);
+    } else if (op != "ReduceSum") {
+      axes = attrInts(node, "axes");
+    }
+    if (!axes || axes->empty()) {
+      if (attrInt(node, "noop_with_empty_axes", 0))
+        return out(*t); // the identity
+      axes.emplace(t->rank());
+      std::iota(axes->begin(), axes->end(), 0);
+    }
+    int64_t rank = t->rank();
+    std::vector<bool> reduced(rank, false);
+    for (int64_t a : *axes) {
+      if (a < -rank || a >= rank)
+        return fail(node, "axis " + llvm::Twine(a) +
+                              " is out of range for rank " + llvm::Twine(rank));
+      reduced[normAxis(a, rank)] = true;
+    }
+    bool keep = attrInt(node, "keepdims", 1);
+    SymShape shape;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!reduced[i])
+        shape.push_back(t->shape[i]);
+      else if (keep)
+        shape.push_back(SymDim::constant(1));
+    }
+    at::ReduceKind kind = op == "ReduceSum"    ? at::ReduceKind::sum
+                          : op == "ReduceMean" ? at::ReduceKind::mean
+                          : op == "ReduceMax"  ? at::ReduceKind::max
+                          : op == "ReduceMin"  ? at::ReduceKind::min
+                                               : at::ReduceKind::prod;
+    generic("attune.reduce <" + at::stringifyReduceKind(kind).str() + ">");
+    return out(tensor(ATTUNE_MAKE(*this, at::ReduceOp, node, l, kind, t->value,
+                                  ArrayRef<int64_t>(*axes), keep),
+                      shape));
+  }
+  if (op == "Trilu") {
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    int64_t k = 0;
+    if (hasInput(node, 1)) {
+      auto kv = constantInts(node, 1, "k");
+      if (!kv)
+        return kv.takeError();
+      if (kv->size() != 1)
+        return fail(node, "k must be one integer, got " +
+                              llvm::Twine(kv->size()) + " values");
+      k = kv->front();
+    }
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
+    generic("attune.trilu");
+    return out(tensor(ATTUNE_MAKE(*this, at::TriluOp, node, l, t->value,
+                                  attrInt(node, "upper", 1) != 0, k),
+                      t->shape));
   }
   if (op == "Relu" || op == "Tanh" || op == "Sigmoid") {
     auto x = input(node, 0);
@@ -1324,10 +1579,6 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     int64_t axis = normAxis(attrInt(node, "axis", -1), t->rank());
     if (axis < 0 || axis >= t->rank())
       return fail(node, "axis out of range");
-    if (node.output_size() > 1 &&
-        llvm::any_of(llvm::drop_begin(node.output()),
-                     [&](const std::string &o) { return uses(o) > 0; }))
-      return fail(node, "the Mean and InvStdDev outputs are not supported");
     Value w, b;
     if (hasInput(node, 1)) {
       auto v = input(node, 1);
@@ -1353,6 +1604,48 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     auto ln = ATTUNE_MAKE(*this, at::LayerNormOp, node, l, t->value, Value(), w,
                           b, builder.getF64FloatAttr(eps),
                           builder.getI64IntegerAttr(t->rank() - axis));
+    bool statistics =
+        node.output_size() > 1 &&
+        llvm::any_of(llvm::drop_begin(node.output()),
+                     [&](const std::string &o) { return uses(o) > 0; });
+    if (statistics) {
+      // Mean and InvStdDev = 1 / sqrt(var + epsilon) over the normalized
+      // dims, kept as extents of 1, in the stash type (f32).
+      if (attrInt(node, "stash_type", 1) != onnx::TensorProto::FLOAT)
+        return fail(node, "stash_type " +
+                              llvm::Twine(attrInt(node, "stash_type", 1)) +
+                              " is not supported (expected 1, FLOAT)");
+      Type f32 = builder.getF32Type();
+      Value x = t->value;
+      auto xType = cast<RankedTensorType>(x.getType());
+      if (xType.getElementType() != f32)
+        x = at::CastOp::create(builder, l, xType.clone(f32), x);
+      SmallVector<int64_t> axes;
+      SymShape kept;
+      for (int64_t i = 0; i < t->rank(); ++i) {
+        if (i >= axis)
+          axes.push_back(i);
+        kept.push_back(i >= axis ? SymDim::constant(1) : t->shape[i]);
+      }
+      Value mean = ATTUNE_MAKE(*this, at::ReduceOp, node, l,
+                               at::ReduceKind::mean, x, axes, true);
+      Value d =
+          ATTUNE_MAKE(*this, at::BinaryOp, node, l, at::BinaryFn::sub, x, mean);
+      Value sq = ATTUNE_MAKE(*this, at::MulOp, node, l, d, d);
+      Value var = ATTUNE_MAKE(*this, at::ReduceOp, node, l,
+                              at::ReduceKind::mean, sq, axes, true);
+      Value epsilon = arith::ConstantOp::create(
+          builder, l,
+          DenseElementsAttr::get(RankedTensorType::get({}, f32),
+                                 builder.getF32FloatAttr(float(eps))));
+      Value sum = ATTUNE_MAKE(*this, at::AddOp, node, l, var, epsilon);
+      Value root =
+          ATTUNE_MAKE(*this, at::UnaryOp, node, l, at::UnaryFn::sqrt, sum);
+      Value inv = ATTUNE_MAKE(*this, at::UnaryOp, node, l,
+                              at::UnaryFn::reciprocal, root);
+      define(node, 1, tensor(mean, kept));
+      define(node, 2, tensor(inv, kept));
+    }
     return out(tensor(ln, t->shape));
   }
   if (op == "Reshape") {
@@ -1461,9 +1754,33 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       generic("attune.squeeze/expand_dims");
       return out(v);
     }
-    return fail(node, "reshape of " + shapeStr(in) + " to " + shapeStr(shape) +
-                          " is not supported outside a recognised pattern "
-                          "(only unit dims may be added or removed)");
+    // A general reshape: the dynamic dims must stay, in order, with the
+    // static dims between them holding the same number of elements.
+    auto runs = [](const SymShape &s) {
+      std::vector<SymDim> dynamic;
+      std::vector<int64_t> products(1, 1);
+      for (const SymDim &d : s) {
+        if (d.isConstant()) {
+          products.back() *= d.coeff;
+        } else {
+          dynamic.push_back(d);
+          products.push_back(1);
+        }
+      }
+      return std::make_pair(dynamic, products);
+    };
+    if (runs(in) != runs(shape))
+      return fail(node, "reshape of " + shapeStr(in) + " to " +
+                            shapeStr(shape) +
+                            " is not supported: it must keep the dynamic dims "
+                            "in order (merging or splitting them is not "
+                            "supported outside a recognised pattern)");
+    generic("attune.reshape");
+    auto type = cast<RankedTensorType>(x->value.getType());
+    return out(
+        tensor(at::ReshapeOp::create(
+                   builder, l, typeOf(shape, type.getElementType()), x->value),
+               shape));
   }
   return fail(node, "operator " + op.str() + " is not supported (opset " +
                         llvm::Twine(model.opset) + ")");
@@ -1527,6 +1844,21 @@ static std::optional<std::tuple<int, int, int>> arity(StringRef op) {
       {"Pow", {2, 2, 1}},
       {"MatMul", {2, 2, 1}},
       {"Equal", {2, 2, 1}},
+      {"Less", {2, 2, 1}},
+      {"LessOrEqual", {2, 2, 1}},
+      {"Greater", {2, 2, 1}},
+      {"GreaterOrEqual", {2, 2, 1}},
+      {"Max", {1, 1 << 20, 1}},
+      {"Min", {1, 1 << 20, 1}},
+      {"Exp", {1, 1, 1}},
+      {"Log", {1, 1, 1}},
+      {"Neg", {1, 1, 1}},
+      {"Abs", {1, 1, 1}},
+      {"Reciprocal", {1, 1, 1}},
+      {"ReduceSum", {1, 2, 1}},
+      {"ReduceMax", {1, 1, 1}},
+      {"ReduceMin", {1, 1, 1}},
+      {"ReduceProd", {1, 1, 1}},
       {"Gemm", {2, 3, 1}},
       {"Relu", {1, 1, 1}},
       {"Tanh", {1, 1, 1}},
@@ -1539,7 +1871,7 @@ static std::optional<std::tuple<int, int, int>> arity(StringRef op) {
       {"Shape", {1, 1, 1}},
       {"Cast", {1, 1, 1}},
       {"ConstantOfShape", {1, 1, 1}},
-      {"ReduceMean", {1, 2, 1}},
+      {"ReduceMean", {1, 1, 1}},
       {"LayerNormalization", {1, 3, 1}},
       {"Reshape", {2, 2, 1}},
       {"Slice", {3, 5, 1}},

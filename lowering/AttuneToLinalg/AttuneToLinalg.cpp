@@ -331,6 +331,121 @@ struct ExpandDimsLowering : OpConversionPattern<ExpandDimsOp> {
   }
 };
 
+/// How `shape`'s dims collapse into the canonical form of a reshape (see
+/// ReshapeLowering): per segment `i` of static dims, one dim when `keep[i]`;
+/// each dynamic dim alone. Dims of dropped segments (all 1) join the group
+/// before them, or the first group.
+static SmallVector<ReassociationIndices>
+canonicalGroups(ArrayRef<int64_t> shape, ArrayRef<bool> keep) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices orphans, run;
+  size_t segment = 0;
+  auto closeRun = [&] {
+    if (keep[segment] && !run.empty())
+      groups.push_back(run);
+    else
+      llvm::append_range(orphans, run);
+    run.clear();
+  };
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
+    if (!ShapedType::isDynamic(shape[d])) {
+      run.push_back(d);
+      continue;
+    }
+    closeRun();
+    ++segment;
+    groups.push_back({d});
+  }
+  closeRun();
+  if (groups.empty())
+    return groups; // every dim is a 1: rank 0
+  for (int64_t d : orphans) {
+    // Attach to the last group that starts before d, or the first one.
+    ReassociationIndices *target = &groups.front();
+    for (ReassociationIndices &g : groups)
+      if (g.front() < d)
+        target = &g;
+    target->push_back(d);
+    llvm::sort(*target);
+  }
+  return groups;
+}
+
+/// The static dims of each segment of `shape` (between dynamic dims).
+static SmallVector<SmallVector<int64_t>> segments(ArrayRef<int64_t> shape) {
+  SmallVector<SmallVector<int64_t>> runs(1);
+  for (int64_t d : shape) {
+    if (ShapedType::isDynamic(d))
+      runs.emplace_back();
+    else
+      runs.back().push_back(d);
+  }
+  return runs;
+}
+
+/// attune.reshape as tensor.collapse_shape into a canonical form (one dim
+/// per pair of non-empty static segments, each dynamic dim alone), then
+/// tensor.expand_shape out of it.
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    KernelBuilder kb(rewriter, loc);
+    Value x = adaptor.getInput();
+    auto inType = tensorType(x);
+    RankedTensorType outType = op.getType();
+    auto inRuns = segments(inType.getShape()),
+         outRuns = segments(outType.getShape());
+    SmallVector<bool> keep;
+    for (size_t i = 0; i < inRuns.size(); ++i)
+      keep.push_back(!inRuns[i].empty() && !outRuns[i].empty());
+    // The canonical shape and its sizes (dynamic ones from the input).
+    SmallVector<int64_t> mid;
+    SmallVector<OpFoldResult> midSizes;
+    SmallVector<OpFoldResult> inSizes = kb.sizes(x);
+    for (size_t i = 0, d = 0; i < inRuns.size(); ++i) {
+      if (keep[i]) {
+        int64_t p = 1;
+        for (int64_t e : inRuns[i])
+          p *= e;
+        mid.push_back(p);
+        midSizes.push_back(rewriter.getIndexAttr(p));
+      }
+      d += inRuns[i].size();
+      if (i + 1 < inRuns.size()) {
+        mid.push_back(ShapedType::kDynamic);
+        midSizes.push_back(inSizes[d]);
+        ++d;
+      }
+    }
+    auto midType = RankedTensorType::get(mid, inType.getElementType());
+    Value y = x;
+    if (midType != inType)
+      y = tensor::CollapseShapeOp::create(
+          rewriter, loc, midType, x, canonicalGroups(inType.getShape(), keep));
+    if (midType != outType) {
+      // The result's sizes: static ones, dynamic ones from the canonical
+      // form's dynamic dims in order.
+      SmallVector<OpFoldResult> outSizes;
+      size_t k = 0;
+      SmallVector<OpFoldResult> dyn;
+      for (auto [i, e] : llvm::enumerate(mid))
+        if (ShapedType::isDynamic(e))
+          dyn.push_back(midSizes[i]);
+      for (int64_t e : outType.getShape())
+        outSizes.push_back(ShapedType::isDynamic(e) ? dyn[k++]
+                                                    : rewriter.getIndexAttr(e));
+      y = tensor::ExpandShapeOp::create(
+          rewriter, loc, outType, y, canonicalGroups(outType.getShape(), keep),
+          outSizes);
+    }
+    replaceWithCast(rewriter, op, y);
+    return success();
+  }
+};
+
 struct SqueezeLowering : OpConversionPattern<SqueezeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -405,6 +520,302 @@ struct ActivationLowering : OpConversionPattern<ActivationOp> {
                              linalg::YieldOp::create(
                                  b, l, KernelBuilder::activation(b, l, kind, a[0]));
                            }));
+    return success();
+  }
+};
+
+/// `fn` applied to scalars of a half type through f32 (one rounding of the
+/// f32 result, as PyTorch's CPU kernels compute half-precision math).
+static Value inF32(OpBuilder &b, Location l, ValueRange xs,
+                   function_ref<Value(ValueRange)> fn) {
+  Type t = xs.front().getType();
+  if (t.isF32())
+    return fn(xs);
+  SmallVector<Value> wide;
+  for (Value x : xs)
+    wide.push_back(KernelBuilder::convert(b, l, x, b.getF32Type()));
+  return KernelBuilder::convert(b, l, fn(wide), t);
+}
+
+struct UnaryLowering : OpConversionPattern<UnaryOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(UnaryOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    UnaryFn fn = op.getFn();
+    replaceWithCast(
+        rewriter, op,
+        kb.elementwise(
+            op.getType(), adaptor.getInput(),
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value y = inF32(b, l, a[0], [&](ValueRange x) -> Value {
+                switch (fn) {
+                case UnaryFn::erf:
+                  return math::ErfOp::create(b, l, x[0]);
+                case UnaryFn::sqrt:
+                  return math::SqrtOp::create(b, l, x[0]);
+                case UnaryFn::exp:
+                  return math::ExpOp::create(b, l, x[0]);
+                case UnaryFn::log:
+                  return math::LogOp::create(b, l, x[0]);
+                case UnaryFn::neg:
+                  return arith::NegFOp::create(b, l, x[0]);
+                case UnaryFn::abs:
+                  return math::AbsFOp::create(b, l, x[0]);
+                case UnaryFn::reciprocal:
+                  return arith::DivFOp::create(
+                      b, l,
+                      arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f)),
+                      x[0]);
+                }
+                llvm_unreachable("unknown unary function");
+              });
+              linalg::YieldOp::create(b, l, y);
+            }));
+    return success();
+  }
+};
+
+struct BinaryFnLowering : OpConversionPattern<BinaryOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BinaryOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    BinaryFn fn = op.getFn();
+    replaceWithCast(
+        rewriter, op,
+        kb.elementwise(
+            op.getType(), ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value y =
+                  inF32(b, l, a.take_front(2), [&](ValueRange x) -> Value {
+                    switch (fn) {
+                    case BinaryFn::sub:
+                      return arith::SubFOp::create(b, l, x[0], x[1]);
+                    case BinaryFn::div:
+                      return arith::DivFOp::create(b, l, x[0], x[1]);
+                    case BinaryFn::pow:
+                      return math::PowFOp::create(b, l, x[0], x[1]);
+                    case BinaryFn::max:
+                      return arith::MaximumFOp::create(b, l, x[0], x[1]);
+                    case BinaryFn::min:
+                      return arith::MinimumFOp::create(b, l, x[0], x[1]);
+                    }
+                    llvm_unreachable("unknown binary function");
+                  });
+              linalg::YieldOp::create(b, l, y);
+            }));
+    return success();
+  }
+};
+
+struct CompareLowering : OpConversionPattern<CompareOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CompareOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    ComparePredicate p = op.getPredicate();
+    replaceWithCast(
+        rewriter, op,
+        kb.elementwise(
+            op.getType(), ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value r;
+              if (isa<FloatType>(a[0].getType())) {
+                // Ordered, but for ne: NaN makes only ne true.
+                arith::CmpFPredicate fp =
+                    p == ComparePredicate::eq   ? arith::CmpFPredicate::OEQ
+                    : p == ComparePredicate::lt ? arith::CmpFPredicate::OLT
+                    : p == ComparePredicate::le ? arith::CmpFPredicate::OLE
+                    : p == ComparePredicate::gt ? arith::CmpFPredicate::OGT
+                    : p == ComparePredicate::ge ? arith::CmpFPredicate::OGE
+                                                : arith::CmpFPredicate::UNE;
+                r = arith::CmpFOp::create(b, l, fp, a[0], a[1]);
+              } else {
+                arith::CmpIPredicate ip =
+                    p == ComparePredicate::eq   ? arith::CmpIPredicate::eq
+                    : p == ComparePredicate::lt ? arith::CmpIPredicate::slt
+                    : p == ComparePredicate::le ? arith::CmpIPredicate::sle
+                    : p == ComparePredicate::gt ? arith::CmpIPredicate::sgt
+                    : p == ComparePredicate::ge ? arith::CmpIPredicate::sge
+                                                : arith::CmpIPredicate::ne;
+                r = arith::CmpIOp::create(b, l, ip, a[0], a[1]);
+              }
+              linalg::YieldOp::create(b, l, r);
+            }));
+    return success();
+  }
+};
+
+struct SelectLowering : OpConversionPattern<SelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    replaceWithCast(
+        rewriter, op,
+        kb.elementwise(
+            op.getType(),
+            ValueRange{adaptor.getCondition(), adaptor.getLhs(),
+                       adaptor.getRhs()},
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              linalg::YieldOp::create(
+                  b, l,
+                  ValueRange{arith::SelectOp::create(b, l, a[0], a[1], a[2])});
+            }));
+    return success();
+  }
+};
+
+struct ReduceLowering : OpConversionPattern<ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    KernelBuilder kb(rewriter, loc);
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = adaptor.getInput();
+    RankedTensorType type = op.getType();
+    int64_t rank = tensorType(x).getRank();
+    SmallVector<bool> reduced(rank, false);
+    for (int64_t axis : op.getAxes())
+      reduced[axis < 0 ? axis + rank : axis] = true;
+    ReduceKind kind = op.getKind();
+    Type f32 = rewriter.getF32Type();
+    // The accumulator [kept dims] in f32, starting at the kind's identity.
+    SmallVector<OpFoldResult> inSizes = kb.sizes(x), accSizes;
+    SmallVector<AffineExpr> accExprs;
+    SmallVector<Iter> iters;
+    SmallVector<ReassociationIndices> keep;
+    for (int64_t d = 0; d < rank; ++d) {
+      iters.push_back(reduced[d] ? Iter::reduction : Iter::parallel);
+      if (reduced[d])
+        continue;
+      accSizes.push_back(inSizes[d]);
+      accExprs.push_back(getAffineDimExpr(d, ctx));
+    }
+    double identity = 0.0;
+    if (kind == ReduceKind::prod)
+      identity = 1.0;
+    else if (kind == ReduceKind::max)
+      identity = -std::numeric_limits<double>::infinity();
+    else if (kind == ReduceKind::min)
+      identity = std::numeric_limits<double>::infinity();
+    Value acc = kb.generic(x, kb.filled(accSizes, f32, identity),
+                           {rewriter.getMultiDimIdentityMap(rank),
+                            AffineMap::get(rank, 0, accExprs, ctx)},
+                           iters, [&](OpBuilder &b, Location l, ValueRange a) {
+                             Value v = KernelBuilder::convert(b, l, a[0],
+                                                              b.getF32Type());
+                             Value r;
+                             switch (kind) {
+                             case ReduceKind::sum:
+                             case ReduceKind::mean:
+                               r = arith::AddFOp::create(b, l, a[1], v);
+                               break;
+                             case ReduceKind::prod:
+                               r = arith::MulFOp::create(b, l, a[1], v);
+                               break;
+                             case ReduceKind::max:
+                               r = arith::MaximumFOp::create(b, l, a[1], v);
+                               break;
+                             case ReduceKind::min:
+                               r = arith::MinimumFOp::create(b, l, a[1], v);
+                               break;
+                             }
+                             linalg::YieldOp::create(b, l, r);
+                           });
+    // mean: divided by the reduced element count (known at run time).
+    Value count;
+    if (kind == ReduceKind::mean) {
+      count = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      for (int64_t d = 0; d < rank; ++d)
+        if (reduced[d])
+          count = arith::MulIOp::create(
+              rewriter, loc, count,
+              getValueOrCreateConstantIndexOp(rewriter, loc, inSizes[d]));
+      count = arith::UIToFPOp::create(
+          rewriter, loc, f32,
+          arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                       count));
+    }
+    Type elem = type.getElementType();
+    auto accType = cast<RankedTensorType>(acc.getType());
+    Value result = kb.elementwise(
+        RankedTensorType::get(accType.getShape(), elem), acc,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value v = a[0];
+          if (count)
+            v = arith::DivFOp::create(b, l, v, count);
+          linalg::YieldOp::create(b, l, KernelBuilder::convert(b, l, v, elem));
+        });
+    if (op.getKeepDims() && accType.getRank() != rank) {
+      // The reduced dims back as extents of 1: each kept dim's group takes
+      // the unit dims before it (the trailing ones join the last group).
+      SmallVector<ReassociationIndices> groups;
+      ReassociationIndices pending;
+      for (int64_t d = 0; d < rank; ++d) {
+        pending.push_back(d);
+        if (!reduced[d]) {
+          groups.push_back(pending);
+          pending.clear();
+        }
+      }
+      if (groups.empty()) {
+        // Every dim reduced: a rank-0 value expands to all-ones.
+        result = tensor::ExpandShapeOp::create(
+            rewriter, loc, type, result, ArrayRef<ReassociationIndices>{});
+      } else {
+        llvm::append_range(groups.back(), pending);
+        result =
+            tensor::ExpandShapeOp::create(rewriter, loc, type, result, groups);
+      }
+    }
+    replaceWithCast(rewriter, op, result);
+    return success();
+  }
+};
+
+struct TriluLowering : OpConversionPattern<TriluOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TriluOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelBuilder kb(rewriter, op.getLoc());
+    int64_t rank = op.getType().getRank();
+    bool upper = op.getUpper();
+    int64_t diagonal = static_cast<int64_t>(op.getDiagonal());
+    Type elem = op.getType().getElementType();
+    replaceWithCast(
+        rewriter, op,
+        kb.elementwise(
+            op.getType(), adaptor.getInput(),
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              // Kept: j - i >= diagonal (upper) or <= diagonal (lower).
+              Value i = arith::IndexCastOp::create(
+                  b, l, b.getI64Type(),
+                  linalg::IndexOp::create(b, l, rank - 2));
+              Value j = arith::IndexCastOp::create(
+                  b, l, b.getI64Type(),
+                  linalg::IndexOp::create(b, l, rank - 1));
+              Value offset = arith::SubIOp::create(b, l, j, i);
+              Value kept = arith::CmpIOp::create(
+                  b, l,
+                  upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
+                  offset,
+                  arith::ConstantOp::create(b, l,
+                                            b.getI64IntegerAttr(diagonal)));
+              Value zero = arith::ConstantOp::create(
+                  b, l, cast<TypedAttr>(b.getZeroAttr(elem)));
+              linalg::YieldOp::create(
+                  b, l,
+                  ValueRange{arith::SelectOp::create(b, l, kept, a[0], zero)});
+            }));
     return success();
   }
 };
@@ -607,7 +1018,7 @@ static void deferCheck(RewriterBase &rewriter, Operation *op,
 /// one pass over the elements into a flag, then a cf.assert (the CPU code
 /// reads it) or a deferred check (Vulkan: the flag stays on the device).
 static void checkEveryElement(RewriterBase &rewriter, Operation *op,
-                              IndexChecks checks, Value values, int64_t lo,
+                              IndexChecks checks, Value values, OpFoldResult lo,
                               Value hi, StringRef text) {
   Location loc = op->getLoc();
   MLIRContext *ctx = rewriter.getContext();
@@ -628,9 +1039,9 @@ static void checkEveryElement(RewriterBase &rewriter, Operation *op,
       SmallVector<Iter>(rank, Iter::reduction),
       [&](OpBuilder &b, Location l, ValueRange a) {
         Value v = toIndex(b, l, a[0]);
-        Value below = arith::CmpIOp::create(
-            b, l, arith::CmpIPredicate::slt, v,
-            arith::ConstantIndexOp::create(b, l, lo));
+        Value below =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, v,
+                                  getValueOrCreateConstantIndexOp(b, l, lo));
         Value above =
             arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, v, hi);
         Value bad = arith::ExtUIOp::create(
@@ -669,10 +1080,11 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
     if (checks != IndexChecks::None) {
       // Every id in [0, V), or the run fails with the op's location.
       checkEveryElement(
-          rewriter, op, checks, ids, 0,
+          rewriter, op, checks, ids, rewriter.getIndexAttr(0),
           arith::ConstantIndexOp::create(rewriter, op.getLoc(), vocab - 1),
           "token id out of range: every id of attune.embedding must be in "
-          "[0, " + std::to_string(vocab) + ")");
+          "[0, " +
+              std::to_string(vocab) + ")");
     }
     SmallVector<OpFoldResult> sizes = kb.sizes(ids);
     sizes.push_back(rewriter.getIndexAttr(type.getShape().back()));
@@ -689,6 +1101,87 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
           Value e = linalg::IndexOp::create(b, l, rank - 1);
           linalg::YieldOp::create(
               b, l, KernelBuilder::guardedRow(b, l, table, id, e, vocab));
+        });
+    replaceWithCast(rewriter, op, result);
+    return success();
+  }
+};
+
+struct GatherLowering : OpConversionPattern<GatherOp> {
+  GatherLowering(MLIRContext *ctx, IndexChecks checks)
+      : OpConversionPattern(ctx), checks(checks) {}
+  IndexChecks checks;
+
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    KernelBuilder kb(rewriter, loc);
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = adaptor.getInput(), indices = adaptor.getIndices();
+    RankedTensorType type = op.getType();
+    int64_t inRank = tensorType(x).getRank();
+    int64_t idxRank = tensorType(indices).getRank();
+    int64_t rank = type.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += inRank;
+    Value extent = kb.dim(x, axis);
+    if (checks != IndexChecks::None) {
+      // Every index in [-n, n), or the run fails with the op's location.
+      Value last = arith::SubIOp::create(
+          rewriter, loc, extent,
+          arith::ConstantIndexOp::create(rewriter, loc, 1));
+      Value first = arith::SubIOp::create(
+          rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, 0),
+          extent);
+      checkEveryElement(rewriter, op, checks, indices, first, last,
+                        "index out of range: every index of attune.gather "
+                        "must be in [-n, n), n the extent along its axis");
+    }
+    // The result's sizes: the input's before and after `axis`, the
+    // indices' in between.
+    SmallVector<OpFoldResult> inSizes = kb.sizes(x),
+                              idxSizes = kb.sizes(indices);
+    SmallVector<OpFoldResult> sizes(inSizes.begin(), inSizes.begin() + axis);
+    llvm::append_range(sizes, idxSizes);
+    sizes.append(inSizes.begin() + axis + 1, inSizes.end());
+    SmallVector<AffineExpr> idxExprs;
+    for (int64_t d = 0; d < idxRank; ++d)
+      idxExprs.push_back(getAffineDimExpr(axis + d, ctx));
+    Type elem = type.getElementType();
+    Value result = kb.generic(
+        indices, kb.empty(sizes, elem),
+        {AffineMap::get(rank, 0, idxExprs, ctx),
+         rewriter.getMultiDimIdentityMap(rank)},
+        parallelIters(rank), [&](OpBuilder &b, Location l, ValueRange a) {
+          Value zeroIdx = arith::ConstantIndexOp::create(b, l, 0);
+          Value i = toIndex(b, l, a[0]);
+          Value negative = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::slt, i, zeroIdx);
+          i = arith::SelectOp::create(
+              b, l, negative, arith::AddIOp::create(b, l, i, extent), i);
+          // Unchecked out-of-range indices (on Vulkan, until the deferred
+          // check fails the run) read zeros.
+          Value inRange = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i,
+                                    zeroIdx),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i,
+                                    extent));
+          Value safe = arith::SelectOp::create(b, l, inRange, i, zeroIdx);
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < axis; ++d)
+            at.push_back(linalg::IndexOp::create(b, l, d));
+          at.push_back(safe);
+          for (int64_t d = axis + 1; d < inRank; ++d)
+            at.push_back(linalg::IndexOp::create(b, l, d + idxRank - 1));
+          Value v = tensor::ExtractOp::create(b, l, x, at);
+          Value zero = arith::ConstantOp::create(
+              b, l, cast<TypedAttr>(b.getZeroAttr(elem)));
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::SelectOp::create(b, l, inRange, v, zero)});
         });
     replaceWithCast(rewriter, op, result);
     return success();
@@ -721,7 +1214,7 @@ struct PositionalEncodingLowering : OpConversionPattern<PositionalEncodingOp> {
           rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, tableRows),
           kb.dim(adaptor.getInput(), rank - 2));
       checkEveryElement(
-          rewriter, op, checks, offsets, 0, last,
+          rewriter, op, checks, offsets, rewriter.getIndexAttr(0), last,
           "position out of range for the learned position table: every "
           "offsets[b] + length must be at most its " +
               std::to_string(tableRows) + " rows");
@@ -807,13 +1300,13 @@ static void checkCacheCapacity(RewriterBase &rewriter, CacheWriteOp op,
   KernelBuilder kb(rewriter, loc);
   Value capacity = kb.dim(cache, 2), count = kb.dim(update, 2);
   Value lastFirst = arith::SubIOp::create(rewriter, loc, capacity, count);
-  checkEveryElement(
-      rewriter, op, checks, positions, 0, lastFirst,
-      "cache capacity exceeded: attune.cache_write needs 0 <= "
-      "positions[b] and positions[b] + new tokens <= the cache's "
-      "capacity (dim 2 of " +
-          std::to_string(tensorType(cache).getDimSize(2)) +
-          ", ? = given at run time)");
+  checkEveryElement(rewriter, op, checks, positions, rewriter.getIndexAttr(0),
+                    lastFirst,
+                    "cache capacity exceeded: attune.cache_write needs 0 <= "
+                    "positions[b] and positions[b] + new tokens <= the cache's "
+                    "capacity (dim 2 of " +
+                        std::to_string(tensorType(cache).getDimSize(2)) +
+                        ", ? = given at run time)");
 }
 
 /// scf.for over the batch inserting each sequence's update at its position:
@@ -899,7 +1392,7 @@ struct SelectLastLowering : OpConversionPattern<SelectLastOp> {
     Value length = kb.dim(input, 1);
     if (checks != IndexChecks::None)
       checkEveryElement(
-          rewriter, op, checks, lengths, 1, length,
+          rewriter, op, checks, lengths, rewriter.getIndexAttr(1), length,
           "length out of range: every length of attune.select_last must be "
           "in [1, L] for an input of L positions");
     RankedTensorType type = op.getType();
@@ -1212,15 +1705,16 @@ struct ConvertAttuneToLinalgPass
 void mlir::attune::populateAttuneToLinalgConversionPatterns(
     RewritePatternSet &patterns, IndexChecks checks) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<LinearLowering, MatmulLowering, TransposeLowering,
-               SplitHeadsLowering, MergeHeadsLowering, SliceLowering,
-               ConcatLowering,
-               ExpandDimsLowering, SqueezeLowering, CastLowering, ActivationLowering,
-               ScaleLowering, MaskBiasLowering, BinaryLowering<AddOp, arith::AddFOp>,
-               BinaryLowering<MulOp, arith::MulFOp>, SoftmaxLowering,
-               LayerNormLowering, AttentionLowering, MaskLowering,
-               OverwriteLowering>(ctx);
-  patterns.add<EmbeddingLowering, PositionalEncodingLowering,
+  patterns.add<
+      LinearLowering, MatmulLowering, TransposeLowering, SplitHeadsLowering,
+      MergeHeadsLowering, SliceLowering, ConcatLowering, ExpandDimsLowering,
+      SqueezeLowering, ReshapeLowering, CastLowering, ActivationLowering,
+      ScaleLowering, MaskBiasLowering, BinaryLowering<AddOp, arith::AddFOp>,
+      UnaryLowering, BinaryFnLowering, CompareLowering, SelectLowering,
+      ReduceLowering, TriluLowering, BinaryLowering<MulOp, arith::MulFOp>,
+      SoftmaxLowering, LayerNormLowering, AttentionLowering, MaskLowering,
+      OverwriteLowering>(ctx);
+  patterns.add<EmbeddingLowering, GatherLowering, PositionalEncodingLowering,
                CacheWriteLowering, SelectLastLowering>(ctx, checks);
   populateRecurrentToLinalgConversionPatterns(patterns);
 }

@@ -318,6 +318,8 @@ Value KernelBuilder::convert(OpBuilder &b, Location loc, Value x, Type to) {
   Type from = x.getType();
   if (from == to)
     return x;
+  if (from.isInteger(1)) // true is 1, not -1
+    return arith::UIToFPOp::create(b, loc, to, x);
   if (isa<IntegerType>(from))
     return arith::SIToFPOp::create(b, loc, to, x);
   if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())

@@ -112,7 +112,8 @@ public:
 
   /// Scalar math for generic bodies: they take the body's builder.
   /// `x` converted to the float type `to` (see `attune.cast`): extf,
-  /// truncf (to nearest even) or sitofp; `x` itself when the types match.
+  /// truncf (to nearest even), sitofp, or uitofp for i1; `x` itself when
+  /// the types match.
   static Value convert(OpBuilder &b, Location loc, Value x, Type to);
   static Value sigmoid(OpBuilder &b, Location loc, Value x);
   static Value activation(OpBuilder &b, Location loc, Activation kind,

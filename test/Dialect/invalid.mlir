@@ -1020,7 +1020,7 @@ func.func @cast_to_integer(%x: tensor<4xf32>) {
 // -----
 
 func.func @cast_from_f64(%x: tensor<4xf64>) {
-  // expected-error @+1 {{'attune.cast' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xf64>'}}
+  // expected-error @+1 {{'attune.cast' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf64>'}}
   %r = attune.cast %x : tensor<4xf64> to tensor<4xf32>
   return
 }
@@ -1380,5 +1380,133 @@ func.func @overwrite_rank(%h: tensor<2x4xf32>, %v: tensor<8xf32>) {
 func.func @overwrite_shape(%h: tensor<2x4xf32>, %v: tensor<2x5xf32>) {
   // expected-error @+1 {{'attune.overwrite' op value dim 1 is 5, expected 4 (the dest's)}}
   %r = attune.overwrite %h, %v : (tensor<2x4xf32>, tensor<2x5xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @binary_broadcast(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+1 {{'attune.binary' op cannot broadcast lhs of shape [2, 3] with rhs of shape [4, 3]: extents 2 and 4 differ and neither is 1}}
+  %r = attune.binary <div> %a, %b : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @binary_element_type(%a: tensor<2x3xf32>, %b: tensor<2x3xf16>) {
+  // expected-error @+1 {{'attune.binary' op rhs has element type 'f16', expected 'f32' (the element type of lhs)}}
+  %r = attune.binary <pow> %a, %b : (tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @compare_element_type(%a: tensor<2x3xi64>, %b: tensor<i32>) {
+  // expected-error @+1 {{'attune.compare' op rhs has element type 'i32', expected 'i64' (the element type of lhs)}}
+  %r = attune.compare <eq> %a, %b : (tensor<2x3xi64>, tensor<i32>) -> tensor<2x3xi1>
+  return
+}
+
+// -----
+
+func.func @compare_broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'attune.compare' op cannot broadcast lhs of shape [2, 3] with rhs of shape [2]: extents 3 and 2 differ and neither is 1}}
+  %r = attune.compare <lt> %a, %b : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xi1>
+  return
+}
+
+// -----
+
+func.func @select_element_type(%c: tensor<2x3xi1>, %a: tensor<2x3xf32>, %b: tensor<bf16>) {
+  // expected-error @+1 {{'attune.select' op rhs has element type 'bf16', expected 'f32' (the element type of lhs)}}
+  %r = attune.select %c, %a, %b : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<bf16>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @select_values_broadcast(%c: tensor<2x3xi1>, %a: tensor<2x3xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'attune.select' op cannot broadcast lhs of shape [2, 3] with rhs of shape [2]: extents 3 and 2 differ and neither is 1}}
+  %r = attune.select %c, %a, %b : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @select_condition_broadcast(%c: tensor<4x1xi1>, %a: tensor<2x3xf32>, %b: tensor<f32>) {
+  // expected-error @+1 {{'attune.select' op cannot broadcast condition of shape [4, 1] with lhs and rhs of shape [2, 3]: extents 4 and 2 differ and neither is 1}}
+  %r = attune.select %c, %a, %b : (tensor<4x1xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'attune.reduce' op axis 2 is out of range for rank 2 (expected -2 <= axis < 2)}}
+  %r = attune.reduce <sum> %x {axes = array<i64: 2>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_repeated(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'attune.reduce' op axis -1 is repeated in axes (dim 1 is reduced once)}}
+  %r = attune.reduce <sum> %x {axes = array<i64: 1, -1>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_axis_range(%x: tensor<2x3xf32>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{'attune.gather' op axis -3 is out of range for rank 2 (expected -2 <= axis < 2)}}
+  %r = attune.gather %x, %i {axis = -3 : i64} : (tensor<2x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_rank0(%x: tensor<f32>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{'attune.gather' op input has rank 0, expected rank >= 1}}
+  %r = attune.gather %x, %i {axis = 0 : i64} : (tensor<f32>, tensor<4xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @trilu_rank(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'attune.trilu' op input has rank 1, expected rank >= 2 ([..., M, N])}}
+  %r = attune.trilu %x {upper} : tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_dynamic_count(%x: tensor<?x?x8xf32>) {
+  // expected-error @+1 {{'attune.reshape' op input [?, ?, 8] has 2 dynamic dims and result [?, 16] has 1 (a reshape keeps the dynamic dims)}}
+  %r = attune.reshape %x : tensor<?x?x8xf32> to tensor<?x16xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_elements(%x: tensor<?x6x4xf32>) {
+  // expected-error @+1 {{'attune.reshape' op static dims after dynamic dim 1 hold 24 elements in the input [?, 6, 4] and 20 in the result [?, 5, 4]}}
+  %r = attune.reshape %x : tensor<?x6x4xf32> to tensor<?x5x4xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_element_type(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'attune.reshape' op result element type 'f16' differs from the input's 'f32'}}
+  %r = attune.reshape %x : tensor<2x3xf32> to tensor<6xf16>
+  return
+}
+
+// -----
+
+func.func @unary_integer(%x: tensor<4xi64>) {
+  // expected-error @+1 {{'attune.unary' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi64>'}}
+  %r = attune.unary <sqrt> %x : tensor<4xi64>
   return
 }

@@ -92,6 +92,47 @@ func.func @mask_bias(%m: tensor<?x?xi1>, %k: tensor<2x1x1x5xi1>) {
   return
 }
 
+// CHECK-LABEL: func @math
+// CHECK: attune.unary <erf> %{{.*}} : tensor<?x128xf32>
+// CHECK: attune.unary <reciprocal> %{{.*}} : tensor<4xbf16>
+// CHECK: attune.binary <pow> %{{.*}}, %{{.*}} : (tensor<?x128xf32>, tensor<f32>) -> tensor<?x128xf32>
+// CHECK: attune.binary <max> %{{.*}}, %{{.*}} : (tensor<?x1xf32>, tensor<?x128xf32>) -> tensor<?x128xf32>
+// CHECK: attune.compare <eq> %{{.*}}, %{{.*}} : (tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi1>
+// CHECK: attune.compare <ge> %{{.*}}, %{{.*}} : (tensor<?x128xf32>, tensor<f32>) -> tensor<?x128xi1>
+// CHECK: attune.select %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x128xi1>, tensor<?x128xf32>, tensor<f32>) -> tensor<?x128xf32>
+// CHECK: attune.reduce <mean> %{{.*}} {axes = array<i64: -1>, keep_dims} : (tensor<?x128xf32>) -> tensor<?x1xf32>
+// CHECK: attune.reduce <max> %{{.*}} {axes = array<i64: 0, 1>} : (tensor<?x128xf32>) -> tensor<f32>
+// CHECK: attune.gather %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<?x128xf32>, tensor<3x2xi32>) -> tensor<?x3x2xf32>
+// CHECK: attune.trilu %{{.*}} {diagonal = 1 : i64, upper} : tensor<?x128xf32>
+// CHECK: attune.trilu %{{.*}} {diagonal = -2 : i64} : tensor<?x128xf32>
+// CHECK: attune.compare <ne> %{{.*}}, %{{.*}} : (tensor<?x128xf32>, tensor<f32>) -> tensor<?x128xi1>
+// CHECK: attune.cast %{{.*}} : tensor<?x128xi1> to tensor<?x128xf32>
+// CHECK: attune.reshape %{{.*}} : tensor<?x128xf32> to tensor<?x2x64xf32>
+// CHECK: attune.reshape %{{.*}} : tensor<?x?xi1> to tensor<?x1x?xi1>
+// CHECK: attune.select %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x?xi1>, tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi64>
+func.func @math(%x: tensor<?x128xf32>, %h: tensor<4xbf16>, %s: tensor<f32>,
+                %c: tensor<?x1xf32>, %ids: tensor<?x?xi64>, %pad: tensor<i64>,
+                %idx: tensor<3x2xi32>) {
+  %0 = attune.unary <erf> %x : tensor<?x128xf32>
+  %1 = attune.unary <reciprocal> %h : tensor<4xbf16>
+  %2 = attune.binary <pow> %x, %s : (tensor<?x128xf32>, tensor<f32>) -> tensor<?x128xf32>
+  %3 = attune.binary <max> %c, %x : (tensor<?x1xf32>, tensor<?x128xf32>) -> tensor<?x128xf32>
+  %4 = attune.compare <eq> %ids, %pad : (tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi1>
+  %5 = attune.compare <ge> %x, %s : (tensor<?x128xf32>, tensor<f32>) -> tensor<?x128xi1>
+  %6 = attune.select %5, %x, %s : (tensor<?x128xi1>, tensor<?x128xf32>, tensor<f32>) -> tensor<?x128xf32>
+  %7 = attune.reduce <mean> %x {axes = array<i64: -1>, keep_dims} : (tensor<?x128xf32>) -> tensor<?x1xf32>
+  %8 = attune.reduce <max> %x {axes = array<i64: 0, 1>} : (tensor<?x128xf32>) -> tensor<f32>
+  %9 = attune.gather %x, %idx {axis = 1 : i64} : (tensor<?x128xf32>, tensor<3x2xi32>) -> tensor<?x3x2xf32>
+  %10 = attune.trilu %x {upper, diagonal = 1 : i64} : tensor<?x128xf32>
+  %11 = attune.trilu %x {diagonal = -2 : i64} : tensor<?x128xf32>
+  %12 = attune.compare <ne> %x, %s : (tensor<?x128xf32>, tensor<f32>) -> tensor<?x128xi1>
+  %13 = attune.cast %12 : tensor<?x128xi1> to tensor<?x128xf32>
+  %14 = attune.reshape %x : tensor<?x128xf32> to tensor<?x2x64xf32>
+  %15 = attune.reshape %4 : tensor<?x?xi1> to tensor<?x1x?xi1>
+  %16 = attune.select %4, %ids, %pad : (tensor<?x?xi1>, tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi64>
+  return
+}
+
 // CHECK-LABEL: func @elementwise
 // CHECK: attune.activation <relu> %{{.*}} : tensor<?x128xf32>
 // CHECK: attune.activation <gelu> %{{.*}} : tensor<?x128xf32>

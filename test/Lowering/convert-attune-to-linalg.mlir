@@ -177,3 +177,99 @@ func.func @mask_bias(%m: tensor<?x?xi1>) -> tensor<?x?xf32> {
   %b = attune.mask_bias %m : tensor<?x?xi1> to tensor<?x?xf32>
   return %b : tensor<?x?xf32>
 }
+
+// -----
+
+// A mean over two dims of an f16 input: an f32 accumulator over the kept
+// dims, divided by the reduced count and rounded once, then the reduced
+// dims back as extents of 1.
+// CHECK-LABEL: func @reduce_mean
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<?x8x4xf16>) outs(%[[ACC]] : tensor<?xf32>)
+// CHECK: arith.extf
+// CHECK: arith.addf
+// CHECK: %[[N:.*]] = arith.uitofp %{{.*}} : i64 to f32
+// CHECK: linalg.generic
+// CHECK: arith.divf %{{.*}}, %[[N]] : f32
+// CHECK: arith.truncf
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1, 2]] output_shape [%{{.*}}, 1, 1] : tensor<?xf16> into tensor<?x1x1xf16>
+func.func @reduce_mean(%x: tensor<?x8x4xf16>) -> tensor<?x1x1xf16> {
+  %r = attune.reduce <mean> %x {axes = array<i64: 1, -1>, keep_dims} : (tensor<?x8x4xf16>) -> tensor<?x1x1xf16>
+  return %r : tensor<?x1x1xf16>
+}
+
+// -----
+
+// A gather along dim 1: negative indices count from the end; an index
+// outside [-n, n) (unchecked here) reads 0.
+// CHECK-LABEL: func @gather
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<3xi64>) outs(%{{.*}} : tensor<?x3xf32>)
+// CHECK: %[[I:.*]] = arith.index_cast
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[I]], %{{.*}}
+// CHECK: %[[W:.*]] = arith.addi %[[I]], %c16
+// CHECK: %[[J:.*]] = arith.select %[[NEG]], %[[W]], %[[I]]
+// CHECK: %[[OK:.*]] = arith.andi
+// CHECK: %[[SAFE:.*]] = arith.select %[[OK]], %[[J]]
+// CHECK: %[[V:.*]] = tensor.extract %{{.*}}[%{{.*}}, %[[SAFE]]]
+// CHECK: arith.select %[[OK]], %[[V]]
+func.func @gather(%x: tensor<?x16xf32>, %i: tensor<3xi64>) -> tensor<?x3xf32> {
+  %r = attune.gather %x, %i {axis = 1 : i64} : (tensor<?x16xf32>, tensor<3xi64>) -> tensor<?x3xf32>
+  return %r : tensor<?x3xf32>
+}
+
+// -----
+
+// A reshape through its canonical form: each dynamic dim alone, each pair
+// of static segments one dim (a segment of 1s joins its neighbour).
+// CHECK-LABEL: func @reshape
+// CHECK: %[[D0:.*]] = tensor.dim %{{.*}}, %c0
+// CHECK: %[[D2:.*]] = tensor.dim %{{.*}}, %c2
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2], [3]] : tensor<?x1x?x768xf32> into tensor<?x?x768xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[}}[0], [1], [2, 3, 4]] output_shape [%[[D0]], %[[D2]], 12, 64, 1] : tensor<?x?x768xf32> into tensor<?x?x12x64x1xf32>
+// CHECK-LABEL: func @reshape_static
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>
+func.func @reshape(%x: tensor<?x1x?x768xf32>) -> tensor<?x?x12x64x1xf32> {
+  %r = attune.reshape %x : tensor<?x1x?x768xf32> to tensor<?x?x12x64x1xf32>
+  return %r : tensor<?x?x12x64x1xf32>
+}
+func.func @reshape_static(%x: tensor<2x3x4xf32>) -> tensor<4x6xf32> {
+  %r = attune.reshape %x : tensor<2x3x4xf32> to tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+
+// -----
+
+// Trilu keeps j - i >= diagonal (upper), any element type.
+// CHECK-LABEL: func @trilu
+// CHECK: %[[I:.*]] = linalg.index 0
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: %[[D:.*]] = arith.subi
+// CHECK: %[[K:.*]] = arith.cmpi sge, %[[D]], %c-1_i64
+// CHECK: arith.select %[[K]], %{{.*}}, %c0_i64 : i64
+func.func @trilu(%x: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  %r = attune.trilu %x {upper, diagonal = -1 : i64} : tensor<?x?xi64>
+  return %r : tensor<?x?xi64>
+}
+
+// -----
+
+// Comparisons (integer and float), choices and math, one generic each.
+// CHECK-LABEL: func @compare_select
+// CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : i64
+// CHECK: linalg.yield %{{.*}} : i1
+// CHECK: math.powf
+// CHECK: arith.cmpf une
+// CHECK: ^bb0(%[[C:.*]]: i1, %[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK: arith.select %[[C]], %[[A]], %[[B]] : f32
+// CHECK: math.erf
+// CHECK: arith.divf %cst{{.*}}, %{{.*}} : f32
+func.func @compare_select(%a: tensor<?x4xf32>, %ids: tensor<?x4xi64>, %p: tensor<i64>) -> tensor<?x4xf32> {
+  %m = attune.compare <eq> %ids, %p : (tensor<?x4xi64>, tensor<i64>) -> tensor<?x4xi1>
+  %n = attune.binary <pow> %a, %a : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %z = attune.compare <ne> %a, %n : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xi1>
+  %s = attune.select %m, %n, %a : (tensor<?x4xi1>, tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %u = attune.unary <erf> %s : tensor<?x4xf32>
+  %r = attune.unary <reciprocal> %u : tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}

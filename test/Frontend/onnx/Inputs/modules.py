@@ -77,3 +77,33 @@ class SinusoidalEncoder(nn.Module):
     def forward(self, ids):
         x = self.embed(ids) * math.sqrt(self.dim) + self.pe[: ids.shape[1]]
         return self.encoder(x)
+
+
+class GenericOps(nn.Module):
+    """Ops no pattern raises, each through the importer's generic path:
+    Erf, Sqrt, Exp, Log, Abs, Neg, Reciprocal, Div and Pow by tensors,
+    Max/Min, Equal on token ids, Greater with a cast to float, Where, the
+    reductions, Gather of columns, Trilu and a Reshape that splits a dim.
+    Inputs: x [B, L, 16] and ids [B, L] (a 0 id marks padding); L >= 3."""
+
+    def __init__(self, dim=16):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x, ids):
+        y = self.proj(x)
+        a = (torch.erf(y) + torch.sqrt(y.abs() + 1) * torch.exp(-y.abs())
+             - torch.log(y.abs() + 2) + torch.reciprocal(y.abs() + 1))
+        b = a / (y.pow(2) + 1) + torch.pow(y.abs() + 0.5, a)
+        c = torch.maximum(a, b) - torch.minimum(a, b) + (y > 0.1).float()
+        pad = (ids == 0).unsqueeze(-1)
+        c = torch.where(pad, torch.tensor(-1.0), c)
+        s = c @ c.transpose(1, 2)
+        s = torch.triu(s, diagonal=1) + torch.tril(s, diagonal=-1) * 0.5
+        r = (c.sum(-1, keepdim=True) + c.amax(dim=-1, keepdim=True)
+             - c.amin(dim=(1, 2), keepdim=True)
+             + torch.prod(c[:, :, :4] * 0.5 + 1, dim=-1, keepdim=True))
+        g = c[:, :, torch.tensor([3, 0, -1])] + c.mean(dim=1, keepdim=True)[:, :, :3]
+        h = c.index_select(1, torch.tensor([2, 0]))
+        q = c.reshape(c.shape[0], c.shape[1], 4, 4).amax(-1)
+        return torch.cat([r * c[:, :, :3] + g, s[:, :, :3], q], dim=-1), h

@@ -1,0 +1,47 @@
+// RUN: attune-opt %s --convert-attune-to-linalg --attune-widen-booleans --split-input-file --verify-diagnostics | FileCheck %s
+
+// A mask computed by one kernel, reshaped, and read by another: stored as
+// i32 0 or 1, compared with 0 where it is read.
+// CHECK-LABEL: func @mask_between_kernels
+// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x?xi32>
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} outs(%[[E]] : tensor<?x?xi32>)
+// CHECK: %[[B:.*]] = arith.cmpi eq
+// CHECK: %[[W:.*]] = arith.extui %[[B]] : i1 to i32
+// CHECK: linalg.yield %[[W]] : i32
+// CHECK: %[[X:.*]] = tensor.expand_shape %[[M]] {{.*}} : tensor<?x?xi32> into tensor<?x?x1xi32>
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %{{.*}}, %{{.*}} : tensor<?x?x1xi32>, tensor<f32>, tensor<?x?x4xf32>)
+// CHECK: ^bb0(%[[IN:.*]]: i32, %[[F:.*]]: f32, %[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[BIT:.*]] = arith.cmpi ne, %[[IN]], %c0_i32 : i32
+// CHECK: arith.select %[[BIT]], %[[F]], %[[A]] : f32
+// CHECK-NOT: xi1>
+func.func @mask_between_kernels(%ids: tensor<?x?xi64>, %x: tensor<?x?x4xf32>) -> tensor<?x?x4xf32> {
+  %pad = arith.constant dense<0> : tensor<i64>
+  %fill = arith.constant dense<-1.0> : tensor<f32>
+  %m = attune.compare <eq> %ids, %pad : (tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi1>
+  %m3 = attune.expand_dims %m {axis = 2 : i64} : (tensor<?x?xi1>) -> tensor<?x?x1xi1>
+  %y = attune.select %m3, %fill, %x : (tensor<?x?x1xi1>, tensor<f32>, tensor<?x?x4xf32>) -> tensor<?x?x4xf32>
+  return %y : tensor<?x?x4xf32>
+}
+
+// -----
+
+// A constant mask becomes an i32 constant.
+// CHECK-LABEL: func @constant_mask
+// CHECK: arith.constant dense<[1, 0, 1]> : tensor<3xi32>
+// CHECK: arith.cmpi ne
+func.func @constant_mask(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %m = arith.constant dense<[true, false, true]> : tensor<3xi1>
+  %z = arith.constant dense<0.0> : tensor<f32>
+  %y = attune.select %m, %x, %z : (tensor<3xi1>, tensor<?x3xf32>, tensor<f32>) -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}
+
+// -----
+
+// A boolean result leaves the function: the driver refuses it for Vulkan;
+// here it is an error naming the op that reads it.
+func.func @bool_result(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xi1> {
+  %m = attune.compare <lt> %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  // expected-error @+1 {{a boolean tensor read by 'func.return' is not supported on Vulkan}}
+  return %m : tensor<4xi1>
+}
