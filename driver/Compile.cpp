@@ -505,18 +505,6 @@ LogicalResult compileModule(MLIRContext &context, OwningOpRef<ModuleOp> module,
   if (failed(entries))
     return failure();
   metadata.entries = std::move(*entries);
-  // SPIR-V storage buffers hold no booleans: a bool input (a mask) is a
-  // CPU-only input until the Vulkan ABI widens it.
-  if (hasVulkan)
-    for (auto func : module->getOps<func::FuncOp>())
-      for (BlockArgument arg : func.getArguments())
-        if (auto t = dyn_cast<RankedTensorType>(arg.getType());
-            t && t.getElementType().isInteger(1))
-          return emitError(arg.getLoc())
-                 << "bool input #" << arg.getArgNumber() << " of '"
-                 << func.getSymName()
-                 << "' is not supported on Vulkan (SPIR-V storage buffers "
-                    "hold no booleans); compile it for the CPU";
   // The names now live in the metadata; the lowering has no use for them.
   for (auto func : module->getOps<func::FuncOp>()) {
     for (unsigned i = 0; i < func.getNumArguments(); ++i)

@@ -1119,7 +1119,10 @@ def AttuneWidenBooleans : Pass<"attune-widen-booleans", "::mlir::func::FuncOp"> 
     before bufferization: a `linalg.generic` (or `tensor.empty`, `linalg.fill`,
     constant) producing `i1` produces `i32` (its body yields `extui`);
     reshapes, casts and slices of it take the new type; a `linalg.generic`
-    reading it compares its element with 0 at the top of its body.
+    reading it compares its element with 0 at the top of its body. A
+    boolean argument becomes an `i32` one: the runtime stores each of the
+    caller's bool bytes as an `i32` 0 or 1 as it uploads the input (the
+    artifact's metadata still says `bool`).
 
     ```mlir
     %m = linalg.generic ... outs(%e : tensor<?x?xi1>) { ... linalg.yield %c : i1 }
@@ -1129,7 +1132,8 @@ def AttuneWidenBooleans : Pass<"attune-widen-booleans", "::mlir::func::FuncOp"> 
       linalg.yield %w : i32 }
     ```
 
-    A boolean tensor read by any other op is an error naming it.
+    A boolean tensor read by any other op (a boolean result) is an error
+    naming it.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

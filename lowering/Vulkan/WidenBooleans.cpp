@@ -3,12 +3,16 @@
 // Kernels take f32, f16, bf16, i32 and i64 buffers (SPIR-V storage buffers
 // hold no booleans), so every boolean tensor that bufferization would turn
 // into a buffer is widened to i32 first: its producers store 0 or 1, its
-// linalg readers compare with 0. Types change in place, in program order,
-// so a reader sees its operand widened before it is visited.
+// linalg readers compare with 0, and boolean inputs are i32 arguments
+// (runtime/vulkan widens the caller's bytes). Types change in place, in
+// program order, so a reader sees its operand widened before it is
+// visited.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Passes.h"
+
+#include "attune/artifact.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,10 +42,18 @@ struct AttuneWidenBooleansPass
     : mlir::attune::impl::AttuneWidenBooleansBase<AttuneWidenBooleansPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    // Boolean arguments and results are the driver's to refuse.
-    for (BlockArgument arg : func.getArguments())
-      if (isBoolTensor(arg.getType()))
-        return;
+    // Boolean inputs arrive as i32 0 or 1 (the runtime widens the caller's
+    // bytes as it uploads them; the metadata still says bool).
+    if (!func.isDeclaration()) {
+      for (BlockArgument arg : func.getArguments())
+        if (isBoolTensor(arg.getType())) {
+          arg.setType(widened(arg.getType()));
+          widenedValues.insert(arg);
+        }
+      func.setFunctionType(FunctionType::get(func.getContext(),
+                                             func.getBody().getArgumentTypes(),
+                                             func.getResultTypes()));
+    }
     WalkResult result = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
       return failed(widen(op)) ? WalkResult::interrupt()
                                : WalkResult::advance();
@@ -74,6 +86,17 @@ struct AttuneWidenBooleansPass
         op->getOperands(), [&](Value v) { return widenedValues.contains(v); });
     bool reshape = isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
                        tensor::CastOp, tensor::ExtractSliceOp>(op);
+    if (readsWidened && isa<func::ReturnOp>(op)) {
+      // The entry point's own name, without the Vulkan host prefix.
+      StringRef name = op->getParentOfType<func::FuncOp>().getSymName();
+      name.consume_front(::attune::artifact::kVulkanHostPrefix);
+      for (OpOperand &o : op->getOpOperands())
+        if (widenedValues.contains(o.get()))
+          return op->emitError("bool output #")
+                 << o.getOperandNumber() << " of '" << name
+                 << "' is not supported on Vulkan (SPIR-V storage buffers "
+                    "hold no booleans); compile it for the CPU";
+    }
     if (readsWidened && !reshape && !isa<linalg::GenericOp, tensor::DimOp>(op))
       return op->emitError("a boolean tensor read by '")
              << op->getName()

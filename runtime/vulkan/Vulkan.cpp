@@ -1326,7 +1326,22 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
   std::vector<uint64_t> inputAddresses(io.numInputs);
   for (size_t i = 0; i < io.numInputs; ++i) {
     const attune_tensor *t = io.inputs[i];
-    size_t bytes = attune_tensor_num_elements(t) * attune_dtype_size(t->dtype);
+    // SPIR-V storage buffers hold no booleans: a bool input travels as i32
+    // 0 or 1 (the kernels take it so: attune-widen-booleans).
+    bool widen = t->dtype == ATTUNE_BOOL;
+    size_t bytes = attune_tensor_num_elements(t) *
+                   (widen ? sizeof(int32_t) : attune_dtype_size(t->dtype));
+    auto write = [&](char *to) {
+      if (!widen) {
+        std::memcpy(to, t->data, bytes);
+        return;
+      }
+      const unsigned char *from = static_cast<const unsigned char *>(t->data);
+      for (size_t e = 0; e < bytes / sizeof(int32_t); ++e) {
+        int32_t v = from[e] != 0;
+        std::memcpy(to + e * sizeof(int32_t), &v, sizeof(v));
+      }
+    };
     if (const Resident *r = io.resident ? io.resident[i] : nullptr) {
       if (r->bytes != bytes)
         return abandon(error("%s: input #%zu needs %zu bytes, its resident "
@@ -1347,14 +1362,14 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
     uploadedBytes += bytes;
     if (bytes) {
       if (b.mapped) {
-        std::memcpy(b.mapped, t->data, bytes);
+        write(b.mapped);
       } else {
         Buffer staging;
         if (attune_status *s = p->stagingBuffer(
                 bytes, /*readback=*/false, "the staging buffer of " + what,
                 staging))
           return abandon(s);
-        std::memcpy(staging.mapped, t->data, bytes);
+        write(staging.mapped);
         VkBufferCopy copy{0, 0, bytes};
         d.vkCmdCopyBuffer(p->cmd, staging.buffer, b.buffer, 1, &copy);
       }

@@ -38,10 +38,23 @@ func.func @constant_mask(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
 
 // -----
 
-// A boolean result leaves the function: the driver refuses it for Vulkan;
-// here it is an error naming the op that reads it.
+// A boolean input becomes an i32 argument (the runtime widens the caller's
+// bytes), read as != 0.
+// CHECK-LABEL: func @bool_input
+// CHECK-SAME: (%[[M:.*]]: tensor<?x?xi32>, %{{.*}}: tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[M]] : tensor<?x?xi32>)
+// CHECK: arith.cmpi ne
+func.func @bool_input(%m: tensor<?x?xi1>, %x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %b = attune.mask_bias %m : tensor<?x?xi1> to tensor<?x?xf32>
+  %y = attune.add %x, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// A boolean output is refused, naming it.
 func.func @bool_result(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xi1> {
   %m = attune.compare <lt> %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
-  // expected-error @+1 {{a boolean tensor read by 'func.return' is not supported on Vulkan}}
+  // expected-error @+1 {{bool output #0 of 'bool_result' is not supported on Vulkan (SPIR-V storage buffers hold no booleans); compile it for the CPU}}
   return %m : tensor<4xi1>
 }

@@ -54,31 +54,31 @@ for m in (from_file, loaded):
     assert err <= atol, err
 print("onnx file and attune.load: ok")
 
-# A bool input (a key_padding_mask) as NumPy bools (CPU only: Vulkan
-# refuses bool inputs).
-if target == "cpu":
-    mha = nn.MultiheadAttention(64, 4, batch_first=True).eval()
+# A bool input (a key_padding_mask) as NumPy bools (on Vulkan the runtime
+# widens them to i32 as it uploads them).
+mha = nn.MultiheadAttention(64, 4, batch_first=True).eval()
 
-    class Masked(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.mha = mha
+class Masked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mha = mha
 
-        def forward(self, x, mask):
-            return self.mha(x, x, x, key_padding_mask=mask, need_weights=False)[0]
+    def forward(self, x, mask):
+        return self.mha(x, x, x, key_padding_mask=mask, need_weights=False)[0]
 
-    masked = Masked().eval()
-    mask = torch.zeros(2, 16, dtype=torch.bool)
-    mask[0, 11:] = True
-    mask[1, 3] = True
-    m = attune.compile(masked, example_inputs=(src, mask),
-                       dynamic_axes={"x": {0: "B", 1: "L"}, "mask": {0: "B", 1: "L"}})
-    assert m.inputs[1]["dtype"] == np.dtype("bool"), m.inputs
-    with torch.no_grad():
-        want = masked(src, mask).numpy()
-    err = np.abs(m(src.numpy(), mask.numpy()) - want).max()
-    assert err <= atol, err
-    print(f"bool mask: max |err| = {err:.2e} ok")
+masked = Masked().eval()
+mask = torch.zeros(2, 16, dtype=torch.bool)
+mask[0, 11:] = True
+mask[1, 3] = True
+m = attune.compile(masked, example_inputs=(src, mask),
+                   dynamic_axes={"x": {0: "B", 1: "L"}, "mask": {0: "B", 1: "L"}},
+                   target=target, device=device)
+assert m.inputs[1]["dtype"] == np.dtype("bool"), m.inputs
+with torch.no_grad():
+    want = masked(src, mask).numpy()
+err = np.abs(m(src.numpy(), mask.numpy()) - want).max()
+assert err <= atol, err
+print(f"bool mask: max |err| = {err:.2e} ok")
 
 # Errors: each an AttuneError with the message, the model usable after.
 def expect_error(fn, text):
