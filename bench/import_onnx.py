@@ -3,7 +3,9 @@
 (its header) exported to ONNX with dynamic batch and length, compiled with
 `attune-compile MODEL.onnx`, and timed next to the hand-written attune model
 compiled with the same flags, on the same inputs, in alternating rounds
-(attune-run --bench; min over rounds). Also times the import alone
+(attune-run --bench; min over rounds), and next to ONNX Runtime running the
+same .onnx file on the same inputs (compare_ort.js, when
+scripts/install-deps.sh --bench installed it). Also times the import alone
 (attune-import, weights included) of each export.
 
   /usr/bin/python3 bench/import_onnx.py [--build build] [--rounds 3] [--runs 20]
@@ -12,6 +14,8 @@ compiled with the same flags, on the same inputs, in alternating rounds
 Not a test: numbers depend on the machine's load.
 """
 import argparse
+import json
+import os
 import re
 import subprocess
 import sys
@@ -39,6 +43,16 @@ def bench(build, library, inputs, runs, threads):
     return float(m.group(1))
 
 
+def ort(onnx_path, case_dir, ort_node, runs, threads):
+    """ONNX Runtime's best time (ms) on the same .onnx and inputs."""
+    out = subprocess.run(
+        ["node", str(ROOT / "bench" / "compare_ort.js"), "--threads", str(threads),
+         "--repetitions", str(runs), f"m={onnx_path}:{case_dir}"],
+        check=True, capture_output=True, text=True,
+        env=dict(os.environ, ORT_NODE=str(ort_node))).stdout
+    return json.loads(out)["m"]["min_ms"]
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", default=str(ROOT / "build"))
@@ -49,8 +63,14 @@ def main():
     args = p.parse_args()
     work = Path(tempfile.mkdtemp(prefix="attune-import-bench-"))
     compile_args = [] if args.threads == 1 else ["--parallel"]
-    print(f"| model | shape | import s | hand-written ms | imported ms | imported / hand-written |")
-    print("|---|---|---|---|---|---|")
+    ort_node = Path(args.build) / "ort" / "node_modules" / "onnxruntime-node"
+    if not (ort_node / "package.json").exists():
+        print("note: no ONNX Runtime (scripts/install-deps.sh --bench installs it)",
+              file=sys.stderr)
+        ort_node = None
+    print("| model | shape | import s | hand-written ms | imported ms | "
+          "imported / hand-written | ORT ms (same .onnx) | ORT / imported |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in args.models.split(","):
         model = ROOT / "bench" / "models" / f"{name}.mlir"
         module_expr, input_sets, call = gen_golden.parse_header(model)
@@ -94,21 +114,30 @@ def main():
         for k, specs in enumerate(input_sets):
             generator = torch.Generator().manual_seed(k)
             inputs = []
+            case_dir = work / f"{name}.{k}"
+            case_dir.mkdir()
             for s in specs:
-                path = work / f"{name}.{k}.{s[0]}.npy"
+                path = case_dir / f"{s[0]}.npy"
                 np.save(path, gen_golden.to_numpy(gen_golden.make_input(s, generator)))
                 inputs.append((s[0], path))
-            best = {"hand": float("inf"), "imported": float("inf")}
+            sides = ["hand", "imported"] + (["ort"] if ort_node else [])
+            best = {side: float("inf") for side in sides}
             for r in range(args.rounds):
-                order = ["hand", "imported"] if r % 2 == 0 else ["imported", "hand"]
+                order = sides[r % len(sides):] + sides[:r % len(sides)]
                 for side in order:
+                    if side == "ort":
+                        best[side] = min(best[side], ort(onnx_path, case_dir, ort_node,
+                                                         args.runs, args.threads))
+                        continue
                     lib = hand if side == "hand" else imported
                     best[side] = min(best[side], bench(args.build, lib, inputs,
                                                        args.runs, args.threads))
             shape = " ".join(f"{s[0]}{list(s[2])}" for s in specs)
+            ort_cols = (f"{best['ort']:.2f} | {best['ort'] / best['imported']:.2f}"
+                        if ort_node else "- | -")
             print(f"| {name} | {shape} | {import_s:.2f} | {best['hand']:.2f} | "
-                  f"{best['imported']:.2f} | {best['imported'] / best['hand']:.3f} |",
-                  flush=True)
+                  f"{best['imported']:.2f} | {best['imported'] / best['hand']:.3f} | "
+                  f"{ort_cols} |", flush=True)
 
 
 if __name__ == "__main__":
