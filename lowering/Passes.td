@@ -1132,8 +1132,9 @@ def AttuneWidenBooleans : Pass<"attune-widen-booleans", "::mlir::func::FuncOp"> 
       linalg.yield %w : i32 }
     ```
 
-    A boolean tensor read by any other op (a boolean result) is an error
-    naming it.
+    A boolean result leaves as `i32` too (the runtime narrows it back to
+    one byte per element as it reads it back). A boolean tensor read by any
+    other op is an error naming it.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -3,10 +3,10 @@
 // Kernels take f32, f16, bf16, i32 and i64 buffers (SPIR-V storage buffers
 // hold no booleans), so every boolean tensor that bufferization would turn
 // into a buffer is widened to i32 first: its producers store 0 or 1, its
-// linalg readers compare with 0, and boolean inputs are i32 arguments
-// (runtime/vulkan widens the caller's bytes). Types change in place, in
-// program order, so a reader sees its operand widened before it is
-// visited.
+// linalg readers compare with 0, and boolean inputs and results are i32
+// (runtime/vulkan widens the caller's bytes and narrows the results). Types
+// change in place, in program order, so a reader sees its operand widened
+// before it is visited.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,15 +87,12 @@ struct AttuneWidenBooleansPass
     bool reshape = isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
                        tensor::CastOp, tensor::ExtractSliceOp>(op);
     if (readsWidened && isa<func::ReturnOp>(op)) {
-      // The entry point's own name, without the Vulkan host prefix.
-      StringRef name = op->getParentOfType<func::FuncOp>().getSymName();
-      name.consume_front(::attune::artifact::kVulkanHostPrefix);
-      for (OpOperand &o : op->getOpOperands())
-        if (widenedValues.contains(o.get()))
-          return op->emitError("bool output #")
-                 << o.getOperandNumber() << " of '" << name
-                 << "' is not supported on Vulkan (SPIR-V storage buffers "
-                    "hold no booleans); compile it for the CPU";
+      // Boolean results leave as i32 0 or 1 (the runtime narrows them back
+      // to bytes as it reads them back).
+      auto func = op->getParentOfType<func::FuncOp>();
+      func.setFunctionType(FunctionType::get(
+          func.getContext(), func.getArgumentTypes(), op->getOperandTypes()));
+      return success();
     }
     if (readsWidened && !reshape && !isa<linalg::GenericOp, tensor::DimOp>(op))
       return op->emitError("a boolean tensor read by '")

@@ -893,7 +893,8 @@ template <typename T> struct MemRef0 {
 void hostCheck(MemRef0<int32_t> *flag, int64_t id);
 
 /// Points the host code's runtime slots of `library` at our functions.
-static attune_status *bindHostCode(void *library, const char *path) {
+static attune_status *bindHostCode(void *library, const char *path,
+                                   bool hasKernels) {
   struct Binding {
     const artifact::RuntimeImport &import;
     void *function;
@@ -907,9 +908,10 @@ static attune_status *bindHostCode(void *library, const char *path) {
   for (const Binding &b : bindings) {
     void *slot = dlsym(library, b.import.slot);
     if (!slot) {
-      // Every Vulkan host code dispatches; not every one allocates, frees
-      // or checks.
-      if (&b.import == &artifact::kVulkanDispatchCall)
+      // Host code with kernels dispatches; not every one allocates, frees
+      // or checks (and a model whose work folded away, such as a triangle
+      // of an empty matrix, has no kernel).
+      if (&b.import == &artifact::kVulkanDispatchCall && hasKernels)
         return error("%s: the Vulkan host code has no %s slot (compiled by an "
                      "older attune-compile? recompile it)",
                      path, b.import.slot);
@@ -961,7 +963,8 @@ attune_status *createProgram(Device *device, void *library,
                              const std::vector<KernelSpec> &specs,
                              const std::vector<GlobalSpec> &globals,
                              Program **out) {
-  if (attune_status *s = bindHostCode(library, modelPath.c_str()))
+  if (attune_status *s =
+          bindHostCode(library, modelPath.c_str(), !specs.empty()))
     return s;
   Device &d = *device;
   std::vector<std::string> checkMessages;
@@ -1477,9 +1480,26 @@ attune_status *run(Program *p, const char *where, const RunIO &io,
     const int64_t *desc = &results[at];
     at += 3 + 2 * rank;
     io.results[o] = nullptr;
-    if (!status)
+    if (!status && dtype == ATTUNE_BOOL) {
+      // Booleans come back as i32 0 or 1 (attune-widen-booleans): one byte
+      // each for the caller.
+      attune_tensor *wide = nullptr;
+      status = attune::runtime::copyResult(ATTUNE_I32, rank, desc, readback[o],
+                                           &wide);
+      if (!status)
+        status = attune_tensor_create(ATTUNE_BOOL, rank, wide->shape.data(),
+                                      &io.results[o]);
+      if (!status) {
+        const int32_t *from = static_cast<const int32_t *>(wide->data);
+        unsigned char *to = static_cast<unsigned char *>(io.results[o]->data);
+        for (size_t e = 0, n = attune_tensor_num_elements(wide); e < n; ++e)
+          to[e] = from[e] != 0;
+      }
+      attune_tensor_free(wide);
+    } else if (!status) {
       status = attune::runtime::copyResult(dtype, rank, desc, readback[o],
                                            &io.results[o]);
+    }
     if (!status)
       downloadedBytes += attune_tensor_num_elements(io.results[o]) *
                          attune_dtype_size(dtype);
