@@ -453,7 +453,7 @@ HostTensor hostSlice(const HostTensor &t, int64_t axis, int64_t start,
   auto [outer, inner] = around(t, axis);
   HostTensor r = t;
   r.shape[axis] = size;
-  auto bytes = std::make_shared<std::vector<char>>(outer * size * inner);
+  auto bytes = std::make_shared<std::string>(outer * size * inner, '\0');
   if (size * inner > 0) // (empty tensors have no data pointer)
     for (int64_t o = 0; o < outer; ++o)
       std::memcpy(bytes->data() + o * size * inner,
@@ -468,7 +468,7 @@ HostTensor hostConcat(const std::vector<HostTensor> &ts, int64_t axis) {
   for (const HostTensor &t : ts)
     r.shape[axis] += t.shape[axis];
   auto [outer, inner] = around(r, axis);
-  auto bytes = std::make_shared<std::vector<char>>();
+  auto bytes = std::make_shared<std::string>();
   bytes->reserve(outer * r.shape[axis] * inner);
   for (int64_t o = 0; o < outer; ++o)
     for (const HostTensor &t : ts) {
@@ -490,7 +490,7 @@ HostTensor hostTranspose(const HostTensor &t,
   for (size_t d = 0; d < rank; ++d)
     r.shape[d] = t.shape[perm[d]];
   int64_t n = t.numElements();
-  auto bytes = std::make_shared<std::vector<char>>(n * es);
+  auto bytes = std::make_shared<std::string>(n * es, '\0');
   std::vector<int64_t> index(rank, 0);
   for (int64_t k = 0; k < n; ++k) {
     int64_t src = 0;
@@ -1094,7 +1094,7 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     HostTensor r;
     r.type = value.type;
     r.shape = shape;
-    auto bytes = std::make_shared<std::vector<char>>();
+    auto bytes = std::make_shared<std::string>();
     for (int64_t i = 0, n = r.numElements(); i < n; ++i)
       bytes->insert(bytes->end(), value.data(), value.data() + info->size);
     r.bytes = std::move(bytes);

@@ -177,7 +177,7 @@ static HostTensor hostTensorOf(int32_t type, std::vector<int64_t> shape,
   HostTensor t;
   t.type = type;
   t.shape = std::move(shape);
-  auto bytes = std::make_shared<std::vector<char>>(values.size() * sizeof(T));
+  auto bytes = std::make_shared<std::string>(values.size() * sizeof(T), '\0');
   if (!values.empty()) // (no null pointers to memcpy, even for 0 bytes)
     std::memcpy(bytes->data(), values.data(), bytes->size());
   t.bytes = std::move(bytes);
@@ -195,7 +195,8 @@ HostTensor HostTensor::fromInts(std::vector<int64_t> shape,
 }
 
 llvm::Expected<HostTensor> readTensor(const onnx::TensorProto &tensor,
-                                      const OnnxModel &model, StringRef what) {
+                                      const OnnxModel &model, StringRef what,
+                                      onnx::TensorProto *take) {
   const ElementTypeInfo *info = elementTypeInfo(tensor.data_type());
   if (!info)
     return fail(what + ": element type " + elementTypeName(tensor.data_type()) +
@@ -215,7 +216,7 @@ llvm::Expected<HostTensor> readTensor(const onnx::TensorProto &tensor,
     count *= uint64_t(d);
   }
   uint64_t expected = count * info->size;
-  auto bytes = std::make_shared<std::vector<char>>();
+  auto bytes = std::make_shared<std::string>();
 
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
     std::string location;
@@ -268,7 +269,10 @@ llvm::Expected<HostTensor> readTensor(const onnx::TensorProto &tensor,
       return fail(what + ": raw data has " +
                   llvm::Twine(tensor.raw_data().size()) + " bytes, expected " +
                   llvm::Twine(expected));
-    bytes->assign(tensor.raw_data().begin(), tensor.raw_data().end());
+    if (take)
+      *bytes = std::move(*take->mutable_raw_data()); // no copy of the weights
+    else
+      bytes->assign(tensor.raw_data().begin(), tensor.raw_data().end());
   } else {
     // Typed fields: float_data (FLOAT), double_data, int64_data, and
     // int32_data for every type of 32 bits or less (16-bit floats as bits).
@@ -344,11 +348,14 @@ parseOnnxModel(StringRef bytes, StringRef name, StringRef folder) {
   const onnx::GraphProto &graph = proto.graph();
   if (graph.output_size() == 0)
     return fail(name + ": the graph has no outputs");
-  for (const onnx::TensorProto &init : graph.initializer()) {
+  for (onnx::TensorProto &init :
+       *model->proto.mutable_graph()->mutable_initializer()) {
     if (init.name().empty())
       return fail(name + ": an initializer has no name");
-    auto t = readTensor(init, *model,
-                        (name + ": initializer '" + init.name() + "'").str());
+    // The values move to `initializers`: the protobuf keeps no second copy.
+    auto t =
+        readTensor(init, *model,
+                   (name + ": initializer '" + init.name() + "'").str(), &init);
     if (!t)
       return t.takeError();
     if (!model->initializers.emplace(init.name(), std::move(*t)).second)

@@ -56,7 +56,7 @@ std::string elementTypeName(int32_t onnxType);
 struct HostTensor {
   int32_t type = onnx::TensorProto::FLOAT;
   std::vector<int64_t> shape;
-  std::shared_ptr<const std::vector<char>> bytes;
+  std::shared_ptr<const std::string> bytes; // owned bytes
 
   int64_t numElements() const;
   const char *data() const { return bytes ? bytes->data() : nullptr; }
@@ -98,10 +98,12 @@ parseOnnxModel(llvm::StringRef bytes, llvm::StringRef name,
 
 /// The values of a TensorProto (an initializer or a Constant's `value`),
 /// with external data resolved against `model`'s folder; `what` names the
-/// tensor in messages.
+/// tensor in messages. With `take`, raw data move out of `*take` (the same
+/// tensor, owned by the caller) instead of being copied.
 llvm::Expected<HostTensor> readTensor(const onnx::TensorProto &tensor,
                                       const OnnxModel &model,
-                                      llvm::StringRef what);
+                                      llvm::StringRef what,
+                                      onnx::TensorProto *take = nullptr);
 
 } // namespace attune::onnx_import
 
