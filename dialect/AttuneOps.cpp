@@ -928,12 +928,23 @@ LogicalResult ReshapeOp::verify() {
     return emitOpError("result element type ")
            << getType().getElementType() << " differs from the input's "
            << getInput().getType().getElementType();
+  if (!getSizes().empty()) {
+    // Given extents: the element counts are checked at run time.
+    int64_t dynamic = llvm::count_if(out, ShapedType::isDynamic);
+    if (int64_t(getSizes().size()) != dynamic)
+      return emitOpError("has ")
+             << getSizes().size() << " sizes for " << dynamic
+             << " dynamic dims of the result " << shapeStr(out)
+             << " (one per dynamic dim, in order)";
+    return success();
+  }
   SmallVector<int64_t> a = staticRuns(in), b = staticRuns(out);
   if (a.size() != b.size())
     return emitOpError("input ")
            << shapeStr(in) << " has " << a.size() - 1
            << " dynamic dims and result " << shapeStr(out) << " has "
-           << b.size() - 1 << " (a reshape keeps the dynamic dims)";
+           << b.size() - 1
+           << " (without sizes, a reshape keeps the dynamic dims)";
   for (size_t i = 0; i < a.size(); ++i)
     if (a[i] != b[i])
       return emitOpError("static dims ")
@@ -945,7 +956,7 @@ LogicalResult ReshapeOp::verify() {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor) {
-  if (getInput().getType() == getType())
+  if (getInput().getType() == getType() && getSizes().empty())
     return getInput();
   return {};
 }

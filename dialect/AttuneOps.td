@@ -317,25 +317,34 @@ def Attune_ExpandDimsOp : Attune_InferOp<"expand_dims"> {
 }
 
 def Attune_ReshapeOp : Attune_Op<"reshape", [Pure]> {
-  let summary = "Row-major reshape that keeps the dynamic dims";
+  let summary = "Row-major reshape";
   let description = [{
     The input's elements, in row-major order, in the result's shape
-    (`torch.reshape`, ONNX `Reshape`). The dynamic dims are carried over:
-    the input and the result have the same number of dynamic dims, and the
-    `k`-th dynamic dim of the result is the `k`-th of the input. Between two
-    consecutive dynamic dims (and before the first, after the last) the
-    static dims of the input and of the result have equal products, so
-    `[?, ?, 768]` becomes `[?, ?, 12, 64]` and `[2, 3, 4]` becomes `[4, 6]`;
-    merging or splitting a dynamic dim is not a reshape this op makes. Any
-    element type; the result has the input's.
+    (`torch.reshape`, ONNX `Reshape`). Any element type; the result has the
+    input's.
+
+    Without `sizes`, the dynamic dims are carried over: the input and the
+    result have the same number of dynamic dims, the `k`-th dynamic dim of
+    the result is the `k`-th of the input, and between two consecutive
+    dynamic dims (and before the first, after the last) the static dims of
+    the input and of the result have equal products: `[?, ?, 768]` becomes
+    `[?, ?, 12, 64]`, `[2, 3, 4]` becomes `[4, 6]`.
+
+    With `sizes` (one `index` per dynamic dim of the result, in order),
+    the result's extents are given: dynamic dims may merge or split
+    (`[?, ?, 768]` to `[?, 768]`, `[?, 50257]` to `[?, ?, 50257]`). The run
+    fails with the op's location when the element counts differ.
 
     ```mlir
     %h = attune.reshape %x : tensor<?x?x768xf32> to tensor<?x?x12x64xf32>
+    %f = attune.reshape %y sizes(%n) : tensor<?x?x768xf32> to tensor<?x768xf32>
     ```
   }];
-  let arguments = (ins Attune_DataTensor:$input);
+  let arguments = (ins Attune_DataTensor:$input, Variadic<Index>:$sizes);
   let results = (outs Attune_DataTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let assemblyFormat = [{
+    $input (`sizes` `(` $sizes^ `)`)? attr-dict `:` type($input) `to` type($result)
+  }];
   let hasVerifier = 1;
   let hasFolder = 1;
 }

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
@@ -292,6 +293,19 @@ llvm::Expected<Val> Importer::asTensor(const Val &v,
   auto attr = DenseElementsAttr::getFromRawBuffer(
       type, ArrayRef<char>(t.data(), t.bytes->size()));
   return tensor(arith::ConstantOp::create(builder, l, attr), shape);
+}
+
+std::optional<Value> Importer::extent(const SymDim &dim, Location l) {
+  Value n = arith::ConstantIndexOp::create(builder, l, dim.coeff);
+  for (const std::string &sym : dim.syms) {
+    auto it = symbolSources.find(sym);
+    if (it == symbolSources.end())
+      return std::nullopt;
+    auto [arg, d] = it->second;
+    n = arith::MulIOp::create(builder, l, n,
+                              tensor::DimOp::create(builder, l, arg, d));
+  }
+  return n;
 }
 
 void Importer::define(const onnx::NodeProto &node, int i, Val value) {
@@ -1769,18 +1783,27 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
       }
       return std::make_pair(dynamic, products);
     };
-    if (runs(in) != runs(shape))
-      return fail(node, "reshape of " + shapeStr(in) + " to " +
-                            shapeStr(shape) +
-                            " is not supported: it must keep the dynamic dims "
-                            "in order (merging or splitting them is not "
-                            "supported outside a recognised pattern)");
-    generic("attune.reshape");
     auto type = cast<RankedTensorType>(x->value.getType());
-    return out(
-        tensor(at::ReshapeOp::create(
-                   builder, l, typeOf(shape, type.getElementType()), x->value),
-               shape));
+    SmallVector<Value> sizes;
+    if (runs(in) != runs(shape)) {
+      // Dynamic dims merge or split: the result's dynamic extents computed
+      // from the graph inputs' dims they are products of.
+      for (const SymDim &d : shape) {
+        if (d.isConstant())
+          continue;
+        std::optional<Value> e = extent(d, l);
+        if (!e)
+          return fail(node, "reshape of " + shapeStr(in) + " to " +
+                                shapeStr(shape) + ": the extent " + d.str() +
+                                " is not a product of the graph inputs' dims");
+        sizes.push_back(*e);
+      }
+    }
+    generic("attune.reshape");
+    return out(tensor(
+        at::ReshapeOp::create(builder, l, typeOf(shape, type.getElementType()),
+                              x->value, sizes),
+        shape));
   }
   return fail(node, "operator " + op.str() + " is not supported (opset " +
                         llvm::Twine(model.opset) + ")");
@@ -1828,6 +1851,9 @@ llvm::Error Importer::declareInputs(Block &block,
         type, FileLineColLoc::get(&context, model.path, 0, 0));
     types.push_back(type);
     values[in.name()] = Val::ofTensor(arg, shape);
+    for (auto [d, dim] : llvm::enumerate(shape))
+      if (!dim.isConstant())
+        symbolSources.try_emplace(dim.syms.front(), arg, int64_t(d));
   }
   return llvm::Error::success();
 }
@@ -1974,6 +2000,10 @@ llvm::Expected<ImportResult> importOnnx(MLIRContext &context,
   // The import recurses once per node along the longest chain it follows;
   // a thread with a 1 GiB stack (reserved, used as touched) holds
   // Importer::kMaxDepth of them.
+  // The dialects the import emits (the caller's context may not have
+  // them loaded).
+  context.loadDialect<at::AttuneDialect, func::FuncDialect, arith::ArithDialect,
+                      tensor::TensorDialect>();
   std::optional<llvm::Expected<ImportResult>> result;
   llvm::thread worker(std::optional<unsigned>(1u << 30), [&] {
     Importer importer(context, model);

@@ -151,6 +151,11 @@ public:
     return mlir::cast<OpTy>(builder.create(state));
   }
 
+  /// The run-time value (index) of a symbolic extent: the constant times
+  /// the graph inputs' dims it is a product of; nullopt for a symbol no
+  /// graph input has.
+  std::optional<mlir::Value> extent(const SymDim &dim, mlir::Location loc);
+
   /// An attune.weight bound by `name`, recorded for the weights file.
   mlir::Value weight(llvm::StringRef name, const HostTensor &data,
                      mlir::Location loc);
@@ -182,6 +187,8 @@ private:
   llvm::StringMap<Val> values;
   llvm::StringMap<bool> inProgress;
   llvm::StringMap<mlir::Value> weightValues;
+  /// A graph input and dim of each symbolic dim of the inputs.
+  llvm::StringMap<std::pair<mlir::Value, int64_t>> symbolSources;
   std::vector<std::pair<std::string, HostTensor>> weights;
   std::vector<std::string> explanation;
   mlir::Block *body = nullptr;

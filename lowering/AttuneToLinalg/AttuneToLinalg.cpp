@@ -24,6 +24,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_CONVERTATTUNETOLINALG
@@ -396,6 +397,42 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     Value x = adaptor.getInput();
     auto inType = tensorType(x);
     RankedTensorType outType = op.getType();
+    if (!adaptor.getSizes().empty()) {
+      // Given extents: through one dim of every element, after a run-time
+      // check that the counts agree.
+      SmallVector<OpFoldResult> outSizes;
+      auto sizes = adaptor.getSizes().begin();
+      for (int64_t e : outType.getShape())
+        outSizes.push_back(ShapedType::isDynamic(e)
+                               ? OpFoldResult(*sizes++)
+                               : OpFoldResult(rewriter.getIndexAttr(e)));
+      auto product = [&](ArrayRef<OpFoldResult> extents) {
+        Value n = arith::ConstantIndexOp::create(rewriter, loc, 1);
+        for (OpFoldResult e : extents)
+          n = arith::MulIOp::create(
+              rewriter, loc, n,
+              getValueOrCreateConstantIndexOp(rewriter, loc, e));
+        return n;
+      };
+      Value count = product(kb.sizes(x));
+      assertEqualExtents(rewriter, loc, count, product(outSizes),
+                         "attune.reshape: the result's extents hold another "
+                         "number of elements than the input");
+      // tensor.reshape with the extents as a shape tensor: a collapse and
+      // an expand would need an expand_shape with two dynamic dims in one
+      // group, which MLIR 22's expand-strided-metadata crashes on (see
+      // attune-guard-expand-shapes).
+      SmallVector<Value> extents;
+      for (OpFoldResult e : outSizes)
+        extents.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, e));
+      Value shape = tensor::FromElementsOp::create(
+          rewriter, loc,
+          RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),
+          extents);
+      Value y = tensor::ReshapeOp::create(rewriter, loc, outType, x, shape);
+      replaceWithCast(rewriter, op, y);
+      return success();
+    }
     auto inRuns = segments(inType.getShape()),
          outRuns = segments(outType.getShape());
     SmallVector<bool> keep;

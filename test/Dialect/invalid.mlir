@@ -1482,7 +1482,7 @@ func.func @trilu_rank(%x: tensor<3xf32>) {
 // -----
 
 func.func @reshape_dynamic_count(%x: tensor<?x?x8xf32>) {
-  // expected-error @+1 {{'attune.reshape' op input [?, ?, 8] has 2 dynamic dims and result [?, 16] has 1 (a reshape keeps the dynamic dims)}}
+  // expected-error @+1 {{'attune.reshape' op input [?, ?, 8] has 2 dynamic dims and result [?, 16] has 1 (without sizes, a reshape keeps the dynamic dims)}}
   %r = attune.reshape %x : tensor<?x?x8xf32> to tensor<?x16xf32>
   return
 }
@@ -1508,5 +1508,13 @@ func.func @reshape_element_type(%x: tensor<2x3xf32>) {
 func.func @unary_integer(%x: tensor<4xi64>) {
   // expected-error @+1 {{'attune.unary' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi64>'}}
   %r = attune.unary <sqrt> %x : tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @reshape_sizes(%x: tensor<?x8xf32>, %n: index) {
+  // expected-error @+1 {{'attune.reshape' op has 1 sizes for 2 dynamic dims of the result [?, ?, 8] (one per dynamic dim, in order)}}
+  %r = attune.reshape %x sizes(%n) : tensor<?x8xf32> to tensor<?x?x8xf32>
   return
 }

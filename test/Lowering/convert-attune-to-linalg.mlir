@@ -273,3 +273,19 @@ func.func @compare_select(%a: tensor<?x4xf32>, %ids: tensor<?x4xi64>, %p: tensor
   %r = attune.unary <reciprocal> %u : tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// A reshape with given extents (dynamic dims merge): a run-time check of
+// the element counts, then tensor.reshape with the extents.
+// CHECK-LABEL: func @reshape_sizes
+// CHECK: %[[IN:.*]] = arith.muli
+// CHECK: %[[OUT:.*]] = arith.muli
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK: cf.assert %[[SAME]], "{{.*}}attune.reshape: the result's extents hold another number of elements than the input"
+// CHECK: %[[S:.*]] = tensor.from_elements %{{.*}}, %c16{{.*}} : tensor<2xindex>
+// CHECK: tensor.reshape %{{.*}}(%[[S]]) : (tensor<?x?x16xf32>, tensor<2xindex>) -> tensor<?x16xf32>
+func.func @reshape_sizes(%x: tensor<?x?x16xf32>, %n: index) -> tensor<?x16xf32> {
+  %r = attune.reshape %x sizes(%n) : tensor<?x?x16xf32> to tensor<?x16xf32>
+  return %r : tensor<?x16xf32>
+}

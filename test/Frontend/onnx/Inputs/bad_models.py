@@ -133,14 +133,8 @@ save(model([helper.make_node("Shape", ["c"], ["s"], name="/s/Shape"),
             helper.make_node("Reshape", ["x", "t"], ["y"], name="/s/Reshape")],
            [x], [y], [scalar, two]), "empty_shape.onnx")
 
-# The generic forms' refusals: a reshape that merges dynamic dims, integer
-# arithmetic, a float condition, a reduction axis out of range, a gather
-# axis out of range.
-x3 = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", "L", 4])
-flat = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])
-save(model([helper.make_node("Reshape", ["x", "s"], ["y"], name="/m/Reshape")],
-           [x3], [flat], [numpy_helper.from_array(np.array([-1, 4], np.int64), "s")]),
-     "merge_dynamic.onnx")
+# The generic forms' refusals: integer arithmetic, a float condition, a
+# reduction axis out of range, a gather axis out of range.
 ids = helper.make_tensor_value_info("ids", TensorProto.INT64, ["B", 4])
 ids_out = helper.make_tensor_value_info("y", TensorProto.INT64, ["B", 4])
 save(model([helper.make_node("Add", ["ids", "ids"], ["y"], name="/i/Add")],

@@ -83,7 +83,8 @@ class GenericOps(nn.Module):
     """Ops no pattern raises, each through the importer's generic path:
     Erf, Sqrt, Exp, Log, Abs, Neg, Reciprocal, Div and Pow by tensors,
     Max/Min, Equal on token ids, Greater with a cast to float, Where, the
-    reductions, Gather of columns, Trilu and a Reshape that splits a dim.
+    reductions, Gather of columns, Trilu, a Reshape that splits a static dim
+    and two that merge and split the dynamic ones.
     Inputs: x [B, L, 16] and ids [B, L] (a 0 id marks padding); L >= 3."""
 
     def __init__(self, dim=16):
@@ -106,4 +107,6 @@ class GenericOps(nn.Module):
         g = c[:, :, torch.tensor([3, 0, -1])] + c.mean(dim=1, keepdim=True)[:, :, :3]
         h = c.index_select(1, torch.tensor([2, 0]))
         q = c.reshape(c.shape[0], c.shape[1], 4, 4).amax(-1)
-        return torch.cat([r * c[:, :, :3] + g, s[:, :, :3], q], dim=-1), h
+        f = (c.reshape(-1, 16) * 2.0).reshape(c.shape[0], c.shape[1], 16)
+        return torch.cat([r * c[:, :, :3] + g, s[:, :, :3], q, f[:, :, :2]],
+                         dim=-1), h
