@@ -42,6 +42,9 @@ struct AttuneWidenBooleansPass
     : mlir::attune::impl::AttuneWidenBooleansBase<AttuneWidenBooleansPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    // The instance runs on one function after another.
+    widenedValues.clear();
+    toErase.clear();
     // Boolean inputs arrive as i32 0 or 1 (the runtime widens the caller's
     // bytes as it uploads them; the metadata still says bool).
     if (!func.isDeclaration()) {

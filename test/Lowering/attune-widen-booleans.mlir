@@ -61,3 +61,23 @@ func.func @bool_result(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xi1> {
   %m = attune.compare <lt> %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   return %m : tensor<4xi1>
 }
+
+// -----
+
+// Two functions in one module, each with a constant mask (the pass runs on
+// one after the other).
+// CHECK-LABEL: func @first
+// CHECK: arith.constant dense<[1, 0]> : tensor<2xi32>
+// CHECK-LABEL: func @second
+// CHECK: arith.constant dense<[0, 1]> : tensor<2xi32>
+func.func @first(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %m = arith.constant dense<[true, false]> : tensor<2xi1>
+  %y = attune.select %m, %x, %x : (tensor<2xi1>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func @second(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %m = arith.constant dense<[false, true]> : tensor<2xi1>
+  %z = arith.constant dense<0.0> : tensor<f32>
+  %y = attune.select %m, %x, %z : (tensor<2xi1>, tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
