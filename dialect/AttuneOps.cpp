@@ -961,6 +961,32 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult BroadcastOp::verify() {
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  ArrayRef<int64_t> out = getType().getShape();
+  if (getInput().getType().getElementType() != getType().getElementType())
+    return emitOpError("result element type ")
+           << getType().getElementType() << " differs from the input's "
+           << getInput().getType().getElementType();
+  if (in.size() > out.size())
+    return emitOpError("input ")
+           << shapeStr(in) << " has more dims than the result "
+           << shapeStr(out);
+  int64_t dynamic = llvm::count_if(out, ShapedType::isDynamic);
+  if (int64_t(getSizes().size()) != dynamic)
+    return emitOpError("has ")
+           << getSizes().size() << " sizes for " << dynamic
+           << " dynamic dims of the result " << shapeStr(out)
+           << " (one per dynamic dim, in order)";
+  size_t lead = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in[i] != 1 && conflicts(in[i], out[lead + i]))
+      return emitOpError("input dim ")
+             << i << " is " << in[i] << ", expected 1 or the result's "
+             << out[lead + i] << " (result " << shapeStr(out) << ")";
+  return success();
+}
+
 LogicalResult TriluOp::verify() {
   int64_t rank = getInput().getType().getRank();
   if (rank < 2)

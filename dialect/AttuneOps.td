@@ -349,6 +349,30 @@ def Attune_ReshapeOp : Attune_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
+def Attune_BroadcastOp : Attune_Op<"broadcast", [Pure]> {
+  let summary = "Broadcasts a tensor to a larger shape (torch.expand)";
+  let description = [{
+    `result[i...] = input[j...]` where the input's dims align with the
+    result's trailing dims and a dim of extent 1 is read at 0 (NumPy
+    broadcasting; `Tensor.expand`, ONNX `Expand`). Each input dim is 1 or
+    equals the result's aligned dim. `sizes` holds one `index` per dynamic
+    dim of the result, in order (its extent at run time); an input dim
+    other than 1 aligned with a dynamic result dim is checked against it at
+    run time (the run fails with the op's location). Any element type; the result
+    has the input's.
+
+    ```mlir
+    %cls = attune.broadcast %token sizes(%b) : tensor<1x1x768xf32> to tensor<?x1x768xf32>
+    ```
+  }];
+  let arguments = (ins Attune_DataTensor:$input, Variadic<Index>:$sizes);
+  let results = (outs Attune_DataTensor:$result);
+  let assemblyFormat = [{
+    $input (`sizes` `(` $sizes^ `)`)? attr-dict `:` type($input) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Attune_SqueezeOp : Attune_InferOp<"squeeze"> {
   let summary = "Removes a unit dimension";
   let description = [{

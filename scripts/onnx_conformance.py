@@ -35,7 +35,7 @@ import numpy as np
 # fail to import with a clear error.
 CLAIMED = sorted([
     "Abs", "Add", "Cast", "Concat", "Constant", "ConstantOfShape", "Div",
-    "Equal", "Erf", "Exp", "GRU", "Gather", "Gemm", "Greater",
+    "Equal", "Erf", "Exp", "Expand", "GRU", "Gather", "Gemm", "Greater",
     "GreaterOrEqual", "Identity", "LSTM", "LayerNormalization", "Less",
     "LessOrEqual", "Log", "MatMul", "Max", "Min", "Mul", "Neg", "Pow",
     "Reciprocal", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",

@@ -1247,6 +1247,38 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     auto b = input(node, 1);
     if (!b)
       return b.takeError();
+    // Shape values compared at import where the answer is known (torch's
+    // expand(-1) exports Where(Equal(shape, -1), 1, shape)): equal dims, two
+    // constants, or a dim (never negative) against a negative constant.
+    if (auto sa = symElements(*a), sb = symElements(*b);
+        op == "Equal" && sa && sb &&
+        (sa->size() == sb->size() || sa->size() == 1 || sb->size() == 1) &&
+        (a->kind == Val::Sym || b->kind == Val::Sym)) {
+      size_t n = std::max(sa->size(), sb->size());
+      std::string bits;
+      bool known = true;
+      for (size_t i = 0; i < n && known; ++i) {
+        const SymDim &x = (*sa)[sa->size() == 1 ? 0 : i];
+        const SymDim &y = (*sb)[sb->size() == 1 ? 0 : i];
+        if (x == y)
+          bits.push_back(1);
+        else if (x.isConstant() && y.isConstant())
+          bits.push_back(0);
+        else if ((x.isConstant() && x.coeff < 0 && y.coeff > 0) ||
+                 (y.isConstant() && y.coeff < 0 && x.coeff > 0))
+          bits.push_back(0);
+        else
+          known = false;
+      }
+      if (known) {
+        HostTensor r;
+        r.type = onnx::TensorProto::BOOL;
+        if (!(isScalarShaped(*a) && isScalarShaped(*b)))
+          r.shape = {int64_t(n)};
+        r.bytes = std::make_shared<std::string>(std::move(bits));
+        return out(Val::ofHost(r));
+      }
+    }
     auto ta = asTensor(*a, node);
     if (!ta)
       return ta.takeError();
@@ -1274,6 +1306,36 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
         *shape));
   }
   if (op == "Where") {
+    // A known condition choosing between shape values: a shape value.
+    {
+      auto c = input(node, 0);
+      if (!c)
+        return c.takeError();
+      auto a = input(node, 1);
+      if (!a)
+        return a.takeError();
+      auto b = input(node, 2);
+      if (!b)
+        return b.takeError();
+      auto sa = symElements(*a), sb = symElements(*b);
+      if (c->kind == Val::Host && c->host.type == onnx::TensorProto::BOOL &&
+          c->host.shape.size() <= 1 && sa && sb) {
+        size_t n =
+            std::max({size_t(c->host.numElements()), sa->size(), sb->size()});
+        auto fits = [&](size_t m) { return m == n || m == 1; };
+        if (fits(c->host.numElements()) && fits(sa->size()) &&
+            fits(sb->size())) {
+          std::vector<SymDim> r;
+          for (size_t i = 0; i < n; ++i) {
+            bool pick = c->host.data()[c->host.numElements() == 1 ? 0 : i];
+            const std::vector<SymDim> &from = pick ? *sa : *sb;
+            r.push_back(from[from.size() == 1 ? 0 : i]);
+          }
+          return out(Val::ofSym(r, isScalarShaped(*a) && isScalarShaped(*b) &&
+                                       c->host.shape.empty()));
+        }
+      }
+    }
     std::vector<Val> ts;
     for (int i = 0; i < 3; ++i) {
       auto v = input(node, i);
@@ -1356,6 +1418,42 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     return out(tensor(ATTUNE_MAKE(*this, at::ReduceOp, node, l, kind, t->value,
                                   ArrayRef<int64_t>(*axes), keep),
                       shape));
+  }
+  if (op == "Expand") {
+    // x broadcast with the target shape (NumPy rules: the result is the
+    // broadcast of both), dynamic extents from the graph inputs' dims.
+    auto x = input(node, 0);
+    if (!x)
+      return x.takeError();
+    auto s = input(node, 1);
+    if (!s)
+      return s.takeError();
+    auto target = symElements(*s);
+    if (!target)
+      return fail(node, "the target shape must be computable at import");
+    auto t = asTensor(*x, node);
+    if (!t)
+      return t.takeError();
+    std::optional<SymShape> shape = broadcast(t->shape, *target);
+    if (!shape)
+      return fail(node, "shape " + shapeStr(t->shape) +
+                            " does not broadcast to " + shapeStr(*target));
+    SmallVector<Value> sizes;
+    for (const SymDim &d : *shape) {
+      if (d.isConstant())
+        continue;
+      std::optional<Value> e = extent(d, l);
+      if (!e)
+        return fail(node, "the extent " + d.str() +
+                              " is not a product of the graph inputs' dims");
+      sizes.push_back(*e);
+    }
+    auto type = cast<RankedTensorType>(t->value.getType());
+    generic("attune.broadcast");
+    return out(tensor(
+        at::BroadcastOp::create(
+            builder, l, typeOf(*shape, type.getElementType()), t->value, sizes),
+        *shape));
   }
   if (op == "Trilu") {
     auto x = input(node, 0);

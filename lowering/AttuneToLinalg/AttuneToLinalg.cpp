@@ -483,6 +483,45 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
   }
 };
 
+/// attune.broadcast: one generic reading the input through a broadcast
+/// map, its dynamic extents from `sizes` (an input dim other than 1 checked
+/// against its dynamic result extent at run time).
+struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    KernelBuilder kb(rewriter, loc);
+    Value x = adaptor.getInput();
+    ArrayRef<int64_t> in = tensorType(x).getShape();
+    RankedTensorType type = op.getType();
+    SmallVector<OpFoldResult> sizes;
+    auto given = adaptor.getSizes().begin();
+    for (int64_t e : type.getShape())
+      sizes.push_back(ShapedType::isDynamic(e)
+                          ? OpFoldResult(*given++)
+                          : OpFoldResult(rewriter.getIndexAttr(e)));
+    size_t lead = type.getRank() - in.size();
+    for (size_t i = 0; i < in.size(); ++i)
+      if (in[i] != 1 && ShapedType::isDynamic(type.getDimSize(lead + i)))
+        assertEqualExtents(
+            rewriter, loc, kb.dim(x, i),
+            getValueOrCreateConstantIndexOp(rewriter, loc, sizes[lead + i]),
+            "attune.broadcast: an input dim other than 1 differs from the "
+            "result's extent");
+    Value result = kb.generic(x, kb.empty(sizes, type.getElementType()),
+                              {kb.broadcastMap(in, type.getShape()),
+                               rewriter.getMultiDimIdentityMap(type.getRank())},
+                              parallelIters(type.getRank()),
+                              [](OpBuilder &b, Location l, ValueRange a) {
+                                linalg::YieldOp::create(b, l, a[0]);
+                              });
+    replaceWithCast(rewriter, op, result);
+    return success();
+  }
+};
+
 struct SqueezeLowering : OpConversionPattern<SqueezeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -1745,12 +1784,12 @@ void mlir::attune::populateAttuneToLinalgConversionPatterns(
   patterns.add<
       LinearLowering, MatmulLowering, TransposeLowering, SplitHeadsLowering,
       MergeHeadsLowering, SliceLowering, ConcatLowering, ExpandDimsLowering,
-      SqueezeLowering, ReshapeLowering, CastLowering, ActivationLowering,
-      ScaleLowering, MaskBiasLowering, BinaryLowering<AddOp, arith::AddFOp>,
-      UnaryLowering, BinaryFnLowering, CompareLowering, SelectLowering,
-      ReduceLowering, TriluLowering, BinaryLowering<MulOp, arith::MulFOp>,
-      SoftmaxLowering, LayerNormLowering, AttentionLowering, MaskLowering,
-      OverwriteLowering>(ctx);
+      SqueezeLowering, ReshapeLowering, BroadcastLowering, CastLowering,
+      ActivationLowering, ScaleLowering, MaskBiasLowering,
+      BinaryLowering<AddOp, arith::AddFOp>, UnaryLowering, BinaryFnLowering,
+      CompareLowering, SelectLowering, ReduceLowering, TriluLowering,
+      BinaryLowering<MulOp, arith::MulFOp>, SoftmaxLowering, LayerNormLowering,
+      AttentionLowering, MaskLowering, OverwriteLowering>(ctx);
   patterns.add<EmbeddingLowering, GatherLowering, PositionalEncodingLowering,
                CacheWriteLowering, SelectLastLowering>(ctx, checks);
   populateRecurrentToLinalgConversionPatterns(patterns);

@@ -1518,3 +1518,35 @@ func.func @reshape_sizes(%x: tensor<?x8xf32>, %n: index) {
   %r = attune.reshape %x sizes(%n) : tensor<?x8xf32> to tensor<?x?x8xf32>
   return
 }
+
+// -----
+
+func.func @broadcast_sizes(%x: tensor<1x8xf32>) {
+  // expected-error @+1 {{'attune.broadcast' op has 0 sizes for 1 dynamic dims of the result [?, 8] (one per dynamic dim, in order)}}
+  %r = attune.broadcast %x : tensor<1x8xf32> to tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_dim(%x: tensor<3x8xf32>) {
+  // expected-error @+1 {{'attune.broadcast' op input dim 0 is 3, expected 1 or the result's 4 (result [4, 8])}}
+  %r = attune.broadcast %x : tensor<3x8xf32> to tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_rank(%x: tensor<2x3x8xf32>) {
+  // expected-error @+1 {{'attune.broadcast' op input [2, 3, 8] has more dims than the result [3, 8]}}
+  %r = attune.broadcast %x : tensor<2x3x8xf32> to tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_element_type(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'attune.broadcast' op result element type 'f16' differs from the input's 'f32'}}
+  %r = attune.broadcast %x : tensor<8xf32> to tensor<2x8xf16>
+  return
+}

@@ -289,3 +289,17 @@ func.func @reshape_sizes(%x: tensor<?x?x16xf32>, %n: index) -> tensor<?x16xf32> 
   %r = attune.reshape %x sizes(%n) : tensor<?x?x16xf32> to tensor<?x16xf32>
   return %r : tensor<?x16xf32>
 }
+
+// -----
+
+// A broadcast: a generic reading dims of extent 1 at 0, the dynamic result
+// extents given; an input dim other than 1 under a dynamic result dim is
+// checked at run time.
+// CHECK-LABEL: func @broadcast
+// CHECK: cf.assert %{{.*}}, "{{.*}}attune.broadcast: an input dim other than 1 differs from the result's extent"
+// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?x16xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<1x?x16xf32>) outs(%[[E]] : tensor<?x?x16xf32>)
+func.func @broadcast(%x: tensor<1x?x16xf32>, %b: index, %l: index) -> tensor<?x?x16xf32> {
+  %r = attune.broadcast %x sizes(%b, %l) : tensor<1x?x16xf32> to tensor<?x?x16xf32>
+  return %r : tensor<?x?x16xf32>
+}

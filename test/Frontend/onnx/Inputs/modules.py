@@ -84,12 +84,14 @@ class GenericOps(nn.Module):
     Erf, Sqrt, Exp, Log, Abs, Neg, Reciprocal, Div and Pow by tensors,
     Max/Min, Equal on token ids, Greater with a cast to float, Where, the
     reductions, Gather of columns, Trilu, a Reshape that splits a static dim
-    and two that merge and split the dynamic ones.
+    and two that merge and split the dynamic ones, and an Expand of a
+    learned token to [B, L, 16].
     Inputs: x [B, L, 16] and ids [B, L] (a 0 id marks padding); L >= 3."""
 
     def __init__(self, dim=16):
         super().__init__()
         self.proj = nn.Linear(dim, dim)
+        self.token = nn.Parameter(torch.randn(1, 1, dim))
 
     def forward(self, x, ids):
         y = self.proj(x)
@@ -108,5 +110,6 @@ class GenericOps(nn.Module):
         h = c.index_select(1, torch.tensor([2, 0]))
         q = c.reshape(c.shape[0], c.shape[1], 4, 4).amax(-1)
         f = (c.reshape(-1, 16) * 2.0).reshape(c.shape[0], c.shape[1], 16)
-        return torch.cat([r * c[:, :, :3] + g, s[:, :, :3], q, f[:, :, :2]],
+        e = self.token.expand(x.shape[0], x.shape[1], -1)
+        return torch.cat([r * c[:, :, :3] + g, s[:, :, :3], q, f[:, :, :2] + e[:, :, :2]],
                          dim=-1), h
