@@ -308,6 +308,22 @@ std::optional<Value> Importer::extent(const SymDim &dim, Location l) {
   return n;
 }
 
+llvm::Expected<SmallVector<Value>>
+Importer::dynamicExtents(const onnx::NodeProto &node, const SymShape &shape,
+                         const llvm::Twine &what) {
+  SmallVector<Value> sizes;
+  for (const SymDim &d : shape) {
+    if (d.isConstant())
+      continue;
+    std::optional<Value> e = extent(d, loc(node));
+    if (!e)
+      return fail(node, what + "the extent " + d.str() +
+                            " is not a product of the graph inputs' dims");
+    sizes.push_back(*e);
+  }
+  return sizes;
+}
+
 void Importer::define(const onnx::NodeProto &node, int i, Val value) {
   if (i < node.output_size() && !node.output(i).empty())
     values[node.output(i)] = std::move(value);
@@ -1438,22 +1454,15 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     if (!shape)
       return fail(node, "shape " + shapeStr(t->shape) +
                             " does not broadcast to " + shapeStr(*target));
-    SmallVector<Value> sizes;
-    for (const SymDim &d : *shape) {
-      if (d.isConstant())
-        continue;
-      std::optional<Value> e = extent(d, l);
-      if (!e)
-        return fail(node, "the extent " + d.str() +
-                              " is not a product of the graph inputs' dims");
-      sizes.push_back(*e);
-    }
+    auto sizes = dynamicExtents(node, *shape, "");
+    if (!sizes)
+      return sizes.takeError();
     auto type = cast<RankedTensorType>(t->value.getType());
     generic("attune.broadcast");
-    return out(tensor(
-        at::BroadcastOp::create(
-            builder, l, typeOf(*shape, type.getElementType()), t->value, sizes),
-        *shape));
+    return out(tensor(at::BroadcastOp::create(
+                          builder, l, typeOf(*shape, type.getElementType()),
+                          t->value, *sizes),
+                      *shape));
   }
   if (op == "Trilu") {
     auto x = input(node, 0);
@@ -1886,16 +1895,12 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     if (runs(in) != runs(shape)) {
       // Dynamic dims merge or split: the result's dynamic extents computed
       // from the graph inputs' dims they are products of.
-      for (const SymDim &d : shape) {
-        if (d.isConstant())
-          continue;
-        std::optional<Value> e = extent(d, l);
-        if (!e)
-          return fail(node, "reshape of " + shapeStr(in) + " to " +
-                                shapeStr(shape) + ": the extent " + d.str() +
-                                " is not a product of the graph inputs' dims");
-        sizes.push_back(*e);
-      }
+      auto given = dynamicExtents(node, shape,
+                                  "reshape of " + shapeStr(in) + " to " +
+                                      shapeStr(shape) + ": ");
+      if (!given)
+        return given.takeError();
+      sizes = std::move(*given);
     }
     generic("attune.reshape");
     return out(tensor(

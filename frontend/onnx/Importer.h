@@ -155,6 +155,12 @@ public:
   /// the graph inputs' dims it is a product of; nullopt for a symbol no
   /// graph input has.
   std::optional<mlir::Value> extent(const SymDim &dim, mlir::Location loc);
+  /// The extents of the dynamic dims of `shape`, in order (the `sizes` of
+  /// attune.reshape and attune.broadcast); an error starting with `what`
+  /// for one extent() cannot compute.
+  llvm::Expected<llvm::SmallVector<mlir::Value>>
+  dynamicExtents(const onnx::NodeProto &node, const SymShape &shape,
+                 const llvm::Twine &what);
 
   /// An attune.weight bound by `name`, recorded for the weights file.
   mlir::Value weight(llvm::StringRef name, const HostTensor &data,

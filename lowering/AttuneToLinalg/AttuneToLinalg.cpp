@@ -384,6 +384,18 @@ static SmallVector<SmallVector<int64_t>> segments(ArrayRef<int64_t> shape) {
   return runs;
 }
 
+/// The extents of `shape`: its static ones, and `dynamic` (one per dynamic
+/// dim, in order: the `sizes` of attune.reshape and attune.broadcast).
+static SmallVector<OpFoldResult>
+givenSizes(OpBuilder &b, ArrayRef<int64_t> shape, ValueRange dynamic) {
+  SmallVector<OpFoldResult> sizes;
+  auto next = dynamic.begin();
+  for (int64_t e : shape)
+    sizes.push_back(ShapedType::isDynamic(e) ? OpFoldResult(*next++)
+                                             : OpFoldResult(b.getIndexAttr(e)));
+  return sizes;
+}
+
 /// attune.reshape as tensor.collapse_shape into a canonical form (one dim
 /// per pair of non-empty static segments, each dynamic dim alone), then
 /// tensor.expand_shape out of it.
@@ -400,12 +412,8 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     if (!adaptor.getSizes().empty()) {
       // Given extents: through one dim of every element, after a run-time
       // check that the counts agree.
-      SmallVector<OpFoldResult> outSizes;
-      auto sizes = adaptor.getSizes().begin();
-      for (int64_t e : outType.getShape())
-        outSizes.push_back(ShapedType::isDynamic(e)
-                               ? OpFoldResult(*sizes++)
-                               : OpFoldResult(rewriter.getIndexAttr(e)));
+      SmallVector<OpFoldResult> outSizes =
+          givenSizes(rewriter, outType.getShape(), adaptor.getSizes());
       auto product = [&](ArrayRef<OpFoldResult> extents) {
         Value n = arith::ConstantIndexOp::create(rewriter, loc, 1);
         for (OpFoldResult e : extents)
@@ -496,12 +504,8 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
     Value x = adaptor.getInput();
     ArrayRef<int64_t> in = tensorType(x).getShape();
     RankedTensorType type = op.getType();
-    SmallVector<OpFoldResult> sizes;
-    auto given = adaptor.getSizes().begin();
-    for (int64_t e : type.getShape())
-      sizes.push_back(ShapedType::isDynamic(e)
-                          ? OpFoldResult(*given++)
-                          : OpFoldResult(rewriter.getIndexAttr(e)));
+    SmallVector<OpFoldResult> sizes =
+        givenSizes(rewriter, type.getShape(), adaptor.getSizes());
     size_t lead = type.getRank() - in.size();
     for (size_t i = 0; i < in.size(); ++i)
       if (in[i] != 1 && ShapedType::isDynamic(type.getDimSize(lead + i)))
