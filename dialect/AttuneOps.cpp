@@ -1137,6 +1137,77 @@ static LogicalResult inferAttentionOp(const Diag &diag, AttentionOp::Adaptor a,
 }
 ATTUNE_INFERRED_OP(AttentionOp)
 
+static LogicalResult inferLinearAttentionOp(const Diag &diag,
+                                            LinearAttentionOp::Adaptor a,
+                                            SmallVectorImpl<Type> &types) {
+  Named q{"query", a.getQuery()}, k{"key", a.getKey()},
+      v{"value", a.getValue()};
+  if (failed(sameElementType(diag, {q, k, v})) ||
+      failed(expectRank(diag, q, 4, "([B, H, Lq, D])")) ||
+      failed(expectRank(diag, k, 4, "([B, Hk, Lk, D])")) ||
+      failed(expectRank(diag, v, 4, "([B, Hk, Lk, Dv])")) ||
+      failed(expectStatic(diag, q, 1, "H")) ||
+      failed(expectStatic(diag, q, 3, "D")) ||
+      failed(expectStatic(diag, k, 1, "Hk")) ||
+      failed(expectStatic(diag, v, 3, "Dv")))
+    return failure();
+  ArrayRef<int64_t> qs = shapeOf(q.value), ks = shapeOf(k.value),
+                    vs = shapeOf(v.value);
+  int64_t heads = qs[1], kvHeads = ks[1];
+  if (kvHeads < 1 || heads % kvHeads != 0)
+    return diag() << "key heads (" << kvHeads << ") must divide query heads ("
+                  << heads << ")";
+  if (failed(expectDim(diag, "key dim 0 (B)", ks[0], qs[0], "query batch")) ||
+      failed(expectDim(diag, "value dim 0 (B)", vs[0], qs[0], "query batch")) ||
+      failed(
+          expectDim(diag, "value dim 1 (Hk)", vs[1], kvHeads, "key heads")) ||
+      failed(expectDim(diag, "key head dim", ks[3], qs[3], "query head dim")) ||
+      failed(expectDim(diag, "value dim 2 (Lk)", vs[2], ks[2], "key length")))
+    return failure();
+  int64_t batch = refine(refine(qs[0], ks[0]), vs[0]);
+  if (failed(checkKeyLengths(diag, a.getKeyLengths(), batch, "key_lengths")))
+    return failure();
+  if (IntegerAttr w = a.getWindowAttr())
+    return diag() << "linear attention cannot honour a window mask (window = "
+                  << w.getInt()
+                  << "): its sums run over every visible key; expected no "
+                     "window (use attune.attention for a sliding window)";
+  if (a.getCausal() &&
+      failed(expectDim(diag, "key length (Lk) with causal",
+                       refine(ks[2], vs[2]), qs[2], "query length")))
+    return failure();
+  double eps = a.getEps().convertToDouble();
+  if (!(eps >= 0.0) || !std::isfinite(eps))
+    return diag() << "eps must be finite and >= 0, got " << eps;
+  types.push_back(makeTensor({batch, heads, qs[2], vs[3]}, q.value));
+  ValueRange state = a.getState();
+  if (state.empty())
+    return success();
+  if (state.size() != 2)
+    return diag() << "state takes 2 operands (kv [B, Hk, D, Dv], ksum [B, Hk, "
+                     "D]), got "
+                  << state.size();
+  Type f32 = Float32Type::get(q.value.getContext());
+  SmallVector<int64_t> kvShape = {batch, kvHeads, qs[3], vs[3]};
+  SmallVector<int64_t> sumShape = {batch, kvHeads, qs[3]};
+  for (auto [value, name, shape] :
+       {std::tuple<Value, StringRef, ArrayRef<int64_t>>{state[0], "state kv",
+                                                        kvShape},
+        {state[1], "state ksum", sumShape}}) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getElementType() != f32)
+      return diag() << name << " must be f32 (the sums accumulate in f32), got "
+                    << type.getElementType();
+    if (failed(expectShape(diag, Named{name, value}, shape)))
+      return failure();
+    SmallVector<int64_t> refined(shape);
+    refined[0] = refine(batch, type.getDimSize(0));
+    types.push_back(RankedTensorType::get(refined, f32));
+  }
+  return success();
+}
+ATTUNE_INFERRED_OP(LinearAttentionOp)
+
 double AttentionOp::getEffectiveScale() {
   if (getScore() == ScoreKind::dot)
     return 1.0;

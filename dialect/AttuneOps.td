@@ -874,6 +874,72 @@ def Attune_MaskOp : Attune_InferOp<"mask"> {
   let hasFolder = 1;
 }
 
+def Attune_LinearAttentionOp
+    : Attune_InferOp<"linear_attention", [AttrSizedOperandSegments]> {
+  let summary = "Linear attention with the elu + 1 feature map (Katharopoulos et al. 2020)";
+  let description = [{
+    Shapes as `attune.attention`: `query [B, H, Lq, D]`, `key [B, Hk, Lk, D]`,
+    `value [B, Hk, Lk, Dv]`, `Hk` dividing `H` (query head `h` reads
+    key/value head `h / (H / Hk)`); result `[B, H, Lq, Dv]`. `B`, `Lq` and
+    `Lk` may be dynamic; heads and head dims are static.
+
+    The softmax kernel `exp(q.k)` is replaced by `phi(q).phi(k)` with the
+    feature map `phi(x) = elu(x) + 1` (`x + 1` for `x > 0`, else `exp(x)`;
+    always positive), so that the sums over keys factor out of the queries:
+
+        result[b,h,i,:] = phi(q_i) S / (phi(q_i) . z + eps)
+        S = sum_{j visible} phi(k_j)^T v_j   [D, Dv]
+        z = sum_{j visible} phi(k_j)         [D]
+
+    Non-causal: one pass over the keys builds `S` and `z`, a second applies
+    them to every query. With `causal` (self-attention: `Lq = Lk`, checked
+    when the model runs) key `j` is visible to query `i` iff `j <= i`, and the
+    sums are running prefix sums; the kernels work in chunks of queries
+    (within a chunk the masked `phi(Q) phi(K)^T` block, before it the sums of
+    the chunks so far), so time is linear in `L` and memory `O(L)`: no
+    `[Lq, Lk]` tensor exists. `key_lengths` (an integer tensor `[B]`) hides
+    keys `j >= key_lengths[b]`. `eps` (default `1e-6`, the value of the
+    authors' code) keeps the division finite; a query that sees no key
+    gives a zero row. There is no scale: `phi` is applied to `q` and `k` as
+    they are.
+
+    Masks that cannot be written as sums over keys are rejected by the
+    verifier: a `window` (the sums would have to forget keys), and there is
+    no additive `bias` operand.
+
+    **State** (decoding): with `state(%kv, %ksum)` (`kv [B, Hk, D, Dv]` and
+    `ksum [B, Hk, D]`, f32: the sums `S` and `z` of every earlier key), the
+    keys of the call come after the state's keys: every query also sees
+    them, and two more results give the state after the call's visible
+    keys. A causal decoding step with one token then costs
+    `O(D Dv)`, whatever the length of the context: the running sums are
+    the whole cache. A zero state is the empty prefix.
+
+    ```mlir
+    %o = attune.linear_attention %q, %k, %v key_lengths(%len) {causal}
+        : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?xi64>)
+        -> tensor<?x8x?x64xf32>
+    %o1, %kv1, %z1 = attune.linear_attention %q, %k, %v state(%kv, %z) {causal}
+        : (tensor<?x8x1x64xf32>, tensor<?x2x1x64xf32>, tensor<?x2x1x64xf32>,
+           tensor<?x2x64x64xf32>, tensor<?x2x64xf32>)
+        -> (tensor<?x8x1x64xf32>, tensor<?x2x64x64xf32>, tensor<?x2x64xf32>)
+    ```
+  }];
+  let arguments = (ins Attune_FloatTensor:$query, Attune_FloatTensor:$key,
+                       Attune_FloatTensor:$value,
+                       Optional<Attune_IndexTensor>:$key_lengths,
+                       Variadic<Attune_FloatTensor>:$state,
+                       UnitAttr:$causal,
+                       OptionalAttr<I64Attr>:$window,
+                       DefaultValuedAttr<F64Attr, "1e-6">:$eps);
+  let results = (outs Attune_FloatTensor:$result,
+                      Variadic<Attune_FloatTensor>:$next_state);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`key_lengths` `(` $key_lengths^ `)`)?
+    (`state` `(` $state^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Generation state
 //===----------------------------------------------------------------------===//

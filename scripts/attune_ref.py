@@ -79,6 +79,41 @@ def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None
     return (out, w) if return_weights else out
 
 
+def linear_attention(q, k, v, causal=False, lengths=None, eps=1e-6, state=None):
+    """Linear attention (Katharopoulos et al. 2020), materialized: the
+    [Lq, Lk] matrix of phi(q_i).phi(k_j), phi = elu + 1, masked and summed
+    as written in the paper. With `state` (kv [B, Hk, D, Dv], ksum
+    [B, Hk, D]) the state's keys come first; returns (out, kv', ksum')."""
+    b, h, lq, d = q.shape
+    hk, lk = k.shape[1], k.shape[2]
+    fq = torch.nn.functional.elu(q.double()) + 1
+    fk = torch.nn.functional.elu(k.double()) + 1
+    vd = v.double()
+    valid = torch.ones(b, lk, dtype=torch.bool)
+    if lengths is not None:
+        valid = key_padding(lengths, lk)
+    vis = valid[:, None, None, :].expand(b, h, lq, lk)
+    if causal:
+        vis = vis & visibility(lq, lk, causal=True)[None, None]
+    w = torch.matmul(fq, fk.repeat_interleave(h // hk, dim=1).transpose(-1, -2))
+    w = torch.where(vis, w, torch.zeros_like(w))
+    num = torch.matmul(w, vd.repeat_interleave(h // hk, dim=1))
+    den = w.sum(-1)
+    if state is not None:
+        kv, ksum = (s.double() for s in state)
+        num = num + torch.matmul(fq, kv.repeat_interleave(h // hk, dim=1))
+        den = den + torch.matmul(fq, ksum.repeat_interleave(h // hk, dim=1)[..., None])[..., 0]
+    den = den + eps
+    out = torch.where(den[..., None] == 0, torch.zeros_like(num), num / den[..., None])
+    out = out.to(q.dtype)
+    if state is None:
+        return out
+    fkv = fk * valid[:, None, :, None]
+    kv = kv + torch.matmul(fkv.transpose(-1, -2), vd)
+    ksum = ksum + fkv.sum(2)
+    return out, kv.float(), ksum.float()
+
+
 def cache_write(cache, update, positions):
     """cache [B, H, C, D] with update [B, H, T, D] written at row b's
     positions[b] .. positions[b] + T."""

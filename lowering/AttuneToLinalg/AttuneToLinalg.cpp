@@ -1797,4 +1797,5 @@ void mlir::attune::populateAttuneToLinalgConversionPatterns(
   patterns.add<EmbeddingLowering, GatherLowering, PositionalEncodingLowering,
                CacheWriteLowering, SelectLastLowering>(ctx, checks);
   populateRecurrentToLinalgConversionPatterns(patterns);
+  populateLinearAttentionConversionPatterns(patterns);
 }

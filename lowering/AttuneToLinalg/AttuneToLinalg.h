@@ -33,6 +33,10 @@ void populateAttuneToLinalgConversionPatterns(
 /// the state carried, rolled.
 void populateRecurrentToLinalgConversionPatterns(RewritePatternSet &patterns);
 
+/// attune.linear_attention (part of the above): the batched form, causal
+/// in chunks (see LinearAttention.cpp).
+void populateLinearAttentionConversionPatterns(RewritePatternSet &patterns);
+
 } // namespace attune
 } // namespace mlir
 

@@ -1550,3 +1550,131 @@ func.func @broadcast_element_type(%x: tensor<8xf32>) {
   %r = attune.broadcast %x : tensor<8xf32> to tensor<2x8xf16>
   return
 }
+
+// -----
+
+func.func @la_element_type(%q: tensor<2x8x16x64xf32>, %k: tensor<2x8x16x64xf16>) {
+  // expected-error @+1 {{'attune.linear_attention' op key has element type 'f16', expected 'f32' (the element type of query)}}
+  %r = attune.linear_attention %q, %k, %k  : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf16>, tensor<2x8x16x64xf16>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_rank(%q: tensor<8x16x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op query has rank 3, expected rank 4 ([B, H, Lq, D])}}
+  %r = attune.linear_attention %q, %q, %q  : (tensor<8x16x64xf32>, tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_static_heads(%q: tensor<2x?x16x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op query dim 1 (H) must be static, got [2, ?, 16, 64]}}
+  %r = attune.linear_attention %q, %q, %q  : (tensor<2x?x16x64xf32>, tensor<2x?x16x64xf32>, tensor<2x?x16x64xf32>) -> tensor<2x?x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_heads(%q: tensor<2x8x16x64xf32>, %k: tensor<2x3x16x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op key heads (3) must divide query heads (8)}}
+  %r = attune.linear_attention %q, %k, %k  : (tensor<2x8x16x64xf32>, tensor<2x3x16x64xf32>, tensor<2x3x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_key_batch(%q: tensor<2x8x16x64xf32>, %k: tensor<3x8x16x64xf32>, %v: tensor<2x8x16x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op key dim 0 (B) is 3, expected 2 (query batch)}}
+  %r = attune.linear_attention %q, %k, %v  : (tensor<2x8x16x64xf32>, tensor<3x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_value_batch(%q: tensor<2x8x16x64xf32>, %v: tensor<3x8x16x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op value dim 0 (B) is 3, expected 2 (query batch)}}
+  %r = attune.linear_attention %q, %q, %v  : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<3x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_value_heads(%q: tensor<2x8x16x64xf32>, %v: tensor<2x4x16x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op value dim 1 (Hk) is 4, expected 8 (key heads)}}
+  %r = attune.linear_attention %q, %q, %v  : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x4x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_head_dim(%q: tensor<2x8x16x48xf32>, %k: tensor<2x8x16x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op key head dim is 64, expected 48 (query head dim)}}
+  %r = attune.linear_attention %q, %k, %k  : (tensor<2x8x16x48xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_value_length(%q: tensor<2x8x16x64xf32>, %v: tensor<2x8x12x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op value dim 2 (Lk) is 12, expected 16 (key length)}}
+  %r = attune.linear_attention %q, %q, %v  : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x12x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_lengths(%q: tensor<2x8x16x64xf32>, %len: tensor<3xi64>) {
+  // expected-error @+1 {{'attune.linear_attention' op key_lengths dim 0 (B) is 3, expected 2 (the batch size)}}
+  %r = attune.linear_attention %q, %q, %q key_lengths(%len)  : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<3xi64>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_window(%q: tensor<2x8x16x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op linear attention cannot honour a window mask (window = 4): its sums run over every visible key; expected no window (use attune.attention for a sliding window)}}
+  %r = attune.linear_attention %q, %q, %q {window = 4 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_causal_lengths(%q: tensor<2x8x16x64xf32>, %k: tensor<2x8x20x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op key length (Lk) with causal is 20, expected 16 (query length)}}
+  %r = attune.linear_attention %q, %k, %k {causal} : (tensor<2x8x16x64xf32>, tensor<2x8x20x64xf32>, tensor<2x8x20x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_eps(%q: tensor<2x8x16x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op eps must be finite and >= 0, got -1.000000e+00}}
+  %r = attune.linear_attention %q, %q, %q {eps = -1.0} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @la_state_count(%q: tensor<2x8x16x64xf32>, %kv: tensor<2x8x64x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op state takes 2 operands (kv [B, Hk, D, Dv], ksum [B, Hk, D]), got 1}}
+  %r:2 = attune.linear_attention %q, %q, %q state(%kv)  : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x64x64xf32>) -> (tensor<2x8x16x64xf32>, tensor<2x8x64x64xf32>)
+  return
+}
+
+// -----
+
+func.func @la_state_type(%q: tensor<2x8x16x64xf32>, %kv: tensor<2x8x64x64xf16>, %z: tensor<2x8x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op state kv must be f32 (the sums accumulate in f32), got 'f16'}}
+  %r:3 = attune.linear_attention %q, %q, %q state(%kv, %z)  : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x64x64xf16>, tensor<2x8x64xf32>) -> (tensor<2x8x16x64xf32>, tensor<2x8x64x64xf16>, tensor<2x8x64xf32>)
+  return
+}
+
+// -----
+
+func.func @la_state_shape(%q: tensor<2x8x16x64xf32>, %kv: tensor<2x8x64x64xf32>, %z: tensor<2x4x64xf32>) {
+  // expected-error @+1 {{'attune.linear_attention' op state ksum has shape [2, 4, 64], expected [2, 8, 64]}}
+  %r:3 = attune.linear_attention %q, %q, %q state(%kv, %z)  : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x64x64xf32>, tensor<2x4x64xf32>) -> (tensor<2x8x16x64xf32>, tensor<2x8x64x64xf32>, tensor<2x8x64xf32>)
+  return
+}

@@ -227,6 +227,27 @@ func.func @attention(%q: tensor<2x8x16x64xf32>, %dq: tensor<?x8x?x64xf32>, %dk: 
   return
 }
 
+// CHECK-LABEL: func @linear_attention
+// CHECK: attune.linear_attention %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+// CHECK: attune.linear_attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%{{.*}}) {causal, eps = 0.000000e+00 : f64} : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>) -> tensor<?x8x?x32xf32>
+// CHECK: attune.linear_attention %{{.*}}, %{{.*}}, %{{.*}} state(%{{.*}}, %{{.*}}) {causal} : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?x2x64x32xf32>, tensor<?x2x64xf32>) -> (tensor<?x8x?x32xf32>, tensor<?x2x64x32xf32>, tensor<?x2x64xf32>)
+// CHECK: attune.linear_attention %{{.*}}, %{{.*}}, %{{.*}} state(%{{.*}}, %{{.*}}) : (tensor<2x8x16x64xbf16>, tensor<2x8x16x64xbf16>, tensor<2x8x16x64xbf16>, tensor<2x8x64x64xf32>, tensor<2x8x64xf32>) -> (tensor<2x8x16x64xbf16>, tensor<2x8x64x64xf32>, tensor<2x8x64xf32>)
+func.func @linear_attention(%q: tensor<2x8x16x64xf32>, %dq: tensor<?x8x?x64xf32>, %dk: tensor<?x2x?x64xf32>,
+                            %dv: tensor<?x2x?x32xf32>, %len: tensor<?xi64>, %kv: tensor<?x2x64x32xf32>,
+                            %z: tensor<?x2x64xf32>, %h: tensor<2x8x16x64xbf16>, %hkv: tensor<2x8x64x64xf32>,
+                            %hz: tensor<2x8x64xf32>) {
+  %0 = attune.linear_attention %q, %q, %q : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  %1 = attune.linear_attention %dq, %dk, %dv key_lengths(%len) {causal, eps = 0.0}
+      : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>) -> tensor<?x8x?x32xf32>
+  %2:3 = attune.linear_attention %dq, %dk, %dv state(%kv, %z) {causal}
+      : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?x2x64x32xf32>, tensor<?x2x64xf32>)
+      -> (tensor<?x8x?x32xf32>, tensor<?x2x64x32xf32>, tensor<?x2x64xf32>)
+  %3:3 = attune.linear_attention %h, %h, %h state(%hkv, %hz)
+      : (tensor<2x8x16x64xbf16>, tensor<2x8x16x64xbf16>, tensor<2x8x16x64xbf16>, tensor<2x8x64x64xf32>, tensor<2x8x64xf32>)
+      -> (tensor<2x8x16x64xbf16>, tensor<2x8x64x64xf32>, tensor<2x8x64xf32>)
+  return
+}
+
 // CHECK-LABEL: func @generation_state
 // CHECK: attune.cache_write %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x4x128x16xf32>, tensor<?x4x?x16xf32>, tensor<?xi64>) -> tensor<?x4x128x16xf32>
 // CHECK: attune.cache_write %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x4x?x16xbf16>, tensor<2x4x1x16xbf16>, tensor<2xi32>) -> tensor<2x4x?x16xbf16>

@@ -303,3 +303,52 @@ func.func @broadcast(%x: tensor<1x?x16xf32>, %b: index, %l: index) -> tensor<?x?
   %r = attune.broadcast %x sizes(%b, %l) : tensor<1x?x16xf32> to tensor<?x?x16xf32>
   return %r : tensor<?x?x16xf32>
 }
+
+// -----
+
+// Causal linear attention: phi(q) and the padded phi(k) once, then one
+// scf.for over chunks of 64 queries carrying the result, S [B, Hk, D, Dv]
+// and z [B, Hk, D]: the chunk's masked block (j <= i) times v, plus phi(q)
+// applied to S and z, divided; then the chunk's keys added to S and z. No
+// tensor is [L, L].
+// CHECK-LABEL: func @linear_attention_causal
+// CHECK:      math.exp
+// CHECK:      linalg.generic
+// CHECK-SAME:   ins(%{{.*}}, %{{.*}} : tensor<2x2x70x16xf32>, tensor<2xi64>)
+// CHECK:      %[[STEP:.*]] = arith.constant 64 : index
+// CHECK:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[STEP]] iter_args(%{{.*}} = %{{.*}}, %[[S:.*]] = %{{.*}}, %[[Z:.*]] = %{{.*}}) -> (tensor<2x4x70x16xf32>, tensor<2x2x16x16xf32>, tensor<2x2x16xf32>)
+// CHECK:        linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x?x?xf32>)
+// CHECK:        arith.cmpi ugt
+// CHECK:        ins(%{{.*}}, %[[S]] : tensor<2x4x?x16xf32>, tensor<2x2x16x16xf32>)
+// CHECK:        ins(%{{.*}}, %[[Z]] : tensor<2x4x?x16xf32>, tensor<2x2x16xf32>)
+// CHECK:        arith.divf
+// CHECK:        tensor.insert_slice
+// CHECK:        outs(%[[S]] : tensor<2x2x16x16xf32>)
+// CHECK:        outs(%[[Z]] : tensor<2x2x16xf32>)
+// CHECK:        scf.yield
+// CHECK-NOT: tensor<{{.*}}70x70
+func.func @linear_attention_causal(%q: tensor<2x4x70x16xf32>, %k: tensor<2x2x70x16xf32>, %len: tensor<2xi64>) -> tensor<2x4x70x16xf32> {
+  %0 = attune.linear_attention %q, %k, %k key_lengths(%len) {causal}
+      : (tensor<2x4x70x16xf32>, tensor<2x2x70x16xf32>, tensor<2x2x70x16xf32>, tensor<2xi64>) -> tensor<2x4x70x16xf32>
+  return %0 : tensor<2x4x70x16xf32>
+}
+
+// -----
+
+// Non-causal: S and z over all keys (from the state when given; the sums
+// are results), then phi(q) S / (phi(q) . z + eps).
+// CHECK-LABEL: func @linear_attention_state
+// CHECK-NOT:  scf.for
+// CHECK:      %[[S:.*]] = linalg.generic {{.*}} outs(%arg3 : tensor<1x2x16x8xf32>)
+// CHECK:      %[[Z:.*]] = linalg.generic {{.*}} outs(%arg4 : tensor<1x2x16xf32>)
+// CHECK:      ins(%{{.*}}, %[[S]] :
+// CHECK:      ins(%{{.*}}, %[[Z]] :
+// CHECK:      return %{{.*}}, %[[S]], %[[Z]]
+func.func @linear_attention_state(%q: tensor<1x4x5x16xf32>, %k: tensor<1x2x7x16xf32>, %v: tensor<1x2x7x8xf32>,
+                                  %s: tensor<1x2x16x8xf32>, %z: tensor<1x2x16xf32>)
+    -> (tensor<1x4x5x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16xf32>) {
+  %0:3 = attune.linear_attention %q, %k, %v state(%s, %z)
+      : (tensor<1x4x5x16xf32>, tensor<1x2x7x16xf32>, tensor<1x2x7x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16xf32>)
+      -> (tensor<1x4x5x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16xf32>)
+  return %0#0, %0#1, %0#2 : tensor<1x4x5x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16xf32>
+}

@@ -1,0 +1,21 @@
+//===- LinearAttention.h - pieces shared by linear attention's forms -*- C++
+//-*-===//
+
+#ifndef ATTUNE_LOWERING_ATTUNETOLINALG_LINEARATTENTION_H
+#define ATTUNE_LOWERING_ATTUNETOLINALG_LINEARATTENTION_H
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::attune {
+
+/// The feature map phi(x) = elu(x) + 1 of attune.linear_attention, on a
+/// scalar.
+Value linearAttentionFeature(OpBuilder &b, Location loc, Value x);
+
+/// num / (den + eps), 0 where den + eps is 0 (a query that sees no key).
+Value linearAttentionQuotient(OpBuilder &b, Location loc, Value num, Value den,
+                              double eps);
+
+} // namespace mlir::attune
+
+#endif // ATTUNE_LOWERING_ATTUNETOLINALG_LINEARATTENTION_H
