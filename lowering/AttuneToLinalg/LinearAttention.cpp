@@ -37,9 +37,10 @@ Value mlir::attune::linearAttentionFeature(OpBuilder &b, Location loc,
   Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 1.0));
   Value positive =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
-  // exp of min(x, 0): the branch not taken stays finite.
-  Value negative =
-      math::ExpOp::create(b, loc, arith::MinimumFOp::create(b, loc, x, zero));
+  // exp of min(x, 0): the branch not taken stays finite, and the argument
+  // is in the domain of the vectorizable exp (1.5 ulp).
+  Value negative = KernelBuilder::expNonPositive(
+      b, loc, arith::MinimumFOp::create(b, loc, x, zero));
   return arith::SelectOp::create(
       b, loc, positive, arith::AddFOp::create(b, loc, x, one), negative);
 }

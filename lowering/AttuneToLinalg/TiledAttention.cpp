@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/AttuneToLinalg/KernelBuilder.h"
+#include "lowering/AttuneToLinalg/LinearAttention.h"
 #include "lowering/Passes.h"
 
 #include "dialect/AttuneOps.h"
@@ -257,10 +258,10 @@ Value normalizedTile(KernelBuilder &k, Value acc, Value l,
 /// result tensor with head (b, h) filled in from the one it is given;
 /// replaces `op` by the last result.
 void serialHeadLoops(
-    AttentionOp op, RewriterBase &rewriter, Value batch, int64_t heads,
+    Operation *op, RewriterBase &rewriter, Value batch, int64_t heads,
     Value init,
     function_ref<Value(OpBuilder &, Location, Value, Value, Value)> head) {
-  Location loc = op.getLoc();
+  Location loc = op->getLoc();
   Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
   auto batchLoop = scf::ForOp::create(
@@ -281,12 +282,11 @@ void serialHeadLoops(
 /// an scf.forall, `head` filling one head's [Lq, Dv] from the empty tensor
 /// it is given, inserted in parallel into `init`; replaces `op`.
 void parallelHeadLoops(
-    AttentionOp op, RewriterBase &rewriter, OpFoldResult batchSize,
-    int64_t heads, OpFoldResult lqSize, int64_t valueDim, Type elem,
-    Value init,
+    Operation *op, RewriterBase &rewriter, OpFoldResult batchSize,
+    int64_t heads, OpFoldResult lqSize, int64_t valueDim, Type elem, Value init,
     function_ref<Value(OpBuilder &, Location, Value, Value, Value)> head) {
   auto forall = scf::ForallOp::create(
-      rewriter, op.getLoc(),
+      rewriter, op->getLoc(),
       ArrayRef<OpFoldResult>{batchSize, rewriter.getIndexAttr(heads)},
       ValueRange{init}, std::nullopt,
       [&](OpBuilder &b, Location l, ValueRange args) {
@@ -306,7 +306,6 @@ void parallelHeadLoops(
       });
   replaceWithCast(rewriter, op, forall.getResults());
 }
-
 
 LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                             TileSizes tiles, bool parallel) {
@@ -852,6 +851,317 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   return success();
 }
 
+/// attune.linear_attention (without a state) per (batch, head), in chunks
+/// of `C` rows, with the static tile ops of the attention kernel above:
+///   qT[b, h, c] = phi(q)^T of chunk c ([D, C], one contiguous block)
+///   fk = phi(k), zero at hidden and padding keys ([C, D] per chunk)
+///   sT = fk_c qT_c ([C(j), C(i)]; causal: j > i zeroed)
+///   num = sT^T v_c + qT_c^T S,  den = colsum sT + qT_c^T z
+///   out = num / (den + eps);  then S += fk_c^T v_c,  z += colsum fk_c
+/// (causal: all in one loop over chunks; else S and z first, over all key
+/// chunks, then a loop over query chunks without sT). Sums over keys are
+/// element-wise across rows: no horizontal reductions.
+LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
+                                  int64_t C, bool parallel) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  KernelBuilder kb(rewriter, loc);
+  IndexMath im{rewriter, loc};
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  Value lengths = op.getKeyLengths();
+  auto qt = op.getQuery().getType();
+  Type elem = qt.getElementType();
+  int64_t heads = qt.getDimSize(1), headDim = qt.getDimSize(3);
+  int64_t group = heads / op.getKey().getType().getDimSize(1);
+  int64_t valueDim = op.getValue().getType().getDimSize(3);
+  bool causal = op.getCausal();
+  double eps = op.getEps().convertToDouble();
+  MLIRContext *ctx = rewriter.getContext();
+
+  assertAttentionExtents(rewriter, loc, q, k, v, lengths, Value());
+  if (causal)
+    assertEqualExtents(rewriter, loc, kb.dim(k, 2), kb.dim(q, 2),
+                       "causal linear attention needs as many keys as "
+                       "queries (self-attention)");
+  OpFoldResult batchSize = kb.staticOrDim({{q, 0}, {k, 0}, {v, 0}});
+  OpFoldResult lqSize = kb.sizes(q)[2];
+  Value batch = getValueOrCreateConstantIndexOp(rewriter, loc, batchSize);
+  Value lq = getValueOrCreateConstantIndexOp(rewriter, loc, lqSize);
+  Value lk = getValueOrCreateConstantIndexOp(rewriter, loc,
+                                             kb.staticOrDim({{k, 2}, {v, 2}}));
+  auto roundUp = [&](Value x) {
+    Value n = arith::CeilDivUIOp::create(rewriter, loc, x, im.c(C));
+    return arith::MulIOp::create(rewriter, loc, n, im.c(C)).getResult();
+  };
+  Value lqPad = roundUp(lq), lkPad = roundUp(lk);
+  Value qPad = padDim(rewriter, loc, q, 2, lqPad);
+  Value kPad = padDim(rewriter, loc, k, 2, lkPad);
+  Value vPad = padDim(rewriter, loc, v, 2, lkPad);
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+             d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx),
+             d4 = getAffineDimExpr(4, ctx);
+  auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(dims, 0, exprs, ctx);
+  };
+  // qT[b, h, t, e, c] = phi(q[b, h, t C + c, e]).
+  SmallVector<OpFoldResult> qSizes = kb.sizes(qPad);
+  OpFoldResult qChunks =
+      arith::DivUIOp::create(rewriter, loc, lqPad, im.c(C)).getResult();
+  auto qType = cast<RankedTensorType>(qPad.getType());
+  Value qSplit = tensor::ExpandShapeOp::create(
+      rewriter, loc,
+      RankedTensorType::get(
+          {qType.getDimSize(0), heads, ShapedType::kDynamic, C, headDim}, elem),
+      qPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}},
+      ArrayRef<OpFoldResult>{qSizes[0], qSizes[1], qChunks,
+                             rewriter.getIndexAttr(C), qSizes[3]});
+  Value qT =
+      kb.generic(ValueRange{qSplit},
+                 kb.empty({qSizes[0], qSizes[1], qChunks, qSizes[3],
+                           rewriter.getIndexAttr(C)},
+                          elem),
+                 {map(5, {d0, d1, d2, d4, d3}), map(5, {d0, d1, d2, d3, d4})},
+                 SmallVector<Iter>(5, Iter::parallel),
+                 [&](OpBuilder &b, Location l, ValueRange a) {
+                   linalg::YieldOp::create(
+                       b, l, ValueRange{linearAttentionFeature(b, l, a[0])});
+                 });
+  if (headDim % 16 == 0 && C % 16 == 0)
+    markOp(qT, kTransposeTilesAttr);
+  // fk = phi(k) where j < Lk (and key_lengths[b]), else 0.
+  SmallVector<Value> fkInputs = {kPad};
+  SmallVector<AffineMap> fkMaps = {map(4, {d0, d1, d2, d3})};
+  if (lengths) {
+    fkInputs.push_back(lengths);
+    fkMaps.push_back(map(4, {d0}));
+  }
+  fkMaps.push_back(map(4, {d0, d1, d2, d3}));
+  Value fk = kb.generic(
+      fkInputs, kb.empty(kb.sizes(kPad), elem), fkMaps,
+      SmallVector<Iter>(4, Iter::parallel),
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value j = linalg::IndexOp::create(b, l, 2);
+        Value hidden =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, j, lk);
+        if (lengths) {
+          Value len = arith::IndexCastOp::create(b, l, b.getIndexType(), a[1]);
+          hidden = arith::OrIOp::create(
+              b, l, hidden,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, j, len));
+        }
+        Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
+        linalg::YieldOp::create(
+            b, l,
+            ValueRange{arith::SelectOp::create(
+                b, l, hidden, zero, linearAttentionFeature(b, l, a[0]))});
+      });
+
+  Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
+                         rewriter.getIndexAttr(valueDim)},
+                        elem);
+  // Register tiles need M % 8 == 0 and N % 32 == 0.
+  bool scoreGemm = C % 8 == 0 && C % 32 == 0;
+  bool valueGemm = C % 8 == 0 && valueDim % 32 == 0;
+  bool stateGemm = headDim % 8 == 0 && valueDim % 32 == 0;
+  auto mark = [](Value v, bool yes, StringRef attr) {
+    return yes ? markOp(v, attr) : v;
+  };
+  SmallVector<OpFoldResult> rowSizes = {rewriter.getIndexAttr(C)};
+  SmallVector<OpFoldResult> tileSizes = {rewriter.getIndexAttr(C),
+                                         rewriter.getIndexAttr(valueDim)};
+  auto addBody = [](OpBuilder &b, Location l, ValueRange a) {
+    auto flags = arith::FastMathFlags::reassoc;
+    linalg::YieldOp::create(
+        b, l, ValueRange{arith::AddFOp::create(b, l, a[1], a[0], flags)});
+  };
+
+  // S += fk_c^T v_c and z += colsum fk_c, for the key chunk at j0.
+  auto addKeys = [&](KernelBuilder &k4, Value bIdx, Value kvHead, Value j0,
+                     Value S, Value z) -> std::pair<Value, Value> {
+    OpBuilder &b4 = k4.builder();
+    Location l4 = k4.location();
+    Value fkTile = staticTile(b4, l4, fk, bIdx, kvHead, j0, C,
+                              b4.getIndexAttr(0), headDim);
+    Value vTile = staticTile(b4, l4, vPad, bIdx, kvHead, j0, C,
+                             b4.getIndexAttr(0), valueDim);
+    // S[d, e] += sum_j fk[j, d] v[j, e]: dims (d, e, j).
+    Value sNext =
+        mark(k4.generic(ValueRange{fkTile, vTile}, S,
+                        {map(3, {d2, d0}), map(3, {d2, d1}), map(3, {d0, d1})},
+                        {Iter::parallel, Iter::parallel, Iter::reduction},
+                        KernelBuilder::multiplyAccumulate),
+             stateGemm, kTileGemmAttr);
+    // z[d] += sum_j fk[j, d]: dims (j, d).
+    Value zNext = markOp(k4.generic(ValueRange{fkTile}, z,
+                                    {map(2, {d0, d1}), map(2, {d1})},
+                                    {Iter::reduction, Iter::parallel}, addBody),
+                         kVectorizeAttr);
+    return {sNext, zNext};
+  };
+
+  // One (batch, head): `outInit` is the [B, H, Lq, Dv] result (serial
+  // form) or this head's [Lq, Dv] (parallel form).
+  auto headFor = [&](OpBuilder &b2, Location l2, Value bIdx, Value hIdx,
+                     Value outInit, bool headOnly) -> Value {
+    IndexMath m2{b2, l2};
+    KernelBuilder k2(b2, l2);
+    Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
+    Value c0 = m2.c(0);
+    Value s0 = k2.filled({b2.getIndexAttr(headDim), b2.getIndexAttr(valueDim)},
+                         elem, 0.0);
+    Value z0 = k2.filled({b2.getIndexAttr(headDim)}, elem, 0.0);
+    if (!causal) {
+      auto keyLoop = scf::ForOp::create(
+          b2, l2, c0, lk, m2.c(C), ValueRange{s0, z0},
+          [&](OpBuilder &b4, Location l4, Value j0, ValueRange st) {
+            KernelBuilder k4(b4, l4);
+            auto [sN, zN] = addKeys(k4, bIdx, kvHead, j0, st[0], st[1]);
+            scf::YieldOp::create(b4, l4, ValueRange{sN, zN});
+          });
+      s0 = keyLoop.getResult(0);
+      z0 = keyLoop.getResult(1);
+    }
+    auto loop = scf::ForOp::create(
+        b2, l2, c0, lq, m2.c(C), ValueRange{outInit, s0, z0},
+        [&](OpBuilder &b3, Location l3, Value i0, ValueRange st) {
+          KernelBuilder k3(b3, l3);
+          IndexMath m3{b3, l3};
+          Value S = st[1], z = st[2];
+          Value tq = m3.min(m3.c(C), m3.sub(lq, i0));
+          Value qtTile = tensor::ExtractSliceOp::create(
+              b3, l3, RankedTensorType::get({headDim, C}, elem), qT,
+              ArrayRef<OpFoldResult>{
+                  bIdx, hIdx,
+                  arith::DivUIOp::create(b3, l3, i0, m3.c(C)).getResult(),
+                  b3.getIndexAttr(0), b3.getIndexAttr(0)},
+              ArrayRef<OpFoldResult>{
+                  b3.getIndexAttr(1), b3.getIndexAttr(1), b3.getIndexAttr(1),
+                  b3.getIndexAttr(headDim), b3.getIndexAttr(C)},
+              SmallVector<OpFoldResult>(5, b3.getIndexAttr(1)));
+          Value num = k3.filled(tileSizes, elem, 0.0);
+          Value den = k3.filled(rowSizes, elem, 0.0);
+          if (causal) {
+            Value fkTile = staticTile(b3, l3, fk, bIdx, kvHead, i0, C,
+                                      b3.getIndexAttr(0), headDim);
+            Value vTile = staticTile(b3, l3, vPad, bIdx, kvHead, i0, C,
+                                     b3.getIndexAttr(0), valueDim);
+            // sT = fk qT: dims (j, i, e).
+            Value dots =
+                mark(k3.generic(
+                         ValueRange{fkTile, qtTile},
+                         k3.filled({b3.getIndexAttr(C), b3.getIndexAttr(C)},
+                                   elem, 0.0),
+                         {map(3, {d0, d2}), map(3, {d2, d1}), map(3, {d0, d1})},
+                         {Iter::parallel, Iter::parallel, Iter::reduction},
+                         KernelBuilder::multiplyAccumulate),
+                     scoreGemm, kTileGemmAttr);
+            // Keys after the query (j > i, in the chunk) hidden.
+            Value sT =
+                markOp(k3.generic(ValueRange{}, dots, {map(2, {d0, d1})},
+                                  {Iter::parallel, Iter::parallel},
+                                  [&](OpBuilder &b, Location l, ValueRange a) {
+                                    Value j = linalg::IndexOp::create(b, l, 0);
+                                    Value i = linalg::IndexOp::create(b, l, 1);
+                                    Value later = arith::CmpIOp::create(
+                                        b, l, arith::CmpIPredicate::ugt, j, i);
+                                    Value zero = arith::ConstantOp::create(
+                                        b, l, b.getFloatAttr(elem, 0.0));
+                                    linalg::YieldOp::create(
+                                        b, l,
+                                        ValueRange{arith::SelectOp::create(
+                                            b, l, later, zero, a[0])});
+                                  }),
+                       kVectorizeAttr);
+            // den = colsum sT: dims (j, i).
+            den = markOp(k3.generic(ValueRange{sT}, den,
+                                    {map(2, {d0, d1}), map(2, {d1})},
+                                    {Iter::reduction, Iter::parallel}, addBody),
+                         kVectorizeAttr);
+            // num[i, e] = sum_j sT[j, i] v[j, e]: dims (i, e, j).
+            num =
+                mark(k3.generic(
+                         ValueRange{sT, vTile}, num,
+                         {map(3, {d2, d0}), map(3, {d2, d1}), map(3, {d0, d1})},
+                         {Iter::parallel, Iter::parallel, Iter::reduction},
+                         KernelBuilder::multiplyAccumulate),
+                     valueGemm, kTileGemmAttr);
+          }
+          // num[i, e] += sum_d qT[d, i] S[d, e]: dims (i, e, d).
+          num = mark(
+              k3.generic(ValueRange{qtTile, S}, num,
+                         {map(3, {d2, d0}), map(3, {d2, d1}), map(3, {d0, d1})},
+                         {Iter::parallel, Iter::parallel, Iter::reduction},
+                         KernelBuilder::multiplyAccumulate),
+              valueGemm, kTileGemmAttr);
+          // den[i] += sum_d qT[d, i] z[d]: dims (d, i).
+          den = markOp(
+              k3.generic(ValueRange{qtTile, z}, den,
+                         {map(2, {d0, d1}), map(2, {d0}), map(2, {d1})},
+                         {Iter::reduction, Iter::parallel},
+                         [](OpBuilder &b, Location l, ValueRange a) {
+                           auto flags = arith::FastMathFlags::reassoc;
+                           Value p = arith::MulFOp::create(b, l, a[0], a[1]);
+                           linalg::YieldOp::create(
+                               b, l,
+                               ValueRange{arith::AddFOp::create(b, l, a[2], p,
+                                                                flags)});
+                         }),
+              kVectorizeAttr);
+          Value tile = markOp(
+              k3.generic(ValueRange{num, den}, k3.empty(tileSizes, elem),
+                         {map(2, {d0, d1}), map(2, {d0}), map(2, {d0, d1})},
+                         {Iter::parallel, Iter::parallel},
+                         [&](OpBuilder &b, Location l, ValueRange a) {
+                           linalg::YieldOp::create(
+                               b, l,
+                               ValueRange{linearAttentionQuotient(b, l, a[0],
+                                                                  a[1], eps)});
+                         }),
+              kVectorizeAttr);
+          OpFoldResult one = b3.getIndexAttr(1), zero = b3.getIndexAttr(0);
+          Value rows = tensor::ExtractSliceOp::create(
+              b3, l3, tile, ArrayRef<OpFoldResult>{zero, zero},
+              ArrayRef<OpFoldResult>{tq, b3.getIndexAttr(valueDim)},
+              ArrayRef<OpFoldResult>{one, one});
+          Value updated =
+              headOnly
+                  ? tensor::InsertSliceOp::create(
+                        b3, l3, rows, st[0], ArrayRef<OpFoldResult>{i0, zero},
+                        ArrayRef<OpFoldResult>{tq, b3.getIndexAttr(valueDim)},
+                        ArrayRef<OpFoldResult>{one, one})
+                  : tensor::InsertSliceOp::create(
+                        b3, l3, rows, st[0],
+                        ArrayRef<OpFoldResult>{bIdx, hIdx, i0, zero},
+                        ArrayRef<OpFoldResult>{one, one, tq,
+                                               b3.getIndexAttr(valueDim)},
+                        ArrayRef<OpFoldResult>{one, one, one, one});
+          if (causal) {
+            auto [sN, zN] = addKeys(k3, bIdx, kvHead, i0, S, z);
+            S = sN;
+            z = zN;
+          }
+          scf::YieldOp::create(b3, l3, ValueRange{updated, S, z});
+        });
+    return loop.getResult(0);
+  };
+
+  if (parallel) {
+    parallelHeadLoops(op, rewriter, batchSize, heads, lqSize, valueDim, elem,
+                      init,
+                      [&](OpBuilder &b, Location l, Value bIdx, Value hIdx,
+                          Value headInit) -> Value {
+                        return headFor(b, l, bIdx, hIdx, headInit, true);
+                      });
+    return success();
+  }
+  serialHeadLoops(op, rewriter, batch, heads, init,
+                  [&](OpBuilder &b2, Location l2, Value bIdx, Value hIdx,
+                      Value headOut) -> Value {
+                    return headFor(b2, l2, bIdx, hIdx, headOut, false);
+                  });
+  return success();
+}
+
 /// Queries from this many on take the static form (see the pass).
 constexpr int64_t kStaticFormMinQueries = 16;
 
@@ -904,6 +1214,17 @@ struct AttuneTileAttentionPass
       ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
+    // Linear attention without a state (a decoding step's few rows keep
+    // the batched form of convert-attune-to-linalg).
+    SmallVector<LinearAttentionOp> linearOps;
+    getOperation()->walk([&](LinearAttentionOp op) {
+      if (op.getState().empty() &&
+          op.getQuery().getType().getElementType().isF32())
+        linearOps.push_back(op);
+    });
+    for (LinearAttentionOp op : linearOps)
+      if (failed(tileLinearAttention(op, rewriter, tileQ, parallel)))
+        return signalPassFailure();
     for (AttentionOp op : ops) {
       // A producer that knows the queries are few (the absorbed form of
       // attune-absorb-kv-projections) caps the query tile: less padding.
