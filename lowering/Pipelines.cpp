@@ -143,6 +143,7 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   tiling.tileQ = options.attentionTileQ;
   tiling.tileK = options.attentionTileK;
   tiling.minLength = options.attentionMinLength;
+  tiling.linearChunk = options.linearAttentionChunk;
   tiling.parallel = options.parallel;
   pm.addPass(createAttuneTileAttention(tiling));
   pm.addPass(createConvertAttuneToLinalg({/*checkIndices=*/true,

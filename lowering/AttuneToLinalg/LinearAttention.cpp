@@ -96,7 +96,6 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
 
     OpFoldResult batch = kb.staticOrDim({{q, 0}, {k, 0}, {v, 0}});
     OpFoldResult lq = kb.sizes(q)[2];
-    OpFoldResult lk = kb.staticOrDim({{k, 2}, {v, 2}});
     OpFoldResult h = rewriter.getIndexAttr(heads);
     OpFoldResult hk = rewriter.getIndexAttr(kvHeads);
     OpFoldResult d = rewriter.getIndexAttr(headDim);

@@ -898,63 +898,64 @@ LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
   Value kPad = padDim(rewriter, loc, k, 2, lkPad);
   Value vPad = padDim(rewriter, loc, v, 2, lkPad);
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
-             d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx),
-             d4 = getAffineDimExpr(4, ctx);
+             d2 = getAffineDimExpr(2, ctx);
   auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
     return AffineMap::get(dims, 0, exprs, ctx);
   };
-  // qT[b, h, t, e, c] = phi(q[b, h, t C + c, e]).
-  SmallVector<OpFoldResult> qSizes = kb.sizes(qPad);
-  OpFoldResult qChunks =
-      arith::DivUIOp::create(rewriter, loc, lqPad, im.c(C)).getResult();
-  auto qType = cast<RankedTensorType>(qPad.getType());
-  Value qSplit = tensor::ExpandShapeOp::create(
-      rewriter, loc,
-      RankedTensorType::get(
-          {qType.getDimSize(0), heads, ShapedType::kDynamic, C, headDim}, elem),
-      qPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}},
-      ArrayRef<OpFoldResult>{qSizes[0], qSizes[1], qChunks,
-                             rewriter.getIndexAttr(C), qSizes[3]});
-  Value qT =
-      kb.generic(ValueRange{qSplit},
-                 kb.empty({qSizes[0], qSizes[1], qChunks, qSizes[3],
-                           rewriter.getIndexAttr(C)},
-                          elem),
-                 {map(5, {d0, d1, d2, d4, d3}), map(5, {d0, d1, d2, d3, d4})},
-                 SmallVector<Iter>(5, Iter::parallel),
-                 [&](OpBuilder &b, Location l, ValueRange a) {
-                   linalg::YieldOp::create(
-                       b, l, ValueRange{linearAttentionFeature(b, l, a[0])});
-                 });
-  if (headDim % 16 == 0 && C % 16 == 0)
-    markOp(qT, kTransposeTilesAttr);
-  // fk = phi(k) where j < Lk (and key_lengths[b]), else 0.
-  SmallVector<Value> fkInputs = {kPad};
-  SmallVector<AffineMap> fkMaps = {map(4, {d0, d1, d2, d3})};
-  if (lengths) {
-    fkInputs.push_back(lengths);
-    fkMaps.push_back(map(4, {d0}));
-  }
-  fkMaps.push_back(map(4, {d0, d1, d2, d3}));
-  Value fk = kb.generic(
-      fkInputs, kb.empty(kb.sizes(kPad), elem), fkMaps,
-      SmallVector<Iter>(4, Iter::parallel),
-      [&](OpBuilder &b, Location l, ValueRange a) {
-        Value j = linalg::IndexOp::create(b, l, 2);
-        Value hidden =
-            arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, j, lk);
-        if (lengths) {
-          Value len = arith::IndexCastOp::create(b, l, b.getIndexType(), a[1]);
-          hidden = arith::OrIOp::create(
-              b, l, hidden,
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, j, len));
-        }
-        Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
-        linalg::YieldOp::create(
-            b, l,
-            ValueRange{arith::SelectOp::create(
-                b, l, hidden, zero, linearAttentionFeature(b, l, a[0]))});
-      });
+  // phi of a [C, D] chunk of `t` at row r0 (zero at hidden keys when
+  // `keys`), and the [D, C] transposed phi of a query chunk: computed per
+  // chunk, in cache, rather than as copies of q and k.
+  auto phiKeys = [&](KernelBuilder &kc, Value bIdx, Value kvHead, Value r0) {
+    OpBuilder &b = kc.builder();
+    Location l = kc.location();
+    Value tile =
+        staticTile(b, l, kPad, bIdx, kvHead, r0, C, b.getIndexAttr(0), headDim);
+    Value len;
+    if (lengths)
+      len = arith::IndexCastOp::create(
+          b, l, b.getIndexType(),
+          tensor::ExtractOp::create(b, l, lengths, bIdx));
+    return markOp(
+        kc.generic(ValueRange{tile},
+                   kc.empty({b.getIndexAttr(C), b.getIndexAttr(headDim)}, elem),
+                   {map(2, {d0, d1}), map(2, {d0, d1})},
+                   {Iter::parallel, Iter::parallel},
+                   [&](OpBuilder &bb, Location ll, ValueRange a) {
+                     Value j = arith::AddIOp::create(
+                         bb, ll, r0, linalg::IndexOp::create(bb, ll, 0));
+                     Value hidden = arith::CmpIOp::create(
+                         bb, ll, arith::CmpIPredicate::sge, j, lk);
+                     if (len)
+                       hidden = arith::OrIOp::create(
+                           bb, ll, hidden,
+                           arith::CmpIOp::create(
+                               bb, ll, arith::CmpIPredicate::sge, j, len));
+                     Value zero = arith::ConstantOp::create(
+                         bb, ll, bb.getFloatAttr(elem, 0.0));
+                     linalg::YieldOp::create(
+                         bb, ll,
+                         ValueRange{arith::SelectOp::create(
+                             bb, ll, hidden, zero,
+                             linearAttentionFeature(bb, ll, a[0]))});
+                   }),
+        kVectorizeAttr);
+  };
+  auto phiQueriesT = [&](KernelBuilder &kc, Value bIdx, Value hIdx, Value r0) {
+    OpBuilder &b = kc.builder();
+    Location l = kc.location();
+    Value tile =
+        staticTile(b, l, qPad, bIdx, hIdx, r0, C, b.getIndexAttr(0), headDim);
+    Value t = kc.generic(
+        ValueRange{tile},
+        kc.empty({b.getIndexAttr(headDim), b.getIndexAttr(C)}, elem),
+        {map(2, {d1, d0}), map(2, {d0, d1})}, {Iter::parallel, Iter::parallel},
+        [&](OpBuilder &bb, Location ll, ValueRange a) {
+          linalg::YieldOp::create(
+              bb, ll, ValueRange{linearAttentionFeature(bb, ll, a[0])});
+        });
+    return headDim % 16 == 0 && C % 16 == 0 ? markOp(t, kTransposeTilesAttr)
+                                            : t;
+  };
 
   Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
                          rewriter.getIndexAttr(valueDim)},
@@ -977,11 +978,10 @@ LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
 
   // S += fk_c^T v_c and z += colsum fk_c, for the key chunk at j0.
   auto addKeys = [&](KernelBuilder &k4, Value bIdx, Value kvHead, Value j0,
-                     Value S, Value z) -> std::pair<Value, Value> {
+                     Value fkTile, Value S,
+                     Value z) -> std::pair<Value, Value> {
     OpBuilder &b4 = k4.builder();
     Location l4 = k4.location();
-    Value fkTile = staticTile(b4, l4, fk, bIdx, kvHead, j0, C,
-                              b4.getIndexAttr(0), headDim);
     Value vTile = staticTile(b4, l4, vPad, bIdx, kvHead, j0, C,
                              b4.getIndexAttr(0), valueDim);
     // S[d, e] += sum_j fk[j, d] v[j, e]: dims (d, e, j).
@@ -1015,7 +1015,9 @@ LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
           b2, l2, c0, lk, m2.c(C), ValueRange{s0, z0},
           [&](OpBuilder &b4, Location l4, Value j0, ValueRange st) {
             KernelBuilder k4(b4, l4);
-            auto [sN, zN] = addKeys(k4, bIdx, kvHead, j0, st[0], st[1]);
+            auto [sN, zN] =
+                addKeys(k4, bIdx, kvHead, j0, phiKeys(k4, bIdx, kvHead, j0),
+                        st[0], st[1]);
             scf::YieldOp::create(b4, l4, ValueRange{sN, zN});
           });
       s0 = keyLoop.getResult(0);
@@ -1028,21 +1030,12 @@ LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
           IndexMath m3{b3, l3};
           Value S = st[1], z = st[2];
           Value tq = m3.min(m3.c(C), m3.sub(lq, i0));
-          Value qtTile = tensor::ExtractSliceOp::create(
-              b3, l3, RankedTensorType::get({headDim, C}, elem), qT,
-              ArrayRef<OpFoldResult>{
-                  bIdx, hIdx,
-                  arith::DivUIOp::create(b3, l3, i0, m3.c(C)).getResult(),
-                  b3.getIndexAttr(0), b3.getIndexAttr(0)},
-              ArrayRef<OpFoldResult>{
-                  b3.getIndexAttr(1), b3.getIndexAttr(1), b3.getIndexAttr(1),
-                  b3.getIndexAttr(headDim), b3.getIndexAttr(C)},
-              SmallVector<OpFoldResult>(5, b3.getIndexAttr(1)));
+          Value qtTile = phiQueriesT(k3, bIdx, hIdx, i0);
           Value num = k3.filled(tileSizes, elem, 0.0);
           Value den = k3.filled(rowSizes, elem, 0.0);
+          Value fkTile;
           if (causal) {
-            Value fkTile = staticTile(b3, l3, fk, bIdx, kvHead, i0, C,
-                                      b3.getIndexAttr(0), headDim);
+            fkTile = phiKeys(k3, bIdx, kvHead, i0);
             Value vTile = staticTile(b3, l3, vPad, bIdx, kvHead, i0, C,
                                      b3.getIndexAttr(0), valueDim);
             // sT = fk qT: dims (j, i, e).
@@ -1107,16 +1100,22 @@ LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
                                                                 flags)});
                          }),
               kVectorizeAttr);
-          Value tile = markOp(
-              k3.generic(ValueRange{num, den}, k3.empty(tileSizes, elem),
-                         {map(2, {d0, d1}), map(2, {d0}), map(2, {d0, d1})},
-                         {Iter::parallel, Iter::parallel},
+          // 1 / (den + eps) per row (0 for a row that sees no key), then
+          // one multiply per element.
+          Value inv = markOp(
+              k3.generic(ValueRange{}, den, {map(1, {d0})}, {Iter::parallel},
                          [&](OpBuilder &b, Location l, ValueRange a) {
+                           Value one = arith::ConstantOp::create(
+                               b, l, b.getFloatAttr(elem, 1.0));
                            linalg::YieldOp::create(
                                b, l,
-                               ValueRange{linearAttentionQuotient(b, l, a[0],
-                                                                  a[1], eps)});
+                               ValueRange{linearAttentionQuotient(b, l, one,
+                                                                  a[0], eps)});
                          }),
+              kVectorize1DAttr);
+          Value tile = markOp(
+              k3.generic(ValueRange{inv}, num, {map(2, {d0}), map(2, {d0, d1})},
+                         {Iter::parallel, Iter::parallel}, multiplyBody),
               kVectorizeAttr);
           OpFoldResult one = b3.getIndexAttr(1), zero = b3.getIndexAttr(0);
           Value rows = tensor::ExtractSliceOp::create(
@@ -1136,7 +1135,7 @@ LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
                                                b3.getIndexAttr(valueDim)},
                         ArrayRef<OpFoldResult>{one, one, one, one});
           if (causal) {
-            auto [sN, zN] = addKeys(k3, bIdx, kvHead, i0, S, z);
+            auto [sN, zN] = addKeys(k3, bIdx, kvHead, i0, fkTile, S, z);
             S = sN;
             z = zN;
           }
@@ -1195,10 +1194,11 @@ struct AttuneTileAttentionPass
     : mlir::attune::impl::AttuneTileAttentionBase<AttuneTileAttentionPass> {
   using AttuneTileAttentionBase::AttuneTileAttentionBase;
   void runOnOperation() override {
-    if (tileQ < 1 || tileK < 1) {
-      getOperation()->emitError() << "attune-tile-attention: tile sizes must "
-                                     "be >= 1, got tile-q="
-                                  << tileQ << " tile-k=" << tileK;
+    if (tileQ < 1 || tileK < 1 || linearChunk < 1) {
+      getOperation()->emitError()
+          << "attune-tile-attention: tile sizes must "
+             "be >= 1, got tile-q="
+          << tileQ << " tile-k=" << tileK << " linear-chunk=" << linearChunk;
       return signalPassFailure();
     }
     SmallVector<AttentionOp> ops;
@@ -1223,7 +1223,7 @@ struct AttuneTileAttentionPass
         linearOps.push_back(op);
     });
     for (LinearAttentionOp op : linearOps)
-      if (failed(tileLinearAttention(op, rewriter, tileQ, parallel)))
+      if (failed(tileLinearAttention(op, rewriter, linearChunk, parallel)))
         return signalPassFailure();
     for (AttentionOp op : ops) {
       // A producer that knows the queries are few (the absorbed form of
