@@ -57,6 +57,46 @@ Value mlir::attune::linearAttentionQuotient(OpBuilder &b, Location loc,
                                  arith::DivFOp::create(b, loc, num, d));
 }
 
+std::pair<Value, Value> mlir::attune::linearAttentionFeatures(KernelBuilder &kb,
+                                                              Value q, Value k,
+                                                              Value lengths) {
+  MLIRContext *ctx = q.getContext();
+  Type elem = cast<RankedTensorType>(q.getType()).getElementType();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+             d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx);
+  AffineMap id = AffineMap::get(4, 0, {d0, d1, d2, d3}, ctx);
+  SmallVector<Iter> iters(4, Iter::parallel);
+  Value fq =
+      kb.generic(ValueRange{q}, kb.empty(kb.sizes(q), elem), {id, id}, iters,
+                 [](OpBuilder &b, Location l, ValueRange a) {
+                   linalg::YieldOp::create(
+                       b, l, ValueRange{linearAttentionFeature(b, l, a[0])});
+                 });
+  SmallVector<Value> inputs = {k};
+  SmallVector<AffineMap> maps = {id};
+  if (lengths) {
+    inputs.push_back(lengths);
+    maps.push_back(AffineMap::get(4, 0, {d0}, ctx));
+  }
+  maps.push_back(id);
+  Value fk = kb.generic(
+      inputs, kb.empty(kb.sizes(k), elem), maps, iters,
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value f = linearAttentionFeature(b, l, a[0]);
+        if (lengths) {
+          Value j = linalg::IndexOp::create(b, l, 2);
+          Value len = arith::IndexCastOp::create(b, l, b.getIndexType(), a[1]);
+          Value hidden =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, j, len);
+          f = arith::SelectOp::create(
+              b, l, hidden,
+              arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0)), f);
+        }
+        linalg::YieldOp::create(b, l, ValueRange{f});
+      });
+  return {fq, fk};
+}
+
 namespace {
 
 /// Chunk length of the causal form.
@@ -117,37 +157,7 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
           b, l, ValueRange{arith::AddFOp::create(b, l, a[1], a[0])});
     };
 
-    // phi(q), and phi(k) zeroed at hidden keys (j >= key_lengths[b]).
-    Value fq =
-        kb.generic(ValueRange{q}, kb.empty(kb.sizes(q), elem),
-                   {map(4, {d0, d1, d2, d3}), map(4, {d0, d1, d2, d3})},
-                   iters(4, 0), [](OpBuilder &b, Location l, ValueRange a) {
-                     linalg::YieldOp::create(
-                         b, l, ValueRange{linearAttentionFeature(b, l, a[0])});
-                   });
-    SmallVector<Value> fkInputs = {k};
-    SmallVector<AffineMap> fkMaps = {map(4, {d0, d1, d2, d3})};
-    if (lengths) {
-      fkInputs.push_back(lengths);
-      fkMaps.push_back(map(4, {d0}));
-    }
-    fkMaps.push_back(map(4, {d0, d1, d2, d3}));
-    Value fk = kb.generic(
-        fkInputs, kb.empty(kb.sizes(k), elem), fkMaps, iters(4, 0),
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value f = linearAttentionFeature(b, l, a[0]);
-          if (lengths) {
-            Value j = linalg::IndexOp::create(b, l, 2);
-            Value len =
-                arith::IndexCastOp::create(b, l, b.getIndexType(), a[1]);
-            Value hidden =
-                arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, j, len);
-            f = arith::SelectOp::create(
-                b, l, hidden,
-                arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0)), f);
-          }
-          linalg::YieldOp::create(b, l, ValueRange{f});
-        });
+    auto [fq, fk] = linearAttentionFeatures(kb, q, k, lengths);
 
     // The sums' initial values: the state, or zero.
     SmallVector<OpFoldResult> kvSizes = {batch, hk, d, dv};

@@ -16,6 +16,13 @@ Value linearAttentionFeature(OpBuilder &b, Location loc, Value x);
 Value linearAttentionQuotient(OpBuilder &b, Location loc, Value num, Value den,
                               double eps);
 
+class KernelBuilder;
+
+/// phi(q) and phi(k) as element-wise linalg ops on tensors, phi(k) zero at
+/// keys j >= lengths[b] (when `lengths` is given).
+std::pair<Value, Value> linearAttentionFeatures(KernelBuilder &kb, Value q,
+                                                Value k, Value lengths);
+
 } // namespace mlir::attune
 
 #endif // ATTUNE_LOWERING_ATTUNETOLINALG_LINEARATTENTION_H

@@ -22,12 +22,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/AttuneToLinalg/KernelBuilder.h"
+#include "lowering/AttuneToLinalg/LinearAttention.h"
 #include "lowering/Passes.h"
 
 #include "dialect/AttuneOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
@@ -563,6 +565,146 @@ LogicalResult fuseForGpuSubgroup(AttentionOp op, RewriterBase &rewriter,
   return a.finish(launch);
 }
 
+/// Head dims up to this many keep the running sums in registers.
+constexpr int64_t kMaxLinearHeadDim = 128;
+
+/// Causal attune.linear_attention as one kernel: an invocation per output
+/// column (b, h, e) runs over the positions in order with the column's
+/// running sums s[d] = sum_{j <= i} phi(k_j)[d] v[j, e] and z[d] =
+/// sum_{j <= i} phi(k_j)[d] in registers:
+///   out[i, e] = phi(q_i) . s / (phi(q_i) . z + eps)
+/// 4 D flops per position and column, the least the recurrence needs (the
+/// chunked form's masked blocks and its ~14 kernels per chunk ran 30x
+/// slower on lavapipe). phi(q) and phi(k) are computed once before it.
+/// With a state, the sums start from it and the new state is written by the
+/// first query head of each key head (and z by column 0).
+LogicalResult fuseLinearForGpu(LinearAttentionOp op, RewriterBase &rewriter) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  KernelBuilder kb(rewriter, loc);
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  Value lengths = op.getKeyLengths();
+  ValueRange state = op.getState();
+  auto qType = op.getQuery().getType();
+  Type elem = qType.getElementType();
+  int64_t heads = qType.getDimSize(1), headDim = qType.getDimSize(3);
+  int64_t kvHeads = op.getKey().getType().getDimSize(1);
+  int64_t group = heads / kvHeads;
+  int64_t valueDim = op.getValue().getType().getDimSize(3);
+  double eps = op.getEps().convertToDouble();
+
+  assertAttentionExtents(rewriter, loc, q, k, v, lengths, Value());
+  assertEqualExtents(rewriter, loc, kb.dim(k, 2), kb.dim(q, 2),
+                     "causal linear attention needs as many keys as queries "
+                     "(self-attention)");
+  for (Value st : state)
+    assertEqualExtents(rewriter, loc, kb.dim(st, 0), kb.dim(q, 0),
+                       "the state's batch differs from the queries'");
+  auto [fq, fk] = linearAttentionFeatures(kb, q, k, lengths);
+  Value qBatch = kb.dim(q, 0), lq = kb.dim(q, 2);
+  Value fqm = toBuffer(rewriter, loc, fq), fkm = toBuffer(rewriter, loc, fk),
+        vm = toBuffer(rewriter, loc, v);
+  Value kvm = state.empty() ? Value() : toBuffer(rewriter, loc, state[0]);
+  Value zm = state.empty() ? Value() : toBuffer(rewriter, loc, state[1]);
+  auto outType = MemRefType::get(
+      {ShapedType::kDynamic, heads, ShapedType::kDynamic, valueDim}, elem);
+  Value out =
+      memref::AllocOp::create(rewriter, loc, outType, ValueRange{qBatch, lq});
+  MemRefType kvType, zType;
+  Value kvOut, zOut;
+  if (!state.empty()) {
+    kvType = MemRefType::get({ShapedType::kDynamic, kvHeads, headDim, valueDim},
+                             elem);
+    zType = MemRefType::get({ShapedType::kDynamic, kvHeads, headDim}, elem);
+    kvOut = memref::AllocOp::create(rewriter, loc, kvType, ValueRange{qBatch});
+    zOut = memref::AllocOp::create(rewriter, loc, zType, ValueRange{qBatch});
+  }
+  Value c0 = kb.indexConst(0), c1 = kb.indexConst(1);
+  auto columns = scf::ParallelOp::create(
+      rewriter, loc, ValueRange{c0, c0, c0},
+      ValueRange{qBatch, kb.indexConst(heads), kb.indexConst(valueDim)},
+      ValueRange{c1, c1, c1}, [&](OpBuilder &b, Location l, ValueRange ivs) {
+        Value bi = ivs[0], hi = ivs[1], e = ivs[2];
+        auto cst = [&](int64_t x) {
+          return arith::ConstantIndexOp::create(b, l, x).getResult();
+        };
+        Value kvh = arith::DivUIOp::create(b, l, hi, cst(group));
+        Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
+        SmallVector<Value> init;
+        for (int64_t d = 0; d < headDim; ++d)
+          init.push_back(kvm ? memref::LoadOp::create(
+                                   b, l, kvm, ValueRange{bi, kvh, cst(d), e})
+                                   .getResult()
+                             : zero);
+        for (int64_t d = 0; d < headDim; ++d)
+          init.push_back(
+              zm ? memref::LoadOp::create(b, l, zm, ValueRange{bi, kvh, cst(d)})
+                       .getResult()
+                 : zero);
+        auto positions = scf::ForOp::create(
+            b, l, c0, lq, c1, init,
+            [&](OpBuilder &b2, Location l2, Value i, ValueRange sums) {
+              Value ve =
+                  memref::LoadOp::create(b2, l2, vm, ValueRange{bi, kvh, i, e});
+              SmallVector<Value> next(sums.begin(), sums.end());
+              Value num, den;
+              for (int64_t d = 0; d < headDim; ++d) {
+                Value dd = arith::ConstantIndexOp::create(b2, l2, d);
+                Value f = memref::LoadOp::create(b2, l2, fkm,
+                                                 ValueRange{bi, kvh, i, dd});
+                next[d] = math::FmaOp::create(b2, l2, f, ve, sums[d]);
+                next[headDim + d] =
+                    arith::AddFOp::create(b2, l2, sums[headDim + d], f);
+                Value g = memref::LoadOp::create(b2, l2, fqm,
+                                                 ValueRange{bi, hi, i, dd});
+                num =
+                    num ? math::FmaOp::create(b2, l2, g, next[d], num)
+                              .getResult()
+                        : arith::MulFOp::create(b2, l2, g, next[d]).getResult();
+                den =
+                    den ? math::FmaOp::create(b2, l2, g, next[headDim + d], den)
+                              .getResult()
+                        : arith::MulFOp::create(b2, l2, g, next[headDim + d])
+                              .getResult();
+              }
+              memref::StoreOp::create(
+                  b2, l2, linearAttentionQuotient(b2, l2, num, den, eps), out,
+                  ValueRange{bi, hi, i, e});
+              scf::YieldOp::create(b2, l2, next);
+            });
+        if (!kvOut)
+          return;
+        Value first = arith::CmpIOp::create(
+            b, l, arith::CmpIPredicate::eq,
+            arith::RemUIOp::create(b, l, hi, cst(group)), cst(0));
+        scf::IfOp::create(b, l, first, [&](OpBuilder &b2, Location l2) {
+          for (int64_t d = 0; d < headDim; ++d)
+            memref::StoreOp::create(b2, l2, positions.getResult(d), kvOut,
+                                    ValueRange{bi, kvh, cst(d), e});
+          Value column0 = arith::CmpIOp::create(
+              b2, l2, arith::CmpIPredicate::eq, e, cst(0));
+          scf::IfOp::create(b2, l2, column0, [&](OpBuilder &b3, Location l3) {
+            for (int64_t d = 0; d < headDim; ++d)
+              memref::StoreOp::create(b3, l3, positions.getResult(headDim + d),
+                                      zOut, ValueRange{bi, kvh, cst(d)});
+            scf::YieldOp::create(b3, l3);
+          });
+          scf::YieldOp::create(b2, l2);
+        });
+      });
+  rewriter.setInsertionPointAfter(columns);
+  auto asTensor = [&](Value m, MemRefType t) -> Value {
+    return bufferization::ToTensorOp::create(
+        rewriter, loc, RankedTensorType::get(t.getShape(), elem), m,
+        /*restrict=*/true, /*writable=*/true);
+  };
+  SmallVector<Value> results = {asTensor(out, outType)};
+  if (kvOut)
+    results.append({asTensor(kvOut, kvType), asTensor(zOut, zType)});
+  replaceWithCast(rewriter, op, results);
+  return success();
+}
+
 struct AttuneGpuAttentionPass
     : mlir::attune::impl::AttuneGpuAttentionBase<AttuneGpuAttentionPass> {
   using Base::Base;
@@ -576,6 +718,15 @@ struct AttuneGpuAttentionPass
       ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
+    SmallVector<LinearAttentionOp> linearOps;
+    getOperation()->walk([&](LinearAttentionOp op) {
+      if (op.getCausal() && op.getQuery().getType().getElementType().isF32() &&
+          op.getQuery().getType().getDimSize(3) <= kMaxLinearHeadDim)
+        linearOps.push_back(op);
+    });
+    for (LinearAttentionOp op : linearOps)
+      if (failed(fuseLinearForGpu(op, rewriter)))
+        return signalPassFailure();
     for (AttentionOp op : ops) {
       // Key and value tiles in shared memory when the profile has room for
       // at least 8 keys; else one invocation per row reading global memory.

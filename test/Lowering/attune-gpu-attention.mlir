@@ -147,3 +147,26 @@ func.func @hard(%q: tensor<1x1x3x8xf32>, %k: tensor<1x1x5x8xf32>, %v: tensor<1x1
   %o, %w = attune.attention %q, %k, %v {selection = #attune.selection<hard>, return_weights} : (tensor<1x1x3x8xf32>, tensor<1x1x5x8xf32>, tensor<1x1x5x8xf32>) -> (tensor<1x1x3x8xf32>, tensor<1x1x3x5xf32>)
   return %o, %w : tensor<1x1x3x8xf32>, tensor<1x1x3x5xf32>
 }
+
+// -----
+
+// Causal linear attention: phi(q) and phi(k) as element-wise kernels, then
+// one scf.parallel over output columns (b, h, e), each running over the
+// positions with its D running sums s[d] and z[d] as loop-carried values
+// (2 x 16 here); the key head of query head h is h / 2.
+// CHECK-LABEL: func @linear_causal
+// CHECK:       linalg.generic
+// CHECK:       linalg.generic
+// CHECK:       scf.parallel (%[[B:.*]], %[[H:.*]], %[[E:.*]]) = {{.*}} to (%{{.*}}, %c4{{.*}}, %c16{{.*}})
+// CHECK:         %[[KVH:.*]] = arith.divui %[[H]], %c2
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK:           memref.load %{{.*}}[%[[B]], %[[KVH]], %[[I]], %[[E]]]
+// CHECK-COUNT-32:  math.fma
+// CHECK:           arith.divf
+// CHECK:           memref.store %{{.*}}, %{{.*}}[%[[B]], %[[H]], %[[I]], %[[E]]]
+// CHECK-NOT:   scf.for
+func.func @linear_causal(%q: tensor<2x4x70x16xf32>, %k: tensor<2x2x70x16xf32>) -> tensor<2x4x70x16xf32> {
+  %0 = attune.linear_attention %q, %k, %k {causal}
+      : (tensor<2x4x70x16xf32>, tensor<2x2x70x16xf32>, tensor<2x2x70x16xf32>) -> tensor<2x4x70x16xf32>
+  return %0 : tensor<2x4x70x16xf32>
+}

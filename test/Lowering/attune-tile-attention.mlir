@@ -139,3 +139,30 @@ func.func @untouched(%s: tensor<1x2x32x16xf32>, %l: tensor<1x2x128x16xf32>)
       : (tensor<1x2x128x16xf32>, tensor<1x2x128x16xf32>, tensor<1x2x128x16xf32>) -> (tensor<1x2x128x16xf32>, tensor<1x2x128x128xf32>)
   return %0, %1, %2#0 : tensor<1x2x32x16xf32>, tensor<1x2x128x16xf32>, tensor<1x2x128x16xf32>
 }
+
+// -----
+
+// Causal linear attention (linear-chunk, default 32): per (batch, head) one
+// loop over chunks carrying the result, S [D, Dv] and z [D]; phi(q) of the
+// chunk transposed to [D, C], phi(k) of the chunk [C, D]; the chunk
+// products as register-tiled micro-kernels; S and z updated last. No
+// [L, L] tensor and no copy of the whole inputs.
+// CHECK-LABEL: func @linear_causal
+// CHECK:       scf.for
+// CHECK:         scf.for
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[S:.*]] = %{{.*}}, %[[Z:.*]] = %{{.*}}) -> (tensor<1x4x?x64xf32>, tensor<64x64xf32>, tensor<64xf32>)
+// CHECK:             %[[QT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<64x32xf32>) attrs = {attune.transpose_tiles}
+// CHECK:             %[[FK:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<32x64xf32>) attrs = {attune.vectorize}
+// CHECK:             linalg.generic {{.*}} ins(%[[FK]], %[[QT]] : tensor<32x64xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<32x32xf32>) attrs = {attune.tile_gemm}
+// CHECK:             linalg.generic {{.*}} ins(%[[QT]], %[[S]] : tensor<64x32xf32>, tensor<64x64xf32>) {{.*}} attrs = {attune.tile_gemm}
+// CHECK:             %[[S2:.*]] = linalg.generic {{.*}} ins(%[[FK]], %{{.*}} : tensor<32x64xf32>, tensor<32x64xf32>) outs(%[[S]] : tensor<64x64xf32>) attrs = {attune.tile_gemm}
+// CHECK:             %[[Z2:.*]] = linalg.generic {{.*}} ins(%[[FK]] : tensor<32x64xf32>) outs(%[[Z]] : tensor<64xf32>)
+// CHECK:             scf.yield %{{.*}}, %[[S2]], %[[Z2]]
+// CHECK-NOT: tensor<1x4x?x?xf32>
+// PAR-LABEL: func @linear_causal
+// PAR:       scf.forall
+func.func @linear_causal(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32> {
+  %0 = attune.linear_attention %q, %k, %k {causal}
+      : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32>
+  return %0 : tensor<1x4x?x64xf32>
+}
