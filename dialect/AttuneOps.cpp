@@ -1130,6 +1130,39 @@ static LogicalResult inferAttentionOp(const Diag &diag, AttentionOp::Adaptor a,
     return failure();
   if (a.getScaleAttr() && a.getScore() == ScoreKind::dot)
     return diag() << "scale is only meaningful with score = scaled_dot";
+  if (Value g = a.getGlobalIndices()) {
+    Named gn{"globals", g};
+    if (!a.getWindowAttr())
+      return diag() << "global tokens need a window (expected window = w; "
+                       "without one every key is visible already)";
+    if (a.getQueryOffsets())
+      return diag() << "global tokens and query_offsets are exclusive";
+    if (failed(expectRank(diag, gn, 2, "([B, G])")) ||
+        failed(expectStatic(diag, gn, 1, "G")) ||
+        failed(expectDim(diag, "globals dim 0 (B)", shapeOf(g)[0], batch,
+                         "the batch size")))
+      return failure();
+    // Constant positions are checked here: in [0, Lk), each once.
+    DenseIntElementsAttr values;
+    if (matchPattern(g, m_Constant(&values))) {
+      int64_t lk = refine(ks[2], vs[2]);
+      int64_t perRow = shapeOf(g)[1], index = 0;
+      llvm::SmallDenseSet<int64_t> seen;
+      for (const APInt &value : values.getValues<APInt>()) {
+        int64_t pos = value.getSExtValue();
+        if (index++ % perRow == 0)
+          seen.clear();
+        if (pos < 0 || (isKnown(lk) && pos >= lk))
+          return diag() << "global token position " << pos
+                        << " is outside the keys [0, "
+                        << (isKnown(lk) ? std::to_string(lk) : "Lk") << ")";
+        if (!seen.insert(pos).second)
+          return diag() << "global token position " << pos
+                        << " is given twice in one row (expected distinct "
+                           "positions)";
+      }
+    }
+  }
   types.push_back(makeTensor({batch, heads, qs[2], vs[3]}, q.value));
   if (a.getReturnWeights())
     types.push_back(makeTensor({batch, heads, qs[2], kvLen}, q.value));

@@ -808,6 +808,21 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
     own position and nothing after it, whatever the cache holds there, so no
     `key_lengths` is needed; the kernels visit only the visible keys.
 
+    **Local + global** (Longformer, Beltagy et al. 2020): `globals(%g)`, an
+    integer tensor `[B, G]` (`G` static) of token positions, adds global
+    tokens to a sliding `window` (required: without one every key is
+    visible already). A global token attends to every key and every query
+    attends to it: key `j` is visible to query `i` iff the key-padding and
+    causal conditions hold and `p - j < w` (and `j - p < w` without
+    `causal`) **or** `p` or `j` is one of `g[b, :]` (with `p` the query's
+    position as above). The positions of a row must be distinct and in
+    `[0, Lk)`: the verifier checks constant ones, the model checks the
+    others when it runs (a located error). With `window = w` and no
+    `causal`, a query sees the `2w - 1` keys around it and the `G` global
+    ones: the tiled kernels visit those and, for the tiles holding a global
+    query, all keys; no `[Lq, Lk]` tensor exists (`return_weights` aside).
+    Not with `query_offsets`.
+
     Selection: `soft` (default) computes `w = softmax_j(s)` and
     `result[b,h,i,:] = sum_j w[b,h,i,j] * value[b,h',j,:]`. `hard` selects the
     single most relevant visible key (one-hot argmax of `s`, the lowest `j` on
@@ -819,6 +834,9 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
     %o = attune.attention %q, %k, %v key_lengths(%len) {causal}
         : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?xi64>)
         -> tensor<?x8x?x64xf32>
+    %o3 = attune.attention %q, %k, %v globals(%g) {window = 256 : i64}
+        : (tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x16xi64>)
+        -> tensor<1x12x?x64xf32>
     %o2, %w = attune.attention %q, %k, %v
         {selection = #attune.selection<hard>, return_weights, window = 4 : i64}
         : (tensor<1x8x32x64xf32>, tensor<1x8x32x64xf32>, tensor<1x8x32x64xf32>)
@@ -830,6 +848,7 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
                             Optional<Attune_IndexTensor>:$key_lengths,
                             Optional<Attune_IndexTensor>:$query_offsets,
                             Optional<Attune_FloatTensor>:$bias,
+                            Optional<Attune_IndexTensor>:$global_indices,
                             DefaultValuedAttr<Attune_ScoreKindAttr,
                               "::mlir::attune::ScoreKind::scaled_dot">:$score,
                             OptionalAttr<F64Attr>:$scale,
@@ -842,7 +861,8 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
   let assemblyFormat = [{
     $query `,` $key `,` $value (`key_lengths` `(` $key_lengths^ `)`)?
     (`query_offsets` `(` $query_offsets^ `)`)?
-    (`bias` `(` $bias^ `)`)? attr-dict `:` functional-type(operands, results)
+    (`bias` `(` $bias^ `)`)? (`globals` `(` $global_indices^ `)`)?
+    attr-dict `:` functional-type(operands, results)
   }];
   let extraClassDeclaration = [{
     /// The factor applied to q.k: 1, the `scale` attribute, or 1/sqrt(D).

@@ -70,7 +70,7 @@ public:
   Value attention(Value q, Value k, Value v, Value keyLengths, Value bias,
                   bool causal, MaskAlign align, IntegerAttr window) {
     return AttentionOp::create(b, loc, q, k, v, keyLengths, Value(), bias,
-                               ScoreKind::scaled_dot, FloatAttr(),
+                               Value(), ScoreKind::scaled_dot, FloatAttr(),
                                Selection::soft, /*return_weights=*/false,
                                causal, align, window)
         .getResult();

@@ -45,7 +45,8 @@ def key_padding(lengths, lk):
 
 def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None,
               bias=None, scale=None, score="scaled_dot", hard=False,
-              return_weights=False, query_offsets=None, _offset=None):
+              return_weights=False, query_offsets=None, global_indices=None,
+              _offset=None):
     b, h, lq, d = q.shape
     hk, lk = k.shape[1], k.shape[2]
     if query_offsets is not None:
@@ -65,6 +66,18 @@ def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None
     if bias is not None:
         s = s + bias
     vis = visibility(lq, lk, causal, align, window, _offset)[None, None].expand(b, h, lq, lk)
+    if global_indices is not None:
+        # Longformer: a global token sees every key and is seen by every
+        # query; the causal and padding conditions still hold.
+        is_global = torch.zeros(b, lk, dtype=torch.bool)
+        is_global.scatter_(1, global_indices.long(), True)
+        p = torch.arange(lq) + ((lk - lq) if align == "bottom_right" else 0)
+        query_global = torch.zeros(b, lq, dtype=torch.bool)
+        inside = (p >= 0) & (p < lk)
+        query_global[:, inside] = is_global[:, p[inside]]
+        either = query_global[:, :, None] | is_global[:, None, :]
+        base = visibility(lq, lk, causal, align, None, _offset)[None]
+        vis = vis | (base & either)[:, None].expand(b, h, lq, lk)
     if lengths is not None:
         vis = vis & key_padding(lengths, lk)[:, None, None, :]
     s = s.masked_fill(~vis, float("-inf"))

@@ -1211,7 +1211,7 @@ llvm::Expected<bool> raiseAttention4d(Importer &I, const Node &reshape) {
     hs.push_back(ATTUNE_MAKE(I, at::SplitHeadsOp, reshape, l, x.value, heads));
   auto att =
       ATTUNE_MAKE(I, at::AttentionOp, reshape, l, hs[0], hs[1], hs[2], Value(),
-                  Value(), Value(), at::ScoreKind::scaled_dot,
+                  Value(), Value(), Value(), at::ScoreKind::scaled_dot,
                   b.getF64FloatAttr(scale.value_or(1.0)), at::Selection::soft,
                   false, causal, at::MaskAlign::top_left, IntegerAttr());
   Value y = ATTUNE_MAKE(I, at::MergeHeadsOp, reshape, l, att.getResult());

@@ -1093,6 +1093,26 @@ static void deferCheck(RewriterBase &rewriter, Operation *op,
                        ValueRange{buffer, idValue});
 }
 
+/// Fails the run with `text` (located at `op`) where the rank-0 i32 flag is
+/// non-zero: a cf.assert (the CPU code reads it) or a deferred check
+/// (Vulkan: the flag stays on the device).
+static void reportCheck(RewriterBase &rewriter, Operation *op,
+                        IndexChecks checks, Value flagTensor, StringRef text) {
+  Location loc = op->getLoc();
+  std::string message = runtimeCheckMessage(loc, text);
+  if (checks == IndexChecks::Assert) {
+    Value flag =
+        tensor::ExtractOp::create(rewriter, loc, flagTensor, ValueRange{});
+    Value ok = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, flag,
+        arith::ConstantOp::create(rewriter, loc,
+                                  rewriter.getI32IntegerAttr(0)));
+    cf::AssertOp::create(rewriter, loc, ok, message);
+  } else {
+    deferCheck(rewriter, op, flagTensor, message);
+  }
+}
+
 /// A located run-time check that every element of the integer tensor
 /// `values` is in [lo, hi] (`hi` an index value computed before the check):
 /// one pass over the elements into a flag, then a cf.assert (the CPU code
@@ -1129,17 +1149,57 @@ static void checkEveryElement(RewriterBase &rewriter, Operation *op,
         linalg::YieldOp::create(
             b, l, ValueRange{arith::OrIOp::create(b, l, a[1], bad)});
       });
-  std::string message = runtimeCheckMessage(loc, text);
-  if (checks == IndexChecks::Assert) {
-    Value flag = tensor::ExtractOp::create(rewriter, loc, anyBad, ValueRange{});
-    Value ok = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::eq, flag,
-        arith::ConstantOp::create(rewriter, loc,
-                                  rewriter.getI32IntegerAttr(0)));
-    cf::AssertOp::create(rewriter, loc, ok, message);
-  } else {
-    deferCheck(rewriter, op, anyBad, message);
-  }
+  reportCheck(rewriter, op, checks, anyBad, text);
+}
+
+/// Global token positions (`globals [B, G]` of attune.attention): each in
+/// [0, Lk) and none twice in a row, checked when the model runs.
+static void checkGlobals(RewriterBase &rewriter, Operation *op,
+                         IndexChecks checks, Value globals, Value lk) {
+  if (checks == IndexChecks::None)
+    return;
+  Location loc = op->getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  KernelBuilder kb(rewriter, loc);
+  Type i32 = rewriter.getI32Type();
+  Value init =
+      linalg::FillOp::create(rewriter, loc,
+                             ValueRange{arith::ConstantOp::create(
+                                 rewriter, loc, rewriter.getI32IntegerAttr(0))},
+                             ValueRange{tensor::EmptyOp::create(
+                                 rewriter, loc, ArrayRef<int64_t>{}, i32)})
+          .getResult(0);
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+             d2 = getAffineDimExpr(2, ctx);
+  // Over (b, g, g2): position g out of range, or equal to an earlier g2.
+  Value anyBad = kb.generic(
+      ValueRange{globals, globals}, init,
+      {AffineMap::get(3, 0, {d0, d1}, ctx), AffineMap::get(3, 0, {d0, d2}, ctx),
+       AffineMap::get(3, 0, {}, ctx)},
+      SmallVector<Iter>(3, Iter::reduction),
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value v = toIndex(b, l, a[0]), w = toIndex(b, l, a[1]);
+        Value zero = arith::ConstantIndexOp::create(b, l, 0);
+        Value below =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, v, zero);
+        Value above =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, v, lk);
+        Value earlier = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                              linalg::IndexOp::create(b, l, 2),
+                                              linalg::IndexOp::create(b, l, 1));
+        Value twice = arith::AndIOp::create(
+            b, l, earlier,
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, v, w));
+        Value bad = arith::OrIOp::create(
+            b, l, arith::OrIOp::create(b, l, below, above), twice);
+        linalg::YieldOp::create(
+            b, l,
+            ValueRange{arith::OrIOp::create(
+                b, l, a[2],
+                arith::ExtUIOp::create(b, l, a[2].getType(), bad))});
+      });
+  reportCheck(rewriter, op, checks, anyBad,
+              "global token positions must be distinct and in [0, Lk)");
 }
 
 struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
@@ -1507,7 +1567,9 @@ struct SelectLastLowering : OpConversionPattern<SelectLastOp> {
 //===----------------------------------------------------------------------===//
 
 struct AttentionLowering : OpConversionPattern<AttentionOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AttentionLowering(MLIRContext *ctx, IndexChecks checks)
+      : OpConversionPattern(ctx), checks(checks) {}
+  IndexChecks checks;
   LogicalResult
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -1566,6 +1628,15 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
       inputs.push_back(offsets);
       maps.push_back(AffineMap::get(4, 0, {d0}, ctx));
     }
+    // Global tokens: flags [B, Lk], read at the key (a map) and at the
+    // query's position (an extract, guarded).
+    Value globals = adaptor.getGlobalIndices(), flags;
+    if (globals) {
+      checkGlobals(rewriter, op, checks, globals, lkVal);
+      flags = globalTokenFlags(kb, globals, lkVal);
+      inputs.push_back(flags);
+      maps.push_back(AffineMap::get(4, 0, {d0, d3}, ctx));
+    }
     maps.push_back(rewriter.getMultiDimIdentityMap(4));
     bool causal = op.getCausal();
     MaskAlign align = op.getAlign();
@@ -1586,6 +1657,13 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             Value j = linalg::IndexOp::create(b, l, 3);
             Value vis = KernelBuilder::visible(b, l, i, j, lqVal, lkVal, causal,
                                                align, window, len, offset);
+            if (flags) {
+              Value keyGlobal = a[next++];
+              Value batchIdx = linalg::IndexOp::create(b, l, 0);
+              vis = KernelBuilder::visibleWithGlobals(
+                  b, l, vis, i, j, lqVal, lkVal, causal, align, len, offset,
+                  keyGlobal, flags, batchIdx);
+            }
             Value ninf = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, kNegInf));
             s = arith::SelectOp::create(b, l, vis, s, ninf);
           }
@@ -1785,17 +1863,25 @@ struct ConvertAttuneToLinalgPass
 void mlir::attune::populateAttuneToLinalgConversionPatterns(
     RewritePatternSet &patterns, IndexChecks checks) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<
-      LinearLowering, MatmulLowering, TransposeLowering, SplitHeadsLowering,
-      MergeHeadsLowering, SliceLowering, ConcatLowering, ExpandDimsLowering,
-      SqueezeLowering, ReshapeLowering, BroadcastLowering, CastLowering,
-      ActivationLowering, ScaleLowering, MaskBiasLowering,
-      BinaryLowering<AddOp, arith::AddFOp>, UnaryLowering, BinaryFnLowering,
-      CompareLowering, SelectLowering, ReduceLowering, TriluLowering,
-      BinaryLowering<MulOp, arith::MulFOp>, SoftmaxLowering, LayerNormLowering,
-      AttentionLowering, MaskLowering, OverwriteLowering>(ctx);
+  patterns
+      .add<LinearLowering, MatmulLowering, TransposeLowering,
+           SplitHeadsLowering, MergeHeadsLowering, SliceLowering,
+           ConcatLowering, ExpandDimsLowering, SqueezeLowering, ReshapeLowering,
+           BroadcastLowering, CastLowering, ActivationLowering, ScaleLowering,
+           MaskBiasLowering, BinaryLowering<AddOp, arith::AddFOp>,
+           UnaryLowering, BinaryFnLowering, CompareLowering, SelectLowering,
+           ReduceLowering, TriluLowering, BinaryLowering<MulOp, arith::MulFOp>,
+           SoftmaxLowering, LayerNormLowering, MaskLowering, OverwriteLowering>(
+          ctx);
   patterns.add<EmbeddingLowering, GatherLowering, PositionalEncodingLowering,
-               CacheWriteLowering, SelectLastLowering>(ctx, checks);
+               CacheWriteLowering, SelectLastLowering, AttentionLowering>(
+      ctx, checks);
   populateRecurrentToLinalgConversionPatterns(patterns);
   populateLinearAttentionConversionPatterns(patterns);
+}
+
+void mlir::attune::checkGlobalPositions(RewriterBase &rewriter, Operation *op,
+                                        IndexChecks checks, Value globals,
+                                        Value lk) {
+  checkGlobals(rewriter, op, checks, globals, lk);
 }

@@ -4,7 +4,10 @@
 #define ATTUNE_LOWERING_ATTUNETOLINALG_ATTUNETOLINALG_H
 
 namespace mlir {
+class Operation;
+class RewriterBase;
 class RewritePatternSet;
+class Value;
 namespace attune {
 
 /// What the lowering does about embedding ids outside the table.
@@ -23,6 +26,12 @@ enum class IndexChecks {
 /// artifact's kVulkanCheckMessages.
 inline constexpr const char kDeferredCheckMessagesAttr[] =
     "attune.deferred_check_messages";
+
+/// The run-time check of attune.attention's global token positions
+/// `globals [B, G]`: each in [0, lk) and distinct within a row (nothing
+/// with IndexChecks::None).
+void checkGlobalPositions(RewriterBase &rewriter, Operation *op,
+                          IndexChecks checks, Value globals, Value lk);
 
 /// Patterns lowering every primitive attune op except `attune.weight` to
 /// linalg on tensors (with tensor, arith, math and scf).

@@ -561,3 +561,67 @@ void mlir::attune::replaceWithCast(RewriterBase &rewriter, Operation *op,
                                 .getResult());
   rewriter.replaceOp(op, results);
 }
+
+Value KernelBuilder::visibleWithGlobals(OpBuilder &b, Location loc, Value vis,
+                                        Value i, Value j, Value lq, Value lk,
+                                        bool causal, MaskAlign align, Value len,
+                                        Value offset, Value keyGlobal,
+                                        Value flags, Value batch) {
+  // The query's position p in key coordinates, as visible() places it.
+  Value p = offset ? arith::AddIOp::create(b, loc, i, offset).getResult()
+            : align == MaskAlign::bottom_right
+                ? arith::AddIOp::create(b, loc, i,
+                                        arith::SubIOp::create(b, loc, lk, lq))
+                      .getResult()
+                : i;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value inRange = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, p, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, p, lk));
+  Value clamped = arith::SelectOp::create(b, loc, inRange, p, zero);
+  auto set = [&](Value flag) {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, flag,
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+  };
+  Value queryFlag =
+      tensor::ExtractOp::create(b, loc, flags, ValueRange{batch, clamped});
+  Value queryGlobal = arith::AndIOp::create(b, loc, inRange, set(queryFlag));
+  Value global = arith::OrIOp::create(b, loc, set(keyGlobal), queryGlobal);
+  Value base =
+      visible(b, loc, i, j, lq, lk, causal, align, std::nullopt, len, offset);
+  return arith::OrIOp::create(b, loc, vis,
+                              arith::AndIOp::create(b, loc, base, global));
+}
+
+Value mlir::attune::globalTokenFlags(KernelBuilder &kb, Value globals,
+                                     Value lk) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+             d2 = getAffineDimExpr(2, ctx);
+  Value init =
+      linalg::FillOp::create(
+          b, loc,
+          ValueRange{arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0))},
+          ValueRange{kb.empty({kb.dim(globals, 0), lk}, b.getI32Type())})
+          .getResult(0);
+  // Over (b, j, g): flags[b, j] |= globals[b, g] == j.
+  return kb.generic(
+      globals, init,
+      {AffineMap::get(3, 0, {d0, d2}, ctx),
+       AffineMap::get(3, 0, {d0, d1}, ctx)},
+      {utils::IteratorType::parallel, utils::IteratorType::parallel,
+       utils::IteratorType::reduction},
+      [&](OpBuilder &bb, Location l, ValueRange a) {
+        Value pos = arith::IndexCastOp::create(bb, l, bb.getIndexType(), a[0]);
+        Value hit = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::eq, pos,
+                                          linalg::IndexOp::create(bb, l, 1));
+        linalg::YieldOp::create(
+            bb, l,
+            ValueRange{arith::OrIOp::create(
+                bb, l, a[1],
+                arith::ExtUIOp::create(bb, l, bb.getI32Type(), hit))});
+      });
+}

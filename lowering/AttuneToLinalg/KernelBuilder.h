@@ -94,6 +94,16 @@ public:
 
   /// The exp shift of a running or final row maximum: `m`, or 0 for a row
   /// with no visible entry (m = -inf), so that exp gives 0 rather than NaN.
+  /// `vis` (the mask without global tokens) widened by attune.attention's
+  /// global tokens: also visible where the causal and key-length conditions
+  /// hold and the key (`keyGlobal`, non-zero i32) or the query's position
+  /// (looked up in `flags [B, Lk]` at batch `batch`) is a global token.
+  static Value visibleWithGlobals(OpBuilder &b, Location loc, Value vis,
+                                  Value i, Value j, Value lq, Value lk,
+                                  bool causal, MaskAlign align, Value len,
+                                  Value offset, Value keyGlobal, Value flags,
+                                  Value batch);
+
   static Value maxShift(OpBuilder &b, Location loc, Value m);
 
   /// exp(x) for softmax arguments x = s - max <= 0 (also -inf and NaN):
@@ -127,6 +137,10 @@ private:
 /// The message of a failed run-time check: "file:line:col: <text>" (the
 /// location as far as it is known).
 std::string runtimeCheckMessage(Location loc, StringRef text);
+
+/// flags[b, j] (i32 0 or 1, [B, Lk]: Vulkan buffers hold no booleans): key
+/// position j is one of `globals[b, :]`.
+Value globalTokenFlags(KernelBuilder &kb, Value globals, Value lk);
 
 /// The message of a failed run-time shape check: "file:line:col: input
 /// shapes disagree: <reason>".

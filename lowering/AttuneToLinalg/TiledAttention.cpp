@@ -1203,7 +1203,8 @@ struct AttuneTileAttentionPass
     }
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) {
-      if (op.getSelection() != Selection::soft || op.getReturnWeights())
+      if (op.getSelection() != Selection::soft || op.getReturnWeights() ||
+          op.getGlobalIndices())
         return;
       // Queries at offsets read a cache: the tiled loops visit only the
       // keys before each query, however large the cache's capacity.

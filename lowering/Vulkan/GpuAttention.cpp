@@ -712,6 +712,7 @@ struct AttuneGpuAttentionPass
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) {
       if (op.getSelection() != Selection::soft || op.getReturnWeights() ||
+          op.getGlobalIndices() ||
           op.getValue().getType().getDimSize(3) > kMaxValueDim ||
           !op.getQuery().getType().getElementType().isF32())
         return;

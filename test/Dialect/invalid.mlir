@@ -1678,3 +1678,61 @@ func.func @la_state_shape(%q: tensor<2x8x16x64xf32>, %kv: tensor<2x8x64x64xf32>,
   %r:3 = attune.linear_attention %q, %q, %q state(%kv, %z)  : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x64x64xf32>, tensor<2x4x64xf32>) -> (tensor<2x8x16x64xf32>, tensor<2x8x64x64xf32>, tensor<2x8x64xf32>)
   return
 }
+
+// -----
+
+func.func @globals_no_window(%q: tensor<2x8x16x64xf32>, %g: tensor<2x2xi64>) {
+  // expected-error @+1 {{'attune.attention' op global tokens need a window (expected window = w; without one every key is visible already)}}
+  %r = attune.attention %q, %q, %q globals(%g)  : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x2xi64>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @globals_query_offsets(%q: tensor<2x8x16x64xf32>, %g: tensor<2x2xi64>, %o: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.attention' op global tokens and query_offsets are exclusive}}
+  %r = attune.attention %q, %q, %q query_offsets(%o) globals(%g) {window = 2 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2xi64>, tensor<2x2xi64>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @globals_rank(%q: tensor<2x8x16x64xf32>, %g: tensor<2xi64>) {
+  // expected-error @+1 {{'attune.attention' op globals has rank 1, expected rank 2 ([B, G])}}
+  %r = attune.attention %q, %q, %q globals(%g) {window = 2 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2xi64>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @globals_static(%q: tensor<2x8x16x64xf32>, %g: tensor<2x?xi64>) {
+  // expected-error @+1 {{'attune.attention' op globals dim 1 (G) must be static, got [2, ?]}}
+  %r = attune.attention %q, %q, %q globals(%g) {window = 2 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x?xi64>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @globals_batch(%q: tensor<2x8x16x64xf32>, %g: tensor<3x2xi64>) {
+  // expected-error @+1 {{'attune.attention' op globals dim 0 (B) is 3, expected 2 (the batch size)}}
+  %r = attune.attention %q, %q, %q globals(%g) {window = 2 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<3x2xi64>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @globals_range(%q: tensor<2x8x16x64xf32>) {
+  %g = arith.constant dense<[[0, 16], [1, 2]]> : tensor<2x2xi64>
+  // expected-error @+1 {{'attune.attention' op global token position 16 is outside the keys [0, 16)}}
+  %r = attune.attention %q, %q, %q globals(%g) {window = 2 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x2xi64>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @globals_twice(%q: tensor<2x8x16x64xf32>) {
+  %g = arith.constant dense<[[0, 1], [2, 2]]> : tensor<2x2xi64>
+  // expected-error @+1 {{'attune.attention' op global token position 2 is given twice in one row (expected distinct positions)}}
+  %r = attune.attention %q, %q, %q globals(%g) {window = 2 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x2xi64>) -> tensor<2x8x16x64xf32>
+  return
+}

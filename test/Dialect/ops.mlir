@@ -227,6 +227,19 @@ func.func @attention(%q: tensor<2x8x16x64xf32>, %dq: tensor<?x8x?x64xf32>, %dk: 
   return
 }
 
+// CHECK-LABEL: func @attention_globals
+// CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%{{.*}}) globals(%{{.*}}) {causal, window = 256 : i64} : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>, tensor<?x16xi32>) -> tensor<?x8x?x32xf32>
+// CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} globals(%{{.*}}) {window = 2 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x2xi64>) -> tensor<2x8x16x64xf32>
+func.func @attention_globals(%q: tensor<2x8x16x64xf32>, %dq: tensor<?x8x?x64xf32>, %dk: tensor<?x2x?x64xf32>,
+                             %dv: tensor<?x2x?x32xf32>, %len: tensor<?xi64>, %g: tensor<?x16xi32>) {
+  %0 = attune.attention %dq, %dk, %dv key_lengths(%len) globals(%g) {causal, window = 256 : i64}
+      : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>, tensor<?x16xi32>) -> tensor<?x8x?x32xf32>
+  %c = arith.constant dense<[[0, 15], [3, 7]]> : tensor<2x2xi64>
+  %1 = attune.attention %q, %q, %q globals(%c) {window = 2 : i64}
+      : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x2xi64>) -> tensor<2x8x16x64xf32>
+  return
+}
+
 // CHECK-LABEL: func @linear_attention
 // CHECK: attune.linear_attention %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
 // CHECK: attune.linear_attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%{{.*}}) {causal, eps = 0.000000e+00 : f64} : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>) -> tensor<?x8x?x32xf32>
