@@ -1660,9 +1660,11 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             if (flags) {
               Value keyGlobal = a[next++];
               Value batchIdx = linalg::IndexOp::create(b, l, 0);
+              Value queryGlobal = KernelBuilder::queryGlobalFlag(
+                  b, l, flags, batchIdx, i, lqVal, lkVal, align, offset);
               vis = KernelBuilder::visibleWithGlobals(
                   b, l, vis, i, j, lqVal, lkVal, causal, align, len, offset,
-                  keyGlobal, flags, batchIdx);
+                  keyGlobal, queryGlobal);
             }
             Value ninf = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, kNegInf));
             s = arith::SelectOp::create(b, l, vis, s, ninf);

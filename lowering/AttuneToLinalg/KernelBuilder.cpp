@@ -562,11 +562,9 @@ void mlir::attune::replaceWithCast(RewriterBase &rewriter, Operation *op,
   rewriter.replaceOp(op, results);
 }
 
-Value KernelBuilder::visibleWithGlobals(OpBuilder &b, Location loc, Value vis,
-                                        Value i, Value j, Value lq, Value lk,
-                                        bool causal, MaskAlign align, Value len,
-                                        Value offset, Value keyGlobal,
-                                        Value flags, Value batch) {
+Value KernelBuilder::queryGlobalFlag(OpBuilder &b, Location loc, Value flags,
+                                     Value batch, Value i, Value lq, Value lk,
+                                     MaskAlign align, Value offset) {
   // The query's position p in key coordinates, as visible() places it.
   Value p = offset ? arith::AddIOp::create(b, loc, i, offset).getResult()
             : align == MaskAlign::bottom_right
@@ -579,19 +577,26 @@ Value KernelBuilder::visibleWithGlobals(OpBuilder &b, Location loc, Value vis,
       b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, p, zero),
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, p, lk));
   Value clamped = arith::SelectOp::create(b, loc, inRange, p, zero);
-  auto set = [&](Value flag) {
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne, flag,
-        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
-  };
-  Value queryFlag =
+  Value flag =
       tensor::ExtractOp::create(b, loc, flags, ValueRange{batch, clamped});
-  Value queryGlobal = arith::AndIOp::create(b, loc, inRange, set(queryFlag));
-  Value global = arith::OrIOp::create(b, loc, set(keyGlobal), queryGlobal);
+  return arith::SelectOp::create(
+      b, loc, inRange, flag,
+      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+}
+
+Value KernelBuilder::visibleWithGlobals(OpBuilder &b, Location loc, Value vis,
+                                        Value i, Value j, Value lq, Value lk,
+                                        bool causal, MaskAlign align, Value len,
+                                        Value offset, Value keyGlobal,
+                                        Value queryGlobal) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  Value either = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne,
+      arith::OrIOp::create(b, loc, keyGlobal, queryGlobal), zero);
   Value base =
       visible(b, loc, i, j, lq, lk, causal, align, std::nullopt, len, offset);
   return arith::OrIOp::create(b, loc, vis,
-                              arith::AndIOp::create(b, loc, base, global));
+                              arith::AndIOp::create(b, loc, base, either));
 }
 
 Value mlir::attune::globalTokenFlags(KernelBuilder &kb, Value globals,

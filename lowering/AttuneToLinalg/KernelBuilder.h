@@ -96,13 +96,18 @@ public:
   /// with no visible entry (m = -inf), so that exp gives 0 rather than NaN.
   /// `vis` (the mask without global tokens) widened by attune.attention's
   /// global tokens: also visible where the causal and key-length conditions
-  /// hold and the key (`keyGlobal`, non-zero i32) or the query's position
-  /// (looked up in `flags [B, Lk]` at batch `batch`) is a global token.
+  /// hold and the key or the query is a global token (`keyGlobal`,
+  /// `queryGlobal`: i32, non-zero for a global token).
   static Value visibleWithGlobals(OpBuilder &b, Location loc, Value vis,
                                   Value i, Value j, Value lq, Value lk,
                                   bool causal, MaskAlign align, Value len,
-                                  Value offset, Value keyGlobal, Value flags,
-                                  Value batch);
+                                  Value offset, Value keyGlobal,
+                                  Value queryGlobal);
+  /// The flag (i32) of query i's position (placed as visible() does) in
+  /// `flags [B, Lk]` at batch `batch`; 0 for a position outside the keys.
+  static Value queryGlobalFlag(OpBuilder &b, Location loc, Value flags,
+                               Value batch, Value i, Value lq, Value lk,
+                               MaskAlign align, Value offset);
 
   static Value maxShift(OpBuilder &b, Location loc, Value m);
 

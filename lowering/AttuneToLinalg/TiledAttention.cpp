@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lowering/AttuneToLinalg/AttuneToLinalg.h"
 #include "lowering/AttuneToLinalg/KernelBuilder.h"
 #include "lowering/AttuneToLinalg/LinearAttention.h"
 #include "lowering/Passes.h"
@@ -574,6 +575,31 @@ Value staticTile(OpBuilder &b, Location loc, Value t, Value batch, Value head,
       ArrayRef<OpFoldResult>{one, one, one, one});
 }
 
+/// Whether one of the global positions `globals[b, :]` (G of them) is in
+/// [first, last]: a loop over the G positions.
+Value tileHasGlobal(OpBuilder &b, Location l, Value globals, Value batch,
+                    Value first, Value last, int64_t numGlobals) {
+  Value c0 = arith::ConstantIndexOp::create(b, l, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, l, 1);
+  auto loop = scf::ForOp::create(
+      b, l, c0, arith::ConstantIndexOp::create(b, l, numGlobals), c1,
+      ValueRange{arith::ConstantOp::create(b, l, b.getBoolAttr(false))},
+      [&](OpBuilder &b2, Location l2, Value g, ValueRange any) {
+        Value pos = arith::IndexCastOp::create(
+            b2, l2, b2.getIndexType(),
+            tensor::ExtractOp::create(b2, l2, globals, ValueRange{batch, g}));
+        Value in = arith::AndIOp::create(
+            b2, l2,
+            arith::CmpIOp::create(b2, l2, arith::CmpIPredicate::sge, pos,
+                                  first),
+            arith::CmpIOp::create(b2, l2, arith::CmpIPredicate::sle, pos,
+                                  last));
+        scf::YieldOp::create(
+            b2, l2, ValueRange{arith::OrIOp::create(b2, l2, any[0], in)});
+      });
+  return loop.getResult(0);
+}
+
 /// The tiled form with static tiles, for attune-tile-gemm's micro-kernels:
 /// queries, keys and values are zero-padded to whole tiles once, the keys
 /// transposed once, tile by tile, to [B, Hk, Lk / TK, D, TK], and every tile
@@ -627,6 +653,50 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
              d4 = getAffineDimExpr(4, ctx);
   Value kPad = padDim(rewriter, loc, k, 2, lkPad);
   Value scale = kb.floatConst(elem, op.getEffectiveScale());
+  // Global tokens: flags [B, Lk] for the masks, and the global keys and
+  // values gathered per (b, kv head) into [B, Hk, Gp, D] tiles (Gp: G
+  // rounded up to 8; rows past G are zero and masked).
+  Value globals = op.getGlobalIndices(), flags, gK, gV;
+  int64_t numGlobals = 0, globalRows = 0;
+  if (globals) {
+    checkGlobalPositions(rewriter, op, IndexChecks::Assert, globals, lk);
+    flags = globalTokenFlags(kb, globals, lkPad);
+    numGlobals = cast<RankedTensorType>(globals.getType()).getDimSize(1);
+    globalRows = (numGlobals + 7) / 8 * 8;
+    auto gather = [&](Value t, int64_t last) {
+      return kb.generic(
+          ValueRange{},
+          kb.empty({batchSize, rewriter.getIndexAttr(kvHeads),
+                    rewriter.getIndexAttr(globalRows),
+                    rewriter.getIndexAttr(last)},
+                   elem),
+          {AffineMap::getMultiDimIdentityMap(4, ctx)},
+          SmallVector<Iter>(4, Iter::parallel),
+          [&](OpBuilder &b, Location l, ValueRange) {
+            Value bi = linalg::IndexOp::create(b, l, 0);
+            Value g = linalg::IndexOp::create(b, l, 2);
+            Value inside = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::ult, g,
+                arith::ConstantIndexOp::create(b, l, numGlobals));
+            Value gc = arith::SelectOp::create(
+                b, l, inside, g, arith::ConstantIndexOp::create(b, l, 0));
+            Value pos = arith::IndexCastOp::create(
+                b, l, b.getIndexType(),
+                tensor::ExtractOp::create(b, l, globals, ValueRange{bi, gc}));
+            Value x = tensor::ExtractOp::create(
+                b, l, t,
+                ValueRange{bi, linalg::IndexOp::create(b, l, 1), pos,
+                           linalg::IndexOp::create(b, l, 3)});
+            Value zero =
+                arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
+            linalg::YieldOp::create(
+                b, l,
+                ValueRange{arith::SelectOp::create(b, l, inside, x, zero)});
+          });
+    };
+    gK = gather(k, headDim);
+    gV = gather(v, valueDim);
+  }
   SmallVector<OpFoldResult> qSizes = kb.sizes(qPad);
   OpFoldResult qTiles =
       arith::DivUIOp::create(rewriter, loc, lqPad, im.c(TQ)).getResult();
@@ -708,8 +778,34 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                        : m3.c(0);
                     Value pFirst = m3.add(i0, offset);
                     Value pLast = m3.sub(m3.add(pFirst, tq), m3.c(1));
-                    auto [lo0, hi] = visibleKeyRange(b3, l3, pFirst, pLast, lk,
-                                                     len, causal, window);
+                    auto range = visibleKeyRange(b3, l3, pFirst, pLast, lk, len,
+                                                 causal, window);
+                    Value lo0 = range.first, hi = range.second;
+                    Value queryFlags;
+                    if (globals) {
+                      // A tile holding a global query: every key.
+                      Value any = tileHasGlobal(b3, l3, globals, bIdx, pFirst,
+                                                pLast, numGlobals);
+                      auto [allLo, allHi] = visibleKeyRange(
+                          b3, l3, pFirst, pLast, lk, len, causal, std::nullopt);
+                      lo0 = arith::SelectOp::create(b3, l3, any, allLo, lo0);
+                      hi = arith::SelectOp::create(b3, l3, any, allHi, hi);
+                      // The tile's query flags [TQ], once per tile: the
+                      // masks read them (and key flags) as operands.
+                      queryFlags = k3.generic(
+                          ValueRange{},
+                          k3.empty({b3.getIndexAttr(TQ)}, b3.getI32Type()),
+                          {map(1, {d0})}, {Iter::parallel},
+                          [&](OpBuilder &b, Location l, ValueRange) {
+                            Value ii = arith::AddIOp::create(
+                                b, l, i0, linalg::IndexOp::create(b, l, 0));
+                            linalg::YieldOp::create(
+                                b, l,
+                                ValueRange{KernelBuilder::queryGlobalFlag(
+                                    b, l, flags, bIdx, ii, lq, lk, align,
+                                    qOffset)});
+                          });
+                    }
                     // The keys every query of the tile sees: a key tile
                     // inside [fullLo, fullHi) needs no mask.
                     auto [fullLo, fullHi] = visibleKeyRange(
@@ -764,9 +860,27 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                 scf::YieldOp::create(b5, l5, dots);
                               },
                               [&](OpBuilder &b5, Location l5) {
+                                SmallVector<Value> flagInputs;
+                                SmallVector<AffineMap> maskMaps;
+                                if (flags) {
+                                  OpFoldResult one = b5.getIndexAttr(1);
+                                  flagInputs = {
+                                      tensor::ExtractSliceOp::create(
+                                          b5, l5,
+                                          RankedTensorType::get(
+                                              {TK}, b5.getI32Type()),
+                                          flags,
+                                          ArrayRef<OpFoldResult>{bIdx, j0},
+                                          ArrayRef<OpFoldResult>{
+                                              one, b5.getIndexAttr(TK)},
+                                          ArrayRef<OpFoldResult>{one, one}),
+                                      queryFlags};
+                                  maskMaps = {map(2, {j}), map(2, {i})};
+                                }
+                                maskMaps.push_back(map(2, {j, i}));
                                 Value s = mark(
                                     KernelBuilder(b5, l5).generic(
-                                        ValueRange{}, dots, {map(2, {j, i})},
+                                        flagInputs, dots, maskMaps,
                                         {Iter::parallel, Iter::parallel},
                                         [&](OpBuilder &b, Location l,
                                             ValueRange a) {
@@ -779,6 +893,12 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                           Value vis = KernelBuilder::visible(
                                               b, l, ii, jj, lq, lk, causal,
                                               align, window, len, qOffset);
+                                          if (flags)
+                                            vis = KernelBuilder::
+                                                visibleWithGlobals(
+                                                    b, l, vis, ii, jj, lq, lk,
+                                                    causal, align, len, qOffset,
+                                                    a[0], a[1]);
                                           vis = arith::AndIOp::create(
                                               b, l, vis,
                                               arith::CmpIOp::create(
@@ -790,8 +910,10 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                               b.getFloatAttr(elem, kNegInf));
                                           linalg::YieldOp::create(
                                               b, l,
-                                              ValueRange{arith::SelectOp::create(
-                                                  b, l, vis, a[0], ninf)});
+                                              ValueRange{
+                                                  arith::SelectOp::create(
+                                                      b, l, vis, a.back(),
+                                                      ninf)});
                                         }),
                                     kVectorizeAttr);
                                 scf::YieldOp::create(b5, l5, s);
@@ -805,9 +927,92 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                               b4, l4, ValueRange{next.m, next.l, next.acc, next.scratch});
                         });
 
-                    Value tile = normalizedTile(
-                        k3, keyLoop.getResult(2), keyLoop.getResult(1),
-                        accSizes, elem, TileMarks{/*vectorize=*/true, false});
+                    SmallVector<Value> st(keyLoop.getResults());
+                    if (globals) {
+                      // The global keys the key loop did not visit (outside
+                      // [lo, hi)): one more step over the gathered tile.
+                      Value gkTile = staticTile(b3, l3, gK, bIdx, kvHead,
+                                                b3.getIndexAttr(0), globalRows,
+                                                b3.getIndexAttr(0), headDim);
+                      Value gvTile = staticTile(b3, l3, gV, bIdx, kvHead,
+                                                b3.getIndexAttr(0), globalRows,
+                                                b3.getIndexAttr(0), valueDim);
+                      // The loop visited whole tiles [lo, hiVisited): its
+                      // last tile may reach past hi (masked there, but a
+                      // global key there was counted).
+                      Value span = arith::MaxSIOp::create(
+                          b3, l3, m3.sub(hi, lo), m3.c(0));
+                      Value hiVisited = m3.add(
+                          lo, arith::MulIOp::create(b3, l3,
+                                                    arith::CeilDivSIOp::create(
+                                                        b3, l3, span, m3.c(TK)),
+                                                    m3.c(TK)));
+                      SmallVector<OpFoldResult> gScoreSizes = {
+                          b3.getIndexAttr(globalRows), b3.getIndexAttr(TQ)};
+                      Value dots = k3.generic(
+                          ValueRange{gkTile, qtTile},
+                          k3.filled(gScoreSizes, elem, 0.0),
+                          {map(3, {j, e}), map(3, {e, i}), map(3, {j, i})},
+                          {Iter::parallel, Iter::parallel, Iter::reduction},
+                          KernelBuilder::multiplyAccumulate);
+                      if (TQ % 32 == 0)
+                        mark(dots, kTileGemmAttr);
+                      Value masked = k3.generic(
+                          ValueRange{}, dots, {map(2, {j, i})},
+                          {Iter::parallel, Iter::parallel},
+                          [&](OpBuilder &b, Location l, ValueRange a) {
+                            Value g = linalg::IndexOp::create(b, l, 0);
+                            Value ii = arith::AddIOp::create(
+                                b, l, i0, linalg::IndexOp::create(b, l, 1));
+                            Value real = arith::CmpIOp::create(
+                                b, l, arith::CmpIPredicate::ult, g,
+                                arith::ConstantIndexOp::create(b, l,
+                                                               numGlobals));
+                            Value gc = arith::SelectOp::create(
+                                b, l, real, g,
+                                arith::ConstantIndexOp::create(b, l, 0));
+                            Value pos = arith::IndexCastOp::create(
+                                b, l, b.getIndexType(),
+                                tensor::ExtractOp::create(
+                                    b, l, globals, ValueRange{bIdx, gc}));
+                            // Visible without the window, and not visited.
+                            Value vis = KernelBuilder::visible(
+                                b, l, ii, pos, lq, lk, causal, align,
+                                std::nullopt, len, qOffset);
+                            Value visited = arith::AndIOp::create(
+                                b, l,
+                                arith::CmpIOp::create(
+                                    b, l, arith::CmpIPredicate::sge, pos, lo),
+                                arith::CmpIOp::create(b, l,
+                                                      arith::CmpIPredicate::slt,
+                                                      pos, hiVisited));
+                            Value rowOk = arith::CmpIOp::create(
+                                b, l, arith::CmpIPredicate::slt, ii, lq);
+                            Value take = arith::AndIOp::create(
+                                b, l, arith::AndIOp::create(b, l, real, vis),
+                                arith::AndIOp::create(
+                                    b, l, rowOk,
+                                    arith::XOrIOp::create(
+                                        b, l, visited,
+                                        arith::ConstantOp::create(
+                                            b, l, b.getBoolAttr(true)))));
+                            Value ninf = arith::ConstantOp::create(
+                                b, l, b.getFloatAttr(elem, kNegInf));
+                            linalg::YieldOp::create(
+                                b, l,
+                                ValueRange{arith::SelectOp::create(
+                                    b, l, take, a[0], ninf)});
+                          });
+                      SoftmaxState next = onlineSoftmaxStep(
+                          k3, masked, {st[0], st[1], st[2], st[3]}, gvTile,
+                          rowSizes, gScoreSizes, elem,
+                          TileMarks{/*vectorize=*/false, valueGemm},
+                          /*transposed=*/true);
+                      st = {next.m, next.l, next.acc, next.scratch};
+                    }
+                    Value tile =
+                        normalizedTile(k3, st[2], st[1], accSizes, elem,
+                                       TileMarks{/*vectorize=*/true, false});
                     OpFoldResult one = b3.getIndexAttr(1);
                     OpFoldResult zero = b3.getIndexAttr(0);
                     Value rows = tensor::ExtractSliceOp::create(
@@ -1204,7 +1409,7 @@ struct AttuneTileAttentionPass
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) {
       if (op.getSelection() != Selection::soft || op.getReturnWeights() ||
-          op.getGlobalIndices())
+          (op.getGlobalIndices() && op.getBias()))
         return;
       // Queries at offsets read a cache: the tiled loops visit only the
       // keys before each query, however large the cache's capacity.

@@ -10,6 +10,7 @@
 // (distinct in each row for these seeds: a repeat would fail the run-time
 // check, not pass silently).
 // RUN: %check-golden %s --work %t --atol 1e-5
+// RUN: %check-golden %s --work %t.parallel --atol 1e-5 --compile-arg=--parallel
 
 !q = tensor<?x4x?x64xf32>
 !k = tensor<?x2x?x64xf32>
