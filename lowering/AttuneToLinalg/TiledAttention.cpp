@@ -575,31 +575,6 @@ Value staticTile(OpBuilder &b, Location loc, Value t, Value batch, Value head,
       ArrayRef<OpFoldResult>{one, one, one, one});
 }
 
-/// Whether one of the global positions `globals[b, :]` (G of them) is in
-/// [first, last]: a loop over the G positions.
-Value tileHasGlobal(OpBuilder &b, Location l, Value globals, Value batch,
-                    Value first, Value last, int64_t numGlobals) {
-  Value c0 = arith::ConstantIndexOp::create(b, l, 0);
-  Value c1 = arith::ConstantIndexOp::create(b, l, 1);
-  auto loop = scf::ForOp::create(
-      b, l, c0, arith::ConstantIndexOp::create(b, l, numGlobals), c1,
-      ValueRange{arith::ConstantOp::create(b, l, b.getBoolAttr(false))},
-      [&](OpBuilder &b2, Location l2, Value g, ValueRange any) {
-        Value pos = arith::IndexCastOp::create(
-            b2, l2, b2.getIndexType(),
-            tensor::ExtractOp::create(b2, l2, globals, ValueRange{batch, g}));
-        Value in = arith::AndIOp::create(
-            b2, l2,
-            arith::CmpIOp::create(b2, l2, arith::CmpIPredicate::sge, pos,
-                                  first),
-            arith::CmpIOp::create(b2, l2, arith::CmpIPredicate::sle, pos,
-                                  last));
-        scf::YieldOp::create(
-            b2, l2, ValueRange{arith::OrIOp::create(b2, l2, any[0], in)});
-      });
-  return loop.getResult(0);
-}
-
 /// The tiled form with static tiles, for attune-tile-gemm's micro-kernels:
 /// queries, keys and values are zero-padded to whole tiles once, the keys
 /// transposed once, tile by tile, to [B, Hk, Lk / TK, D, TK], and every tile
@@ -781,31 +756,6 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                     auto range = visibleKeyRange(b3, l3, pFirst, pLast, lk, len,
                                                  causal, window);
                     Value lo0 = range.first, hi = range.second;
-                    Value queryFlags;
-                    if (globals) {
-                      // A tile holding a global query: every key.
-                      Value any = tileHasGlobal(b3, l3, globals, bIdx, pFirst,
-                                                pLast, numGlobals);
-                      auto [allLo, allHi] = visibleKeyRange(
-                          b3, l3, pFirst, pLast, lk, len, causal, std::nullopt);
-                      lo0 = arith::SelectOp::create(b3, l3, any, allLo, lo0);
-                      hi = arith::SelectOp::create(b3, l3, any, allHi, hi);
-                      // The tile's query flags [TQ], once per tile: the
-                      // masks read them (and key flags) as operands.
-                      queryFlags = k3.generic(
-                          ValueRange{},
-                          k3.empty({b3.getIndexAttr(TQ)}, b3.getI32Type()),
-                          {map(1, {d0})}, {Iter::parallel},
-                          [&](OpBuilder &b, Location l, ValueRange) {
-                            Value ii = arith::AddIOp::create(
-                                b, l, i0, linalg::IndexOp::create(b, l, 0));
-                            linalg::YieldOp::create(
-                                b, l,
-                                ValueRange{KernelBuilder::queryGlobalFlag(
-                                    b, l, flags, bIdx, ii, lq, lk, align,
-                                    qOffset)});
-                          });
-                    }
                     // The keys every query of the tile sees: a key tile
                     // inside [fullLo, fullHi) needs no mask.
                     auto [fullLo, fullHi] = visibleKeyRange(
@@ -864,18 +814,18 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                 SmallVector<AffineMap> maskMaps;
                                 if (flags) {
                                   OpFoldResult one = b5.getIndexAttr(1);
-                                  flagInputs = {
-                                      tensor::ExtractSliceOp::create(
-                                          b5, l5,
-                                          RankedTensorType::get(
-                                              {TK}, b5.getI32Type()),
-                                          flags,
-                                          ArrayRef<OpFoldResult>{bIdx, j0},
-                                          ArrayRef<OpFoldResult>{
-                                              one, b5.getIndexAttr(TK)},
-                                          ArrayRef<OpFoldResult>{one, one}),
-                                      queryFlags};
-                                  maskMaps = {map(2, {j}), map(2, {i})};
+                                  // Key flags only: the rows of global
+                                  // queries are recomputed over every key
+                                  // after the loop.
+                                  flagInputs = {tensor::ExtractSliceOp::create(
+                                      b5, l5,
+                                      RankedTensorType::get({TK},
+                                                            b5.getI32Type()),
+                                      flags, ArrayRef<OpFoldResult>{bIdx, j0},
+                                      ArrayRef<OpFoldResult>{
+                                          one, b5.getIndexAttr(TK)},
+                                      ArrayRef<OpFoldResult>{one, one})};
+                                  maskMaps = {map(2, {j})};
                                 }
                                 maskMaps.push_back(map(2, {j, i}));
                                 Value s = mark(
@@ -898,7 +848,11 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                                 visibleWithGlobals(
                                                     b, l, vis, ii, jj, lq, lk,
                                                     causal, align, len, qOffset,
-                                                    a[0], a[1]);
+                                                    a[0],
+                                                    arith::ConstantOp::create(
+                                                        b, l,
+                                                        b.getI32IntegerAttr(
+                                                            0)));
                                           vis = arith::AndIOp::create(
                                               b, l, vis,
                                               arith::CmpIOp::create(
@@ -1037,22 +991,174 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                   });
   };
 
+  // The rows of global queries, recomputed over every key they see (the
+  // query loop gave them their window only): the G queries gathered,
+  // transposed and scaled into one [D, GQ] tile (GQ: G rounded up to 32),
+  // the keys in TK tiles, masked, then each row written over its query's.
+  int64_t globalQueries = (numGlobals + 31) / 32 * 32;
+  auto globalRowsFor = [&](OpBuilder &b2, Location l2, Value bIdx, Value hIdx,
+                           Value out, bool headOnly) -> Value {
+    IndexMath m2{b2, l2};
+    KernelBuilder k2(b2, l2);
+    Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
+    Value len;
+    if (lengths)
+      len = arith::IndexCastOp::create(
+          b2, l2, b2.getIndexType(),
+          tensor::ExtractOp::create(b2, l2, lengths, bIdx));
+    Value offset = align == MaskAlign::bottom_right ? m2.sub(lk, lq) : m2.c(0);
+    // Row r's query index (its position minus the offset), and whether it
+    // is a real global query of this call.
+    auto rowQuery = [&](OpBuilder &b, Location l,
+                        Value r) -> std::pair<Value, Value> {
+      Value real = arith::CmpIOp::create(
+          b, l, arith::CmpIPredicate::ult, r,
+          arith::ConstantIndexOp::create(b, l, numGlobals));
+      Value rc = arith::SelectOp::create(
+          b, l, real, r, arith::ConstantIndexOp::create(b, l, 0));
+      Value pos = arith::IndexCastOp::create(
+          b, l, b.getIndexType(),
+          tensor::ExtractOp::create(b, l, globals, ValueRange{bIdx, rc}));
+      Value qi = arith::SubIOp::create(b, l, pos, offset);
+      Value ok = arith::AndIOp::create(
+          b, l, real,
+          arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, qi,
+                                    arith::ConstantIndexOp::create(b, l, 0)),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, qi, lq)));
+      return {qi, ok};
+    };
+    Value qgT = k2.generic(
+        ValueRange{},
+        k2.empty({b2.getIndexAttr(headDim), b2.getIndexAttr(globalQueries)},
+                 elem),
+        {map(2, {d0, d1})}, {Iter::parallel, Iter::parallel},
+        [&](OpBuilder &b, Location l, ValueRange) {
+          auto [qi, ok] = rowQuery(b, l, linalg::IndexOp::create(b, l, 1));
+          Value qc = arith::SelectOp::create(
+              b, l, ok, qi, arith::ConstantIndexOp::create(b, l, 0));
+          Value x = tensor::ExtractOp::create(
+              b, l, q,
+              ValueRange{bIdx, hIdx, qc, linalg::IndexOp::create(b, l, 0)});
+          Value zero =
+              arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::SelectOp::create(
+                  b, l, ok, arith::MulFOp::create(b, l, x, scale), zero)});
+        });
+    SmallVector<OpFoldResult> rowSizes = {b2.getIndexAttr(globalQueries)};
+    SmallVector<OpFoldResult> accSizes = {b2.getIndexAttr(globalQueries),
+                                          b2.getIndexAttr(valueDim)};
+    SmallVector<OpFoldResult> scoreSizes = {b2.getIndexAttr(TK),
+                                            b2.getIndexAttr(globalQueries)};
+    Value hiAll = len ? m2.min(lk, len) : lk;
+    auto keyLoop = scf::ForOp::create(
+        b2, l2, m2.c(0), hiAll, m2.c(TK),
+        ValueRange{k2.filled(rowSizes, elem, kNegInf),
+                   k2.filled(rowSizes, elem, 0.0),
+                   k2.filled(accSizes, elem, 0.0), k2.empty(rowSizes, elem)},
+        [&](OpBuilder &b4, Location l4, Value j0, ValueRange st) {
+          KernelBuilder k4(b4, l4);
+          Value kTile = staticTile(b4, l4, kPad, bIdx, kvHead, j0, TK,
+                                   b4.getIndexAttr(0), headDim);
+          Value vTile = staticTile(b4, l4, vPad, bIdx, kvHead, j0, TK,
+                                   b4.getIndexAttr(0), valueDim);
+          Value dots = k4.generic(
+              ValueRange{kTile, qgT}, k4.filled(scoreSizes, elem, 0.0),
+              {map(3, {d0, d2}), map(3, {d2, d1}), map(3, {d0, d1})},
+              {Iter::parallel, Iter::parallel, Iter::reduction},
+              KernelBuilder::multiplyAccumulate);
+          if (TK % 8 == 0)
+            markOp(dots, kTileGemmAttr);
+          Value masked = k4.generic(
+              ValueRange{}, dots, {map(2, {d0, d1})},
+              {Iter::parallel, Iter::parallel},
+              [&](OpBuilder &b, Location l, ValueRange a) {
+                Value jj = arith::AddIOp::create(
+                    b, l, j0, linalg::IndexOp::create(b, l, 0));
+                auto [qi, ok] =
+                    rowQuery(b, l, linalg::IndexOp::create(b, l, 1));
+                Value vis = KernelBuilder::visible(b, l, qi, jj, lq, lk, causal,
+                                                   align, std::nullopt, len);
+                vis = arith::AndIOp::create(
+                    b, l, arith::AndIOp::create(b, l, vis, ok),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, jj,
+                                          lk));
+                Value ninf = arith::ConstantOp::create(
+                    b, l, b.getFloatAttr(elem, kNegInf));
+                linalg::YieldOp::create(
+                    b, l,
+                    ValueRange{arith::SelectOp::create(b, l, vis, a[0], ninf)});
+              });
+          SoftmaxState next = onlineSoftmaxStep(
+              k4, masked, {st[0], st[1], st[2], st[3]}, vTile, rowSizes,
+              scoreSizes, elem, TileMarks{/*vectorize=*/false, valueGemm},
+              /*transposed=*/true);
+          scf::YieldOp::create(
+              b4, l4, ValueRange{next.m, next.l, next.acc, next.scratch});
+        });
+    Value rows =
+        normalizedTile(k2, keyLoop.getResult(2), keyLoop.getResult(1), accSizes,
+                       elem, TileMarks{/*vectorize=*/false, false});
+    // Each real row over its query's row of the result.
+    auto scatter = scf::ForOp::create(
+        b2, l2, m2.c(0), m2.c(numGlobals), m2.c(1), ValueRange{out},
+        [&](OpBuilder &b3, Location l3, Value r, ValueRange acc) {
+          auto [qi, ok] = rowQuery(b3, l3, r);
+          auto ifOp = scf::IfOp::create(
+              b3, l3, ok,
+              [&](OpBuilder &b4, Location l4) {
+                OpFoldResult one = b4.getIndexAttr(1),
+                             zero = b4.getIndexAttr(0);
+                Value row = tensor::ExtractSliceOp::create(
+                    b4, l4, rows, ArrayRef<OpFoldResult>{r, zero},
+                    ArrayRef<OpFoldResult>{one, b4.getIndexAttr(valueDim)},
+                    ArrayRef<OpFoldResult>{one, one});
+                Value updated =
+                    headOnly
+                        ? tensor::InsertSliceOp::create(
+                              b4, l4, row, acc[0],
+                              ArrayRef<OpFoldResult>{qi, zero},
+                              ArrayRef<OpFoldResult>{one,
+                                                     b4.getIndexAttr(valueDim)},
+                              ArrayRef<OpFoldResult>{one, one})
+                        : tensor::InsertSliceOp::create(
+                              b4, l4, row, acc[0],
+                              ArrayRef<OpFoldResult>{bIdx, hIdx, qi, zero},
+                              ArrayRef<OpFoldResult>{one, one, one,
+                                                     b4.getIndexAttr(valueDim)},
+                              ArrayRef<OpFoldResult>{one, one, one, one});
+                scf::YieldOp::create(b4, l4, updated);
+              },
+              [&](OpBuilder &b4, Location l4) {
+                scf::YieldOp::create(b4, l4, acc[0]);
+              });
+          scf::YieldOp::create(b3, l3, ifOp.getResults());
+        });
+    return scatter.getResult(0);
+  };
+  auto headFor = [&](OpBuilder &b, Location l, Value bIdx, Value hIdx,
+                     Value out, bool headOnly) -> Value {
+    Value filled = queryLoopFor(b, l, bIdx, hIdx, out, headOnly).getResult(0);
+    return globals ? globalRowsFor(b, l, bIdx, hIdx, filled, headOnly) : filled;
+  };
+
   if (parallel) {
     parallelHeadLoops(op, rewriter, batchSize, heads, lqSize, valueDim, elem,
                       init,
                       [&](OpBuilder &b, Location l, Value bIdx, Value hIdx,
                           Value headInit) -> Value {
-                        return queryLoopFor(b, l, bIdx, hIdx, headInit, true)
-                            .getResult(0);
+                        return headFor(b, l, bIdx, hIdx, headInit, true);
                       });
     return success();
   }
-  serialHeadLoops(
-      op, rewriter, batch, heads, init,
-      [&](OpBuilder &b2, Location l2, Value bIdx, Value hIdx,
-          Value headOut) -> Value {
-        return queryLoopFor(b2, l2, bIdx, hIdx, headOut, false).getResult(0);
-      });
+  serialHeadLoops(op, rewriter, batch, heads, init,
+                  [&](OpBuilder &b2, Location l2, Value bIdx, Value hIdx,
+                      Value headOut) -> Value {
+                    return headFor(b2, l2, bIdx, hIdx, headOut, false);
+                  });
   return success();
 }
 
