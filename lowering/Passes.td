@@ -339,6 +339,11 @@ def AttuneGpuAttention : Pass<"attune-gpu-attention"> {
     S does not divide them) load zero and are not stored. The runtime
     refuses a device whose subgroups are smaller than S.
 
+    Attention with global tokens (`globals`, no bias) takes the per-row
+    kernel whatever the profile: a row whose position is a global token
+    runs over every key it may see, another over its window and then over
+    the global keys outside it; the positions are checked on the device.
+
     Causal `attune.linear_attention` (f32, D <= 128) becomes one kernel
     too: an invocation per output column `(b, h, e)` runs over the
     positions in order with the column's running sums
@@ -939,6 +944,16 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
     its broadcast operand. The softmax's `exp` is a Cody-Waite reduction
     and a degree-6 polynomial for arguments <= 0 (1.5 ulp; exactly 0 for
     masked scores).
+
+    With global tokens (`globals`, Longformer), the static form keeps each
+    query tile's window range and masks its boundary tiles with the key
+    flags as operands; then one more online-softmax step over the global
+    keys, gathered per head into `[G8, D]` tiles, that the range did not
+    cover; after the query loop, the global queries, gathered into one
+    `[D, 32k]` tile, run over every key and overwrite their rows. Work:
+    about `L (2w + 2 TK + G) + G L` scores per head where full attention
+    has `L^2`. The positions are checked when the model runs. With a bias
+    too, the op keeps the plain form.
 
     `attune.linear_attention` without a state is tiled the same way: per
     (batch, head), chunks of `linear-chunk` rows; phi of each key chunk

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lowering/AttuneToLinalg/AttuneToLinalg.h"
 #include "lowering/AttuneToLinalg/KernelBuilder.h"
 #include "lowering/AttuneToLinalg/LinearAttention.h"
 #include "lowering/Passes.h"
@@ -186,6 +187,12 @@ struct AttentionKernel {
       window = w.getInt();
     // Extents the loops rely on, checked like the tiled CPU form does.
     assertAttentionExtents(rewriter, loc, q, k, v, lengths, bias);
+    if (Value globals = op.getGlobalIndices()) {
+      checkGlobalPositions(rewriter, op, IndexChecks::Deferred, globals,
+                           kb.dim(k, 2));
+      gm = toBuffer(rewriter, loc, globals);
+      numGlobals = cast<RankedTensorType>(globals.getType()).getDimSize(1);
+    }
     qBatch = kb.dim(q, 0);
     lq = kb.dim(q, 2);
     lk = kb.dim(k, 2);
@@ -242,6 +249,9 @@ struct AttentionKernel {
   bool causal;
   std::optional<int64_t> window;
   Value qBatch, lq, lk, qm, km, vm, lm, om, bm, out, scale, offset;
+  // Global tokens (per-row kernel only): their positions, and G.
+  Value gm;
+  int64_t numGlobals = 0;
   MemRefType outType;
 };
 
@@ -263,8 +273,35 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
         // The keys row i sees: [lo, end).
         Value p = arith::AddIOp::create(b, l, ii, a.queryOffset(b, l, bi));
         Value len = a.keyLength(b, l, bi);
-        auto [lo, end] =
-            visibleKeyRange(b, l, p, p, a.lk, len, a.causal, a.window);
+        auto range = visibleKeyRange(b, l, p, p, a.lk, len, a.causal, a.window);
+        Value lo = range.first, end = range.second;
+        // Global tokens: a global query's row sees every key (within the
+        // causal and padding conditions); another row also the global keys
+        // outside its window, after the window's keys.
+        auto globalPosition = [&](OpBuilder &b2, Location l2, Value g) {
+          Value raw = memref::LoadOp::create(b2, l2, a.gm, ValueRange{bi, g});
+          return arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw)
+              .getResult();
+        };
+        if (a.gm) {
+          auto isGlobal = scf::ForOp::create(
+              b, l, c0, cst(a.numGlobals), c1,
+              ValueRange{arith::ConstantOp::create(b, l, b.getBoolAttr(false))},
+              [&](OpBuilder &b2, Location l2, Value g, ValueRange any) {
+                Value hit =
+                    arith::CmpIOp::create(b2, l2, arith::CmpIPredicate::eq,
+                                          globalPosition(b2, l2, g), p);
+                scf::YieldOp::create(
+                    b2, l2,
+                    ValueRange{arith::OrIOp::create(b2, l2, any[0], hit)});
+              });
+          auto all =
+              visibleKeyRange(b, l, p, p, a.lk, len, a.causal, std::nullopt);
+          lo = arith::SelectOp::create(b, l, isGlobal.getResult(0), all.first,
+                                       lo);
+          end = arith::SelectOp::create(b, l, isGlobal.getResult(0), all.second,
+                                        end);
+        }
         auto keys = scf::ForOp::create(
             b, l, lo, end, c1, initialState(b, l, a.elem, a.valueDim),
             [&](OpBuilder &b2, Location l2, Value j, ValueRange st) {
@@ -287,7 +324,59 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
                             .getResult();
                       }));
             });
-        storeRow(b, l, a.elem, a.out, ValueRange{bi, hi, ii}, keys.getResults(),
+        SmallVector<Value> state(keys.getResults());
+        if (a.gm) {
+          auto all =
+              visibleKeyRange(b, l, p, p, a.lk, len, a.causal, std::nullopt);
+          auto extra = scf::ForOp::create(
+              b, l, c0, cst(a.numGlobals), c1, state,
+              [&](OpBuilder &b2, Location l2, Value g, ValueRange st) {
+                Value j = globalPosition(b2, l2, g);
+                auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
+                  return arith::CmpIOp::create(b2, l2, pred, x, y).getResult();
+                };
+                // Visible without the window, and not among [lo, end).
+                Value take = arith::AndIOp::create(
+                    b2, l2,
+                    arith::AndIOp::create(
+                        b2, l2, cmp(arith::CmpIPredicate::sge, j, all.first),
+                        cmp(arith::CmpIPredicate::slt, j, all.second)),
+                    arith::OrIOp::create(
+                        b2, l2, cmp(arith::CmpIPredicate::slt, j, lo),
+                        cmp(arith::CmpIPredicate::sge, j, end)));
+                auto ifOp = scf::IfOp::create(
+                    b2, l2, take,
+                    [&](OpBuilder &b3, Location l3) {
+                      Value s = score(
+                          b3, l3, a.elem, a.qm, a.bm, ValueRange{bi, hi, ii}, j,
+                          a.headDim, a.scale,
+                          [&](OpBuilder &b4, Location l4, Value d) {
+                            return memref::LoadOp::create(
+                                       b4, l4, a.km, ValueRange{bi, kvh, j, d})
+                                .getResult();
+                          });
+                      scf::YieldOp::create(
+                          b3, l3,
+                          onlineUpdate(
+                              b3, l3, a.elem, s, st, a.valueDim,
+                              [&](int64_t d) {
+                                return memref::LoadOp::create(
+                                           b3, l3, a.vm,
+                                           ValueRange{
+                                               bi, kvh, j,
+                                               arith::ConstantIndexOp::create(
+                                                   b3, l3, d)})
+                                    .getResult();
+                              }));
+                    },
+                    [&](OpBuilder &b3, Location l3) {
+                      scf::YieldOp::create(b3, l3, st);
+                    });
+                scf::YieldOp::create(b2, l2, ifOp.getResults());
+              });
+          state.assign(extra.getResults().begin(), extra.getResults().end());
+        }
+        storeRow(b, l, a.elem, a.out, ValueRange{bi, hi, ii}, state,
                  a.valueDim);
       });
   return a.finish(rows);
@@ -712,7 +801,7 @@ struct AttuneGpuAttentionPass
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) {
       if (op.getSelection() != Selection::soft || op.getReturnWeights() ||
-          op.getGlobalIndices() ||
+          (op.getGlobalIndices() && op.getBias()) ||
           op.getValue().getType().getDimSize(3) > kMaxValueDim ||
           !op.getQuery().getType().getElementType().isF32())
         return;
@@ -736,9 +825,10 @@ struct AttuneGpuAttentionPass
       int64_t tk = std::min<int64_t>(32, sharedMemoryBytes / rowBytes);
       // With subgroup operations (the profile's subgroup size, 2 or more):
       // a subgroup per query row.
+      // Global tokens: the per-row kernel (rows see different key sets).
       LogicalResult done =
-          subgroupSize >= 2
-              ? fuseForGpuSubgroup(op, rewriter, subgroupSize)
+          op.getGlobalIndices() ? fuseForGpu(op, rewriter)
+          : subgroupSize >= 2   ? fuseForGpuSubgroup(op, rewriter, subgroupSize)
           : tk >= 8 && workgroupSize >= 1
               ? fuseForGpuShared(op, rewriter, workgroupSize, tk)
               : fuseForGpu(op, rewriter);

@@ -170,3 +170,24 @@ func.func @linear_causal(%q: tensor<2x4x70x16xf32>, %k: tensor<2x2x70x16xf32>) -
       : (tensor<2x4x70x16xf32>, tensor<2x2x70x16xf32>, tensor<2x2x70x16xf32>) -> tensor<2x4x70x16xf32>
   return %0 : tensor<2x4x70x16xf32>
 }
+
+// -----
+
+// Local + global attention: the positions checked on the device (a
+// deferred check), then the per-row kernel whatever the profile: a row
+// first learns whether its position is a global token (a loop over the
+// G = 3 positions; then it runs over every key), runs over its key range,
+// then over the global keys outside that range.
+// CHECK-LABEL: func @local_global
+// CHECK:       call @attune_vk_check
+// CHECK:       scf.parallel
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c3{{.*}} iter_args(%{{.*}} = %false) -> (i1)
+// CHECK:         scf.for
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c3
+// CHECK:           scf.if
+// CHECK-NOT:   gpu.barrier
+func.func @local_global(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>, %g: tensor<1x3xi64>) -> tensor<1x4x?x64xf32> {
+  %0 = attune.attention %q, %k, %k globals(%g) {window = 8 : i64}
+      : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x3xi64>) -> tensor<1x4x?x64xf32>
+  return %0 : tensor<1x4x?x64xf32>
+}

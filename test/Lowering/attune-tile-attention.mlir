@@ -166,3 +166,28 @@ func.func @linear_causal(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>) -> 
       : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32>
   return %0 : tensor<1x4x?x64xf32>
 }
+
+// -----
+
+// Local + global attention (window 8, 3 global tokens): the positions
+// checked; per query tile the window's key tiles, then one more step over
+// the global keys gathered into [8, D] tiles (G rounded up to 8); after the
+// query loop, the global queries gathered into one [D, 32] tile, run over
+// every key tile and written over their rows one by one.
+// CHECK-LABEL: func @local_global
+// CHECK:       cf.assert %{{.*}}, "{{.*}}global token positions must be distinct and in [0, Lk)"
+// CHECK:       scf.for
+// CHECK:         scf.for
+// CHECK:           scf.for {{.*}} step %c32
+// CHECK:             scf.for {{.*}} step %c16
+// CHECK:             tensor.extract_slice %{{.*}} [1, 1, 8, 64] [1, 1, 1, 1] : tensor<1x2x8x64xf32> to tensor<8x64xf32>
+// CHECK:             linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x64xf32>, tensor<64x32xf32>)
+// CHECK:           linalg.generic {{.*}} outs(%{{.*}} : tensor<64x32xf32>)
+// CHECK:           scf.for {{.*}} step %c16{{.*}} -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>, tensor<32xf32>)
+// CHECK:           scf.for {{.*}} to %c3
+// CHECK:             tensor.insert_slice %{{.*}} : tensor<1x64xf32> into tensor<1x4x?x64xf32>
+func.func @local_global(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>, %g: tensor<1x3xi64>) -> tensor<1x4x?x64xf32> {
+  %0 = attune.attention %q, %k, %k globals(%g) {window = 8 : i64}
+      : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x3xi64>) -> tensor<1x4x?x64xf32>
+  return %0 : tensor<1x4x?x64xf32>
+}
