@@ -8,7 +8,11 @@ length, against Attune's own causal flash attention and PyTorch, in one run.
 
 H = 12, D = Dv = 64, batch 1, 1 thread (serial artifacts, OMP_NUM_THREADS=1,
 torch.set_num_threads(1)). Cases: attune.linear_attention causal and
-non-causal, and attune.attention {causal} (flash) up to --flash-max. Each
+non-causal, local + global attention (attune.attention with window 256,
+i.e. 511 keys around each query, and 16 global tokens spread evenly over the
+sequence), and attune.attention {causal} (flash) up to --flash-max; the
+local+global ratio to flash is also given against its ideal, the ratio of
+visible query-key pairs. Each
 time is the fastest of --repetitions runs of `attune-run --bench`; the peak
 resident memory of a separate `attune-run` of each linear case (inputs and
 output included) is given as a multiple of the size of Q, K, V and the
@@ -36,27 +40,54 @@ from run import cpu_model  # noqa: E402  (one definition)
 
 H, D = 12, 64
 
+WINDOW, GLOBALS = 256, 16  # 2 WINDOW - 1 = 511 keys around each query
 MODELS = {
     "linear causal": "attune.linear_attention %q, %k, %v {causal}",
     "linear": "attune.linear_attention %q, %k, %v",
+    "local+global": f"attune.attention %q, %k, %v globals(%g) {{window = {WINDOW} : i64}}",
     "flash causal": "attune.attention %q, %k, %v {causal}",
 }
 
 
 def model_text(op):
     t = "tensor<1x12x?x64xf32>"
+    g = f"tensor<1x{GLOBALS}xi64>"
+    extra = f', %g: {g} {{attune.name = "g"}}' if "%g" in op else ""
+    types = f"{t}, {t}, {t}" + (f", {g}" if extra else "")
     return (f'func.func @forward(%q: {t} {{attune.name = "q"}}, %k: {t} {{attune.name = "k"}}, '
-            f'%v: {t} {{attune.name = "v"}}) -> {t} {{\n'
-            f"  %o = {op} : ({t}, {t}, {t}) -> {t}\n"
+            f'%v: {t} {{attune.name = "v"}}{extra}) -> {t} {{\n'
+            f"  %o = {op} : ({types}) -> {t}\n"
             f"  return %o : {t}\n}}\n")
+
+
+def global_positions(length):
+    """GLOBALS positions spread evenly over the sequence (the worst case for
+    tiles: each in its own query tile)."""
+    return np.array([[i * length // GLOBALS for i in range(GLOBALS)]], dtype=np.int64)
+
+
+def visible_pairs(name, length):
+    """Query-key pairs a variant computes (per head)."""
+    if name == "flash causal":
+        return length * (length + 1) // 2
+    if name == "local+global":
+        i = np.arange(length)
+        band = np.minimum(i + WINDOW, length) - np.maximum(i - WINDOW + 1, 0)
+        g = global_positions(length)[0]
+        outside = (np.abs(g[None, :] - i[:, None]) >= WINDOW).sum(1)
+        is_global = np.zeros(length, dtype=bool)
+        is_global[g] = True
+        per_row = np.where(is_global, length, band + outside)
+        return int(per_row.sum())
+    return None
 
 
 def compile_models(bin_dir, work, targets):
     libs = {}
     for name, op in MODELS.items():
-        src = work / (name.replace(" ", "_") + ".mlir")
+        src = work / (name.replace(" ", "_").replace("+", "_") + ".mlir")
         src.write_text(model_text(op))
-        lib = work / (name.replace(" ", "_") + f"-{targets.replace(',', '_')}.so")
+        lib = work / (name.replace(" ", "_").replace("+", "_") + f"-{targets.replace(',', '_')}.so")
         cmd = [str(bin_dir / "attune-compile"), str(src), "-o", str(lib)]
         if targets != "cpu":
             cmd += [f"--target={targets}", "--vulkan-profile=lavapipe"]
@@ -73,12 +104,18 @@ def inputs_for(work, length):
         if not p.exists():
             np.save(p, rng.standard_normal((1, H, length, D), dtype=np.float32))
         paths.append(p)
-    return paths
+    g = work / f"g{length}.npy"
+    np.save(g, global_positions(length))
+    return paths + [g]
+
+
+def input_args(lib, paths):
+    names = "qkvg" if "local" in lib.name else "qkv"
+    return [a for n, p in zip(names, paths) for a in ("--input", f"{n}={p}")]
 
 
 def attune_ms(bin_dir, lib, paths, runs, device=None):
-    cmd = [str(bin_dir / "attune-run"), str(lib)]
-    cmd += [a for n, p in zip("qkv", paths) for a in ("--input", f"{n}={p}")]
+    cmd = [str(bin_dir / "attune-run"), str(lib)] + input_args(lib, paths)
     cmd += ["--bench", str(runs)]
     if device:
         cmd.append(f"--device={device}")
@@ -88,8 +125,7 @@ def attune_ms(bin_dir, lib, paths, runs, device=None):
 
 
 def peak_rss_mib(bin_dir, lib, paths):
-    cmd = [str(bin_dir / "attune-run"), str(lib)]
-    cmd += [a for n, p in zip("qkv", paths) for a in ("--input", f"{n}={p}")]
+    cmd = [str(bin_dir / "attune-run"), str(lib)] + input_args(lib, paths)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=dict(os.environ, OMP_NUM_THREADS="1"))
     _, status, usage = os.wait4(proc.pid, 0)
@@ -116,11 +152,20 @@ def linear():
     num = fq @ (fk.transpose(-1, -2) @ v)
     den = fq @ fk.sum(2)[..., None]
     return num / (den + 1e-6)
+def local_global():
+    i = torch.arange(length)
+    g = torch.tensor([j * length // 16 for j in range(16)])
+    is_global = torch.zeros(length, dtype=torch.bool)
+    is_global[g] = True
+    vis = ((i[:, None] - i[None, :]).abs() < 256) | is_global[:, None] | is_global[None, :]
+    s = (q @ k.transpose(-1, -2) / 8.0).masked_fill(~vis, float("-inf"))
+    return torch.softmax(s, -1) @ v
 def flash_causal():
     mask = torch.triu(torch.ones(length, length, dtype=torch.bool), 1)
     s = (q @ k.transpose(-1, -2) / 8.0).masked_fill(mask, float("-inf"))
     return torch.softmax(s, -1) @ v
-f = {"linear causal": linear_causal, "linear": linear, "flash causal": flash_causal}[case]
+f = {"linear causal": linear_causal, "linear": linear, "local+global": local_global,
+     "flash causal": flash_causal}[case]
 best = float("inf")
 with torch.no_grad():
     for _ in range(runs):
@@ -133,7 +178,7 @@ def torch_bytes(case, length):
     """The largest tensors the PyTorch formulation holds at once."""
     if case == "linear causal":
         return 2 * H * length * D * D * 4
-    if case == "flash causal":
+    if case in ("flash causal", "local+global"):
         return 3 * H * length * length * 4
     return 8 * H * length * D * 4
 
@@ -195,8 +240,14 @@ def main():
     for n in lengths:
         flash = rows.get(("flash causal", n))
         if flash:
-            for name in ("linear causal", "linear"):
-                print(f"L = {n}: flash causal / {name} = {flash[0] / rows[(name, n)][0]:.1f}x")
+            for name in ("linear causal", "linear", "local+global"):
+                ratio = flash[0] / rows[(name, n)][0]
+                line = f"L = {n}: flash causal / {name} = {ratio:.1f}x"
+                pairs = visible_pairs(name, n)
+                if pairs:
+                    ideal = visible_pairs("flash causal", n) / pairs
+                    line += f" (ideal {ideal:.1f}x from visible pairs: {ratio / ideal:.0%})"
+                print(line)
     print("\n| case | L | PyTorch ms | Attune ms | PyTorch / Attune |")
     print("|---|---|---|---|---|")
     for (name, n), (ms, _, tms) in rows.items():
@@ -211,7 +262,7 @@ def main():
     vms = {name: attune_ms(bin_dir, lib, paths, 1, "vulkan") for name, lib in vlibs.items()}
     print(f"\nVulkan (lavapipe), L = {n}: "
           + ", ".join(f"{name} {ms:.0f} ms" for name, ms in vms.items()))
-    for name in ("linear causal", "linear"):
+    for name in ("linear causal", "linear", "local+global"):
         print(f"Vulkan L = {n}: flash causal / {name} = {vms['flash causal'] / vms[name]:.1f}x")
 
 

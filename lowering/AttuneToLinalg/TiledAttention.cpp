@@ -1048,6 +1048,21 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
               ValueRange{arith::SelectOp::create(
                   b, l, ok, arith::MulFOp::create(b, l, x, scale), zero)});
         });
+    // Each row's query index, -1 for a padding row: the mask reads it as an
+    // operand (vectorized), not by looking the positions up per score.
+    Value rowIndex = k2.generic(
+        ValueRange{},
+        k2.empty({b2.getIndexAttr(globalQueries)}, b2.getI64Type()),
+        {map(1, {d0})}, {Iter::parallel},
+        [&](OpBuilder &b, Location l, ValueRange) {
+          auto [qi, ok] = rowQuery(b, l, linalg::IndexOp::create(b, l, 0));
+          Value idx = arith::IndexCastOp::create(b, l, b.getI64Type(), qi);
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::SelectOp::create(
+                  b, l, ok, idx,
+                  arith::ConstantOp::create(b, l, b.getI64IntegerAttr(-1)))});
+        });
     SmallVector<OpFoldResult> rowSizes = {b2.getIndexAttr(globalQueries)};
     SmallVector<OpFoldResult> accSizes = {b2.getIndexAttr(globalQueries),
                                           b2.getIndexAttr(valueDim)};
@@ -1072,26 +1087,32 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
               KernelBuilder::multiplyAccumulate);
           if (TK % 8 == 0)
             markOp(dots, kTileGemmAttr);
-          Value masked = k4.generic(
-              ValueRange{}, dots, {map(2, {d0, d1})},
-              {Iter::parallel, Iter::parallel},
-              [&](OpBuilder &b, Location l, ValueRange a) {
-                Value jj = arith::AddIOp::create(
-                    b, l, j0, linalg::IndexOp::create(b, l, 0));
-                auto [qi, ok] =
-                    rowQuery(b, l, linalg::IndexOp::create(b, l, 1));
-                Value vis = KernelBuilder::visible(b, l, qi, jj, lq, lk, causal,
-                                                   align, std::nullopt, len);
-                vis = arith::AndIOp::create(
-                    b, l, arith::AndIOp::create(b, l, vis, ok),
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, jj,
-                                          lk));
-                Value ninf = arith::ConstantOp::create(
-                    b, l, b.getFloatAttr(elem, kNegInf));
-                linalg::YieldOp::create(
-                    b, l,
-                    ValueRange{arith::SelectOp::create(b, l, vis, a[0], ninf)});
-              });
+          Value masked = markOp(
+              k4.generic(
+                  ValueRange{rowIndex}, dots, {map(2, {d1}), map(2, {d0, d1})},
+                  {Iter::parallel, Iter::parallel},
+                  [&](OpBuilder &b, Location l, ValueRange a) {
+                    Value jj = arith::AddIOp::create(
+                        b, l, j0, linalg::IndexOp::create(b, l, 0));
+                    Value ok = arith::CmpIOp::create(
+                        b, l, arith::CmpIPredicate::sge, a[0],
+                        arith::ConstantOp::create(b, l,
+                                                  b.getI64IntegerAttr(0)));
+                    Value qi = arith::IndexCastOp::create(
+                        b, l, b.getIndexType(), a[0]);
+                    Value vis = KernelBuilder::visible(
+                        b, l, qi, jj, lq, lk, causal, align, std::nullopt, len);
+                    vis = arith::AndIOp::create(
+                        b, l, arith::AndIOp::create(b, l, vis, ok),
+                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                              jj, lk));
+                    Value ninf = arith::ConstantOp::create(
+                        b, l, b.getFloatAttr(elem, kNegInf));
+                    linalg::YieldOp::create(b, l,
+                                            ValueRange{arith::SelectOp::create(
+                                                b, l, vis, a[1], ninf)});
+                  }),
+              kVectorizeAttr);
           SoftmaxState next = onlineSoftmaxStep(
               k4, masked, {st[0], st[1], st[2], st[3]}, vTile, rowSizes,
               scoreSizes, elem, TileMarks{/*vectorize=*/false, valueGemm},
