@@ -97,6 +97,21 @@ std::pair<Value, Value> mlir::attune::linearAttentionFeatures(KernelBuilder &kb,
   return {fq, fk};
 }
 
+void mlir::attune::assertLinearAttentionExtents(OpBuilder &b, Location loc,
+                                                Value q, Value k, Value v,
+                                                Value lengths, ValueRange state,
+                                                bool causal) {
+  KernelBuilder kb(b, loc);
+  assertAttentionExtents(b, loc, q, k, v, lengths, Value());
+  if (causal)
+    assertEqualExtents(b, loc, kb.dim(k, 2), kb.dim(q, 2),
+                       "causal linear attention needs as many keys as "
+                       "queries (self-attention)");
+  for (Value s : state)
+    assertEqualExtents(b, loc, kb.dim(s, 0), kb.dim(q, 0),
+                       "the state's batch differs from the queries'");
+}
+
 namespace {
 
 /// Chunk length of the causal form.
@@ -125,14 +140,8 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
     double eps = op.getEps().convertToDouble();
     bool causal = op.getCausal();
 
-    assertAttentionExtents(rewriter, loc, q, k, v, lengths, Value());
-    if (causal)
-      assertEqualExtents(rewriter, loc, kb.dim(k, 2), kb.dim(q, 2),
-                         "causal linear attention needs as many keys as "
-                         "queries (self-attention)");
-    for (Value s : state)
-      assertEqualExtents(rewriter, loc, kb.dim(s, 0), kb.dim(q, 0),
-                         "the state's batch differs from the queries'");
+    assertLinearAttentionExtents(rewriter, loc, q, k, v, lengths, state,
+                                 causal);
 
     OpFoldResult batch = kb.staticOrDim({{q, 0}, {k, 0}, {v, 0}});
     OpFoldResult lq = kb.sizes(q)[2];

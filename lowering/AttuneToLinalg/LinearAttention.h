@@ -18,6 +18,13 @@ Value linearAttentionQuotient(OpBuilder &b, Location loc, Value num, Value den,
 
 class KernelBuilder;
 
+/// The run-time checks of attune.linear_attention's dynamic extents, shared
+/// by its three lowerings: batches and key lengths agree, causal keys are as
+/// many as the queries, the state's batch is the queries'.
+void assertLinearAttentionExtents(OpBuilder &b, Location loc, Value q, Value k,
+                                  Value v, Value lengths, ValueRange state,
+                                  bool causal);
+
 /// phi(q) and phi(k) as element-wise linalg ops on tensors, phi(k) zero at
 /// keys j >= lengths[b] (when `lengths` is given).
 std::pair<Value, Value> linearAttentionFeatures(KernelBuilder &kb, Value q,

@@ -1210,11 +1210,8 @@ LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
   double eps = op.getEps().convertToDouble();
   MLIRContext *ctx = rewriter.getContext();
 
-  assertAttentionExtents(rewriter, loc, q, k, v, lengths, Value());
-  if (causal)
-    assertEqualExtents(rewriter, loc, kb.dim(k, 2), kb.dim(q, 2),
-                       "causal linear attention needs as many keys as "
-                       "queries (self-attention)");
+  assertLinearAttentionExtents(rewriter, loc, q, k, v, lengths, ValueRange(),
+                               causal);
   OpFoldResult batchSize = kb.staticOrDim({{q, 0}, {k, 0}, {v, 0}});
   OpFoldResult lqSize = kb.sizes(q)[2];
   Value batch = getValueOrCreateConstantIndexOp(rewriter, loc, batchSize);

@@ -682,13 +682,8 @@ LogicalResult fuseLinearForGpu(LinearAttentionOp op, RewriterBase &rewriter) {
   int64_t valueDim = op.getValue().getType().getDimSize(3);
   double eps = op.getEps().convertToDouble();
 
-  assertAttentionExtents(rewriter, loc, q, k, v, lengths, Value());
-  assertEqualExtents(rewriter, loc, kb.dim(k, 2), kb.dim(q, 2),
-                     "causal linear attention needs as many keys as queries "
-                     "(self-attention)");
-  for (Value st : state)
-    assertEqualExtents(rewriter, loc, kb.dim(st, 0), kb.dim(q, 0),
-                       "the state's batch differs from the queries'");
+  assertLinearAttentionExtents(rewriter, loc, q, k, v, lengths, state,
+                               /*causal=*/true);
   auto [fq, fk] = linearAttentionFeatures(kb, q, k, lengths);
   Value qBatch = kb.dim(q, 0), lq = kb.dim(q, 2);
   Value fqm = toBuffer(rewriter, loc, fq), fkm = toBuffer(rewriter, loc, fk),
