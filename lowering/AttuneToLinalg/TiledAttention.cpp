@@ -255,6 +255,30 @@ Value normalizedTile(KernelBuilder &k, Value acc, Value l,
   return marks.vectorize ? markOp(tile, kVectorizeAttr) : tile;
 }
 
+/// Writes `tile` ([R, Dv]), or its rows [from, from + count) when `from` is
+/// given, at rows [at, at + count) of head (b, h) of `out`: the head's own
+/// [Lq, Dv] (`headOnly`, the parallel form) or the whole [B, H, Lq, Dv]
+/// result (the serial form).
+Value insertHeadRows(OpBuilder &b, Location l, Value tile, OpFoldResult from,
+                     OpFoldResult count, Value out, Value bIdx, Value hIdx,
+                     OpFoldResult at, int64_t valueDim, bool headOnly) {
+  OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+  OpFoldResult width = b.getIndexAttr(valueDim);
+  Value rows = tile;
+  if (from)
+    rows = tensor::ExtractSliceOp::create(
+        b, l, tile, ArrayRef<OpFoldResult>{from, zero},
+        ArrayRef<OpFoldResult>{count, width}, ArrayRef<OpFoldResult>{one, one});
+  if (headOnly)
+    return tensor::InsertSliceOp::create(
+        b, l, rows, out, ArrayRef<OpFoldResult>{at, zero},
+        ArrayRef<OpFoldResult>{count, width}, ArrayRef<OpFoldResult>{one, one});
+  return tensor::InsertSliceOp::create(
+      b, l, rows, out, ArrayRef<OpFoldResult>{bIdx, hIdx, at, zero},
+      ArrayRef<OpFoldResult>{one, one, count, width},
+      ArrayRef<OpFoldResult>{one, one, one, one});
+}
+
 /// The serial loops over batch and heads around `head`, which returns the
 /// result tensor with head (b, h) filled in from the one it is given;
 /// replaces `op` by the last result.
@@ -483,22 +507,9 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
               Value tile =
                   normalizedTile(k3, keyLoop.getResult(2), keyLoop.getResult(1),
                                  accSizes, elem, TileMarks{});
-              OpFoldResult one = b3.getIndexAttr(1);
-              OpFoldResult zero = b3.getIndexAttr(0);
               Value updated =
-                  headOnly
-                      ? tensor::InsertSliceOp::create(
-                            b3, l3, tile, out3[0],
-                            ArrayRef<OpFoldResult>{i0, zero},
-                            ArrayRef<OpFoldResult>{tq,
-                                                   b3.getIndexAttr(valueDim)},
-                            ArrayRef<OpFoldResult>{one, one})
-                      : tensor::InsertSliceOp::create(
-                            b3, l3, tile, out3[0],
-                            ArrayRef<OpFoldResult>{bIdx, hIdx, i0, zero},
-                            ArrayRef<OpFoldResult>{one, one, tq,
-                                                   b3.getIndexAttr(valueDim)},
-                            ArrayRef<OpFoldResult>{one, one, one, one});
+                  insertHeadRows(b3, l3, tile, OpFoldResult(), tq, out3[0],
+                                 bIdx, hIdx, i0, valueDim, headOnly);
               scf::YieldOp::create(b3, l3, updated);
             });
         return queryLoop.getResult(0);
@@ -967,26 +978,9 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                     Value tile =
                         normalizedTile(k3, st[2], st[1], accSizes, elem,
                                        TileMarks{/*vectorize=*/true, false});
-                    OpFoldResult one = b3.getIndexAttr(1);
-                    OpFoldResult zero = b3.getIndexAttr(0);
-                    Value rows = tensor::ExtractSliceOp::create(
-                        b3, l3, tile, ArrayRef<OpFoldResult>{zero, zero},
-                        ArrayRef<OpFoldResult>{tq, b3.getIndexAttr(valueDim)},
-                        ArrayRef<OpFoldResult>{one, one});
-                    Value updated =
-                        headOnly
-                            ? tensor::InsertSliceOp::create(
-                                  b3, l3, rows, out3[0],
-                                  ArrayRef<OpFoldResult>{i0, zero},
-                                  ArrayRef<OpFoldResult>{
-                                      tq, b3.getIndexAttr(valueDim)},
-                                  ArrayRef<OpFoldResult>{one, one})
-                            : tensor::InsertSliceOp::create(
-                                  b3, l3, rows, out3[0],
-                                  ArrayRef<OpFoldResult>{bIdx, hIdx, i0, zero},
-                                  ArrayRef<OpFoldResult>{
-                                      one, one, tq, b3.getIndexAttr(valueDim)},
-                                  ArrayRef<OpFoldResult>{one, one, one, one});
+                    Value updated = insertHeadRows(
+                        b3, l3, tile, b3.getIndexAttr(0), tq, out3[0], bIdx,
+                        hIdx, i0, valueDim, headOnly);
                     scf::YieldOp::create(b3, l3, updated);
                   });
   };
@@ -1131,27 +1125,10 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
           auto ifOp = scf::IfOp::create(
               b3, l3, ok,
               [&](OpBuilder &b4, Location l4) {
-                OpFoldResult one = b4.getIndexAttr(1),
-                             zero = b4.getIndexAttr(0);
-                Value row = tensor::ExtractSliceOp::create(
-                    b4, l4, rows, ArrayRef<OpFoldResult>{r, zero},
-                    ArrayRef<OpFoldResult>{one, b4.getIndexAttr(valueDim)},
-                    ArrayRef<OpFoldResult>{one, one});
-                Value updated =
-                    headOnly
-                        ? tensor::InsertSliceOp::create(
-                              b4, l4, row, acc[0],
-                              ArrayRef<OpFoldResult>{qi, zero},
-                              ArrayRef<OpFoldResult>{one,
-                                                     b4.getIndexAttr(valueDim)},
-                              ArrayRef<OpFoldResult>{one, one})
-                        : tensor::InsertSliceOp::create(
-                              b4, l4, row, acc[0],
-                              ArrayRef<OpFoldResult>{bIdx, hIdx, qi, zero},
-                              ArrayRef<OpFoldResult>{one, one, one,
-                                                     b4.getIndexAttr(valueDim)},
-                              ArrayRef<OpFoldResult>{one, one, one, one});
-                scf::YieldOp::create(b4, l4, updated);
+                scf::YieldOp::create(
+                    b4, l4,
+                    insertHeadRows(b4, l4, rows, r, b4.getIndexAttr(1), acc[0],
+                                   bIdx, hIdx, qi, valueDim, headOnly));
               },
               [&](OpBuilder &b4, Location l4) {
                 scf::YieldOp::create(b4, l4, acc[0]);
@@ -1446,23 +1423,9 @@ LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
               k3.generic(ValueRange{inv}, num, {map(2, {d0}), map(2, {d0, d1})},
                          {Iter::parallel, Iter::parallel}, multiplyBody),
               kVectorizeAttr);
-          OpFoldResult one = b3.getIndexAttr(1), zero = b3.getIndexAttr(0);
-          Value rows = tensor::ExtractSliceOp::create(
-              b3, l3, tile, ArrayRef<OpFoldResult>{zero, zero},
-              ArrayRef<OpFoldResult>{tq, b3.getIndexAttr(valueDim)},
-              ArrayRef<OpFoldResult>{one, one});
           Value updated =
-              headOnly
-                  ? tensor::InsertSliceOp::create(
-                        b3, l3, rows, st[0], ArrayRef<OpFoldResult>{i0, zero},
-                        ArrayRef<OpFoldResult>{tq, b3.getIndexAttr(valueDim)},
-                        ArrayRef<OpFoldResult>{one, one})
-                  : tensor::InsertSliceOp::create(
-                        b3, l3, rows, st[0],
-                        ArrayRef<OpFoldResult>{bIdx, hIdx, i0, zero},
-                        ArrayRef<OpFoldResult>{one, one, tq,
-                                               b3.getIndexAttr(valueDim)},
-                        ArrayRef<OpFoldResult>{one, one, one, one});
+              insertHeadRows(b3, l3, tile, b3.getIndexAttr(0), tq, st[0], bIdx,
+                             hIdx, i0, valueDim, headOnly);
           if (causal) {
             auto [sN, zN] = addKeys(k3, bIdx, kvHead, i0, fkTile, S, z);
             S = sN;
