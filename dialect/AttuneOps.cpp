@@ -1089,10 +1089,16 @@ ATTUNE_INFERRED_OP(PositionalEncodingOp)
 // Attention
 //===----------------------------------------------------------------------===//
 
-static LogicalResult inferAttentionOp(const Diag &diag, AttentionOp::Adaptor a,
-                                      SmallVectorImpl<Type> &types) {
-  Named q{"query", a.getQuery()}, k{"key", a.getKey()}, v{"value", a.getValue()},
-      bias{"bias", a.getBias()};
+/// The operand shapes attention ops share: query [B, H, Lq, D], key
+/// [B, Hk, Lk, D], value [B, Hk, Lk, Dv] of one element type (and the
+/// bias's, when given), heads and head dims static, Hk dividing H.
+struct AttentionShapes {
+  ArrayRef<int64_t> q, k, v;
+  int64_t batch; // refined from the three
+};
+static FailureOr<AttentionShapes>
+checkAttentionShapes(const Diag &diag, const Named &q, const Named &k,
+                     const Named &v, const Named &bias) {
   if (failed(sameElementType(diag, {q, k, v, bias})) ||
       failed(expectRank(diag, q, 4, "([B, H, Lq, D])")) ||
       failed(expectRank(diag, k, 4, "([B, Hk, Lk, D])")) ||
@@ -1106,17 +1112,27 @@ static LogicalResult inferAttentionOp(const Diag &diag, AttentionOp::Adaptor a,
                     vs = shapeOf(v.value);
   int64_t heads = qs[1], kvHeads = ks[1];
   if (kvHeads < 1 || heads % kvHeads != 0)
-    return diag() << "key heads (" << kvHeads
-                  << ") must divide query heads (" << heads << ")";
+    return diag() << "key heads (" << kvHeads << ") must divide query heads ("
+                  << heads << ")";
   if (failed(expectDim(diag, "key dim 0 (B)", ks[0], qs[0], "query batch")) ||
       failed(expectDim(diag, "value dim 0 (B)", vs[0], qs[0], "query batch")) ||
-      failed(expectDim(diag, "value dim 1 (Hk)", vs[1], kvHeads,
-                       "key heads")) ||
-      failed(expectDim(diag, "key head dim", ks[3], qs[3],
-                       "query head dim")) ||
+      failed(
+          expectDim(diag, "value dim 1 (Hk)", vs[1], kvHeads, "key heads")) ||
+      failed(expectDim(diag, "key head dim", ks[3], qs[3], "query head dim")) ||
       failed(expectDim(diag, "value dim 2 (Lk)", vs[2], ks[2], "key length")))
     return failure();
-  int64_t batch = refine(refine(qs[0], ks[0]), vs[0]);
+  return AttentionShapes{qs, ks, vs, refine(refine(qs[0], ks[0]), vs[0])};
+}
+
+static LogicalResult inferAttentionOp(const Diag &diag, AttentionOp::Adaptor a,
+                                      SmallVectorImpl<Type> &types) {
+  Named q{"query", a.getQuery()}, k{"key", a.getKey()},
+      v{"value", a.getValue()}, bias{"bias", a.getBias()};
+  FailureOr<AttentionShapes> shapes = checkAttentionShapes(diag, q, k, v, bias);
+  if (failed(shapes))
+    return failure();
+  ArrayRef<int64_t> qs = shapes->q, ks = shapes->k, vs = shapes->v;
+  int64_t heads = qs[1], batch = shapes->batch;
   int64_t kvLen = refine(ks[2], vs[2]);
   if (a.getQueryOffsets() && a.getAlign() == MaskAlign::bottom_right)
     return diag() << "query_offsets and align = bottom_right are exclusive "
@@ -1175,29 +1191,12 @@ static LogicalResult inferLinearAttentionOp(const Diag &diag,
                                             SmallVectorImpl<Type> &types) {
   Named q{"query", a.getQuery()}, k{"key", a.getKey()},
       v{"value", a.getValue()};
-  if (failed(sameElementType(diag, {q, k, v})) ||
-      failed(expectRank(diag, q, 4, "([B, H, Lq, D])")) ||
-      failed(expectRank(diag, k, 4, "([B, Hk, Lk, D])")) ||
-      failed(expectRank(diag, v, 4, "([B, Hk, Lk, Dv])")) ||
-      failed(expectStatic(diag, q, 1, "H")) ||
-      failed(expectStatic(diag, q, 3, "D")) ||
-      failed(expectStatic(diag, k, 1, "Hk")) ||
-      failed(expectStatic(diag, v, 3, "Dv")))
+  FailureOr<AttentionShapes> shapes =
+      checkAttentionShapes(diag, q, k, v, Named{"bias", Value()});
+  if (failed(shapes))
     return failure();
-  ArrayRef<int64_t> qs = shapeOf(q.value), ks = shapeOf(k.value),
-                    vs = shapeOf(v.value);
-  int64_t heads = qs[1], kvHeads = ks[1];
-  if (kvHeads < 1 || heads % kvHeads != 0)
-    return diag() << "key heads (" << kvHeads << ") must divide query heads ("
-                  << heads << ")";
-  if (failed(expectDim(diag, "key dim 0 (B)", ks[0], qs[0], "query batch")) ||
-      failed(expectDim(diag, "value dim 0 (B)", vs[0], qs[0], "query batch")) ||
-      failed(
-          expectDim(diag, "value dim 1 (Hk)", vs[1], kvHeads, "key heads")) ||
-      failed(expectDim(diag, "key head dim", ks[3], qs[3], "query head dim")) ||
-      failed(expectDim(diag, "value dim 2 (Lk)", vs[2], ks[2], "key length")))
-    return failure();
-  int64_t batch = refine(refine(qs[0], ks[0]), vs[0]);
+  ArrayRef<int64_t> qs = shapes->q, ks = shapes->k, vs = shapes->v;
+  int64_t heads = qs[1], kvHeads = ks[1], batch = shapes->batch;
   if (failed(checkKeyLengths(diag, a.getKeyLengths(), batch, "key_lengths")))
     return failure();
   if (IntegerAttr w = a.getWindowAttr())
