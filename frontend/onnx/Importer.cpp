@@ -539,6 +539,17 @@ HostTensor hostTranspose(const HostTensor &t,
 
 } // namespace
 
+llvm::Expected<SymShape> Importer::targetShape(const onnx::NodeProto &node,
+                                               int i) {
+  auto v = input(node, i);
+  if (!v)
+    return v.takeError();
+  auto elements = symElements(*v);
+  if (!elements)
+    return fail(node, "the target shape must be computable at import");
+  return *elements;
+}
+
 llvm::Expected<std::vector<int64_t>>
 Importer::constantInts(const onnx::NodeProto &node, int i, StringRef what) {
   auto v = input(node, i);
@@ -1441,12 +1452,9 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     auto x = input(node, 0);
     if (!x)
       return x.takeError();
-    auto s = input(node, 1);
-    if (!s)
-      return s.takeError();
-    auto target = symElements(*s);
+    auto target = targetShape(node, 1);
     if (!target)
-      return fail(node, "the target shape must be computable at import");
+      return target.takeError();
     auto t = asTensor(*x, node);
     if (!t)
       return t.takeError();
@@ -1773,12 +1781,9 @@ llvm::Error Importer::importGeneric(const onnx::NodeProto &node) {
     auto x = input(node, 0);
     if (!x)
       return x.takeError();
-    auto s = input(node, 1);
-    if (!s)
-      return s.takeError();
-    auto target = symElements(*s);
+    auto target = targetShape(node, 1);
     if (!target)
-      return fail(node, "the target shape must be computable at import");
+      return target.takeError();
     SymShape in;
     if (x->kind == Val::Tensor)
       in = x->shape;

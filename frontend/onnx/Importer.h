@@ -108,6 +108,9 @@ public:
   bool hasInput(const onnx::NodeProto &node, int i) const {
     return node.input_size() > i && !node.input(i).empty();
   }
+  /// Input `i` of `node` as a target shape whose elements may be symbolic
+  /// (Reshape's, Expand's): an error when it cannot be computed at import.
+  llvm::Expected<SymShape> targetShape(const onnx::NodeProto &node, int i);
   /// Input `i` of `node` as integer constants (axes, split sizes); an
   /// error naming `what` when they are not known at import.
   llvm::Expected<std::vector<int64_t>>
