@@ -1093,6 +1093,17 @@ static void deferCheck(RewriterBase &rewriter, Operation *op,
                        ValueRange{buffer, idValue});
 }
 
+/// A check's flag before any element is looked at: a rank-0 i32 zero.
+static Value clearedFlag(OpBuilder &b, Location loc) {
+  return linalg::FillOp::create(
+             b, loc,
+             ValueRange{
+                 arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0))},
+             ValueRange{tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{},
+                                                b.getI32Type())})
+      .getResult(0);
+}
+
 /// Fails the run with `text` (located at `op`) where the rank-0 i32 flag is
 /// non-zero: a cf.assert (the CPU code reads it) or a deferred check
 /// (Vulkan: the flag stays on the device).
@@ -1124,15 +1135,7 @@ static void checkEveryElement(RewriterBase &rewriter, Operation *op,
   MLIRContext *ctx = rewriter.getContext();
   KernelBuilder kb(rewriter, loc);
   int64_t rank = tensorType(values).getRank();
-  Type i32 = rewriter.getI32Type();
-  Value init =
-      linalg::FillOp::create(
-          rewriter, loc,
-          ValueRange{arith::ConstantOp::create(rewriter, loc,
-                                               rewriter.getI32IntegerAttr(0))},
-          ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                             ArrayRef<int64_t>{}, i32)})
-          .getResult(0);
+  Value init = clearedFlag(rewriter, loc);
   Value anyBad = kb.generic(
       values, init,
       {rewriter.getMultiDimIdentityMap(rank), AffineMap::get(rank, 0, {}, ctx)},
@@ -1161,14 +1164,7 @@ static void checkGlobals(RewriterBase &rewriter, Operation *op,
   Location loc = op->getLoc();
   MLIRContext *ctx = rewriter.getContext();
   KernelBuilder kb(rewriter, loc);
-  Type i32 = rewriter.getI32Type();
-  Value init =
-      linalg::FillOp::create(rewriter, loc,
-                             ValueRange{arith::ConstantOp::create(
-                                 rewriter, loc, rewriter.getI32IntegerAttr(0))},
-                             ValueRange{tensor::EmptyOp::create(
-                                 rewriter, loc, ArrayRef<int64_t>{}, i32)})
-          .getResult(0);
+  Value init = clearedFlag(rewriter, loc);
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
              d2 = getAffineDimExpr(2, ctx);
   // Over (b, g, g2): position g out of range, or equal to an earlier g2.
