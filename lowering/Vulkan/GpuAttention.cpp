@@ -283,6 +283,8 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
           return arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw)
               .getResult();
         };
+        // The keys the row may see without its window.
+        std::pair<Value, Value> all;
         if (a.gm) {
           auto isGlobal = scf::ForOp::create(
               b, l, c0, cst(a.numGlobals), c1,
@@ -295,39 +297,38 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
                     b2, l2,
                     ValueRange{arith::OrIOp::create(b2, l2, any[0], hit)});
               });
-          auto all =
-              visibleKeyRange(b, l, p, p, a.lk, len, a.causal, std::nullopt);
+          all = visibleKeyRange(b, l, p, p, a.lk, len, a.causal, std::nullopt);
           lo = arith::SelectOp::create(b, l, isGlobal.getResult(0), all.first,
                                        lo);
           end = arith::SelectOp::create(b, l, isGlobal.getResult(0), all.second,
                                         end);
         }
+        // The state after key j: its score, then the online update.
+        auto withKey = [&](OpBuilder &b2, Location l2, Value j, ValueRange st) {
+          Value s = score(b2, l2, a.elem, a.qm, a.bm, ValueRange{bi, hi, ii}, j,
+                          a.headDim, a.scale,
+                          [&](OpBuilder &b3, Location l3, Value d) {
+                            return memref::LoadOp::create(
+                                       b3, l3, a.km, ValueRange{bi, kvh, j, d})
+                                .getResult();
+                          });
+          return onlineUpdate(
+              b2, l2, a.elem, s, st, a.valueDim, [&](int64_t d) {
+                return memref::LoadOp::create(
+                           b2, l2, a.vm,
+                           ValueRange{
+                               bi, kvh, j,
+                               arith::ConstantIndexOp::create(b2, l2, d)})
+                    .getResult();
+              });
+        };
         auto keys = scf::ForOp::create(
             b, l, lo, end, c1, initialState(b, l, a.elem, a.valueDim),
             [&](OpBuilder &b2, Location l2, Value j, ValueRange st) {
-              Value s = score(
-                  b2, l2, a.elem, a.qm, a.bm, ValueRange{bi, hi, ii}, j,
-                  a.headDim, a.scale, [&](OpBuilder &b3, Location l3, Value d) {
-                    return memref::LoadOp::create(b3, l3, a.km,
-                                                  ValueRange{bi, kvh, j, d})
-                        .getResult();
-                  });
-              scf::YieldOp::create(
-                  b2, l2,
-                  onlineUpdate(
-                      b2, l2, a.elem, s, st, a.valueDim, [&](int64_t d) {
-                        return memref::LoadOp::create(
-                                   b2, l2, a.vm,
-                                   ValueRange{bi, kvh, j,
-                                              arith::ConstantIndexOp::create(
-                                                  b2, l2, d)})
-                            .getResult();
-                      }));
+              scf::YieldOp::create(b2, l2, withKey(b2, l2, j, st));
             });
         SmallVector<Value> state(keys.getResults());
         if (a.gm) {
-          auto all =
-              visibleKeyRange(b, l, p, p, a.lk, len, a.causal, std::nullopt);
           auto extra = scf::ForOp::create(
               b, l, c0, cst(a.numGlobals), c1, state,
               [&](OpBuilder &b2, Location l2, Value g, ValueRange st) {
@@ -347,27 +348,7 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
                 auto ifOp = scf::IfOp::create(
                     b2, l2, take,
                     [&](OpBuilder &b3, Location l3) {
-                      Value s = score(
-                          b3, l3, a.elem, a.qm, a.bm, ValueRange{bi, hi, ii}, j,
-                          a.headDim, a.scale,
-                          [&](OpBuilder &b4, Location l4, Value d) {
-                            return memref::LoadOp::create(
-                                       b4, l4, a.km, ValueRange{bi, kvh, j, d})
-                                .getResult();
-                          });
-                      scf::YieldOp::create(
-                          b3, l3,
-                          onlineUpdate(
-                              b3, l3, a.elem, s, st, a.valueDim,
-                              [&](int64_t d) {
-                                return memref::LoadOp::create(
-                                           b3, l3, a.vm,
-                                           ValueRange{
-                                               bi, kvh, j,
-                                               arith::ConstantIndexOp::create(
-                                                   b3, l3, d)})
-                                    .getResult();
-                              }));
+                      scf::YieldOp::create(b3, l3, withKey(b3, l3, j, st));
                     },
                     [&](OpBuilder &b3, Location l3) {
                       scf::YieldOp::create(b3, l3, st);
