@@ -159,4 +159,59 @@ def Attune_GemmTilingAttr : AttrDef<Attune_Dialect, "GemmTiling"> {
   let genVerifyDecl = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Sparse attention layouts
+//===----------------------------------------------------------------------===//
+
+def Attune_SparseLayoutAttr : AttrDef<Attune_Dialect, "SparseLayout"> {
+  let mnemonic = "sparse";
+  let summary = "A block-sparse attention layout given by a rule";
+  let description = [{
+    Which blocks of keys a block of queries may see, as a rule over block
+    indices that extends to any sequence length (the layout is never a
+    table sized for one length). With `block = b`, query position `p` lies
+    in query block `I = floor(p / b)` and key `j` in key block
+    `J = floor(j / b)`; with `d = |I - J|` the pair is visible iff any of
+    the given components holds:
+
+    - `local = w`: `d < w` (the `2w - 1` blocks around the diagonal; with
+      `causal`, the `w` most recent);
+    - `stride = s`: `d mod s == 0` (every `s`-th block back);
+    - `fixed = s`: `floor(I / s) == floor(J / s)` (the query's own segment
+      of `s` blocks), and with `summary = c` (`1 <= c <= s`) also
+      `J mod s >= s - c` (the last `c` blocks of every segment);
+    - `global = g`: `I < g` or `J < g` (the first `g` blocks attend to all
+      and are attended by all, as BigBird's and ETC's global blocks).
+
+    The sparse factorizations of Child et al. 2019 are, with the paper's
+    `l` and `c` counted in blocks: **strided** `local = l, stride = l` and
+    **fixed** `fixed = l, summary = c`, both with `causal` for the paper's
+    autoregressive form (with `block = 1` they are the paper's formulas over
+    single positions). By default each head attends to the union of the two
+    factors (the paper's "merged head"); with `split = true` the paper's
+    multi-head form splits them across heads: even query heads use the
+    first factor (`local`, `fixed`'s own segment), odd heads the second
+    (`stride`, `summary`); `global` blocks hold in both.
+
+    The tiled kernels visit only the visible (query tile, key tile) pairs:
+    with a block that is a multiple of the tiles (for example 64) the work
+    is proportional to the visible pairs.
+
+    ```mlir
+    #attune.sparse<block = 64, local = 4, stride = 4>          // strided
+    #attune.sparse<block = 64, fixed = 8, summary = 1>         // fixed
+    #attune.sparse<block = 64, local = 2, global = 1>          // BigBird-like
+    ```
+  }];
+  let parameters = (ins "int64_t":$block,
+                        DefaultValuedParameter<"int64_t", "0">:$local,
+                        DefaultValuedParameter<"int64_t", "0">:$stride,
+                        DefaultValuedParameter<"int64_t", "0">:$fixed,
+                        DefaultValuedParameter<"int64_t", "0">:$summary,
+                        DefaultValuedParameter<"int64_t", "0">:$global,
+                        DefaultValuedParameter<"bool", "false">:$split);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // ATTUNE_ATTRS_TD

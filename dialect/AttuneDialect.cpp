@@ -34,6 +34,33 @@ GemmTilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+SparseLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         int64_t block, int64_t local, int64_t stride,
+                         int64_t fixed, int64_t summary, int64_t global,
+                         bool split) {
+  if (block < 1)
+    return emitError() << "sparse layout: block must be >= 1, got " << block;
+  for (auto [name, value] : {std::pair<StringRef, int64_t>{"local", local},
+                             {"stride", stride},
+                             {"fixed", fixed},
+                             {"summary", summary},
+                             {"global", global}})
+    if (value < 0)
+      return emitError() << "sparse layout: " << name << " must be >= 0, got "
+                         << value;
+  if (summary > 0 && (fixed == 0 || summary > fixed))
+    return emitError() << "sparse layout: summary (" << summary
+                       << ") needs fixed >= summary, got fixed = " << fixed;
+  if (local == 0 && stride == 0 && fixed == 0 && global == 0)
+    return emitError() << "sparse layout: no component (expected at least one "
+                          "of local, stride, fixed, global > 0)";
+  if (split && ((local == 0 && fixed == 0) || (stride == 0 && summary == 0)))
+    return emitError() << "sparse layout: split needs a first factor (local "
+                          "or fixed) and a second (stride or summary)";
+  return success();
+}
+
 void AttuneDialect::initialize() {
   addOperations<
 #define GET_OP_LIST

@@ -1146,6 +1146,16 @@ static LogicalResult inferAttentionOp(const Diag &diag, AttentionOp::Adaptor a,
     return failure();
   if (a.getScaleAttr() && a.getScore() == ScoreKind::dot)
     return diag() << "scale is only meaningful with score = scaled_dot";
+  if (SparseLayoutAttr sparse = a.getSparseAttr()) {
+    if (a.getGlobalIndices())
+      return diag() << "a sparse layout and global tokens are exclusive "
+                       "(expected the layout's global blocks)";
+    if (sparse.getSplit() && heads % 2 != 0)
+      return diag() << "a split sparse layout alternates its two factors "
+                       "over the heads: expected an even number of query "
+                       "heads, got "
+                    << heads;
+  }
   if (Value g = a.getGlobalIndices()) {
     Named gn{"globals", g};
     if (!a.getWindowAttr())

@@ -823,6 +823,13 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
     query, all keys; no `[Lq, Lk]` tensor exists (`return_weights` aside).
     Not with `query_offsets`.
 
+    **Sparse attention** (Child et al. 2019; BigBird's block rules):
+    `sparse = #attune.sparse<...>` adds a block-sparse layout (see
+    `#attune.sparse`): key `j` is visible to query `i` iff the masks above
+    hold **and** the layout lets query block `floor(p / block)` see key
+    block `floor(j / block)` in this query head. Not with `globals` (the
+    layout's `global` blocks play their part).
+
     Selection: `soft` (default) computes `w = softmax_j(s)` and
     `result[b,h,i,:] = sum_j w[b,h,i,j] * value[b,h',j,:]`. `hard` selects the
     single most relevant visible key (one-hot argmax of `s`, the lowest `j` on
@@ -837,6 +844,10 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
     %o3 = attune.attention %q, %k, %v globals(%g) {window = 256 : i64}
         : (tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x16xi64>)
         -> tensor<1x12x?x64xf32>
+    %o4 = attune.attention %q, %k, %v
+        {causal, sparse = #attune.sparse<block = 64, local = 4, stride = 4>}
+        : (tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32>)
+        -> tensor<1x8x?x64xf32>
     %o2, %w = attune.attention %q, %k, %v
         {selection = #attune.selection<hard>, return_weights, window = 4 : i64}
         : (tensor<1x8x32x64xf32>, tensor<1x8x32x64xf32>, tensor<1x8x32x64xf32>)
@@ -855,7 +866,8 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
                             DefaultValuedAttr<Attune_SelectionAttr,
                               "::mlir::attune::Selection::soft">:$selection,
                             UnitAttr:$return_weights),
-                       Attune_MaskAttrs);
+                       Attune_MaskAttrs,
+                       (ins OptionalAttr<Attune_SparseLayoutAttr>:$sparse));
   let results = (outs Attune_FloatTensor:$result,
                       Optional<Attune_FloatTensor>:$weights);
   let assemblyFormat = [{

@@ -85,9 +85,9 @@ std::string absorbable(AttentionOp att) {
     return "hard attention or returned weights";
   // key_lengths is allowed: the run-time test also requires every length
   // to be positive, so that no row is empty.
-  if (att.getBias() || att.getCausal() || att.getWindow())
-    return "a causal or window mask or a bias can hide every key of a row, "
-           "where the weights no longer sum to 1";
+  if (att.getBias() || att.getCausal() || att.getWindow() || att.getSparse())
+    return "a causal, window or sparse mask or a bias can hide every key of "
+           "a row, where the weights no longer sum to 1";
   if (att.getQueryOffsets())
     return "queries at offsets (a cache's keys are not a projection)";
   if (att.getQuery().getType().getDimSize(1) !=
@@ -238,7 +238,7 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
   auto absorbedAtt = AttentionOp::create(
       b, loc, q1, m1, m1, att.getKeyLengths(), Value(), Value(), Value(),
       ScoreKind::scaled_dot, scale, Selection::soft, /*return_weights=*/false,
-      /*causal=*/false, MaskAlign::top_left, IntegerAttr());
+      /*causal=*/false, MaskAlign::top_left, IntegerAttr(), SparseLayoutAttr());
   // At most ~D/4 queries per head take this form (the cost rule): 32-query
   // tiles pad the H Lq rows less than the default 64 (decode step: 10 %).
   absorbedAtt->setAttr(kTileQCapAttr, b.getI64IntegerAttr(32));

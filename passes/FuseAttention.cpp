@@ -247,11 +247,11 @@ void fuse(Chain &c) {
   bool causal = c.mask && c.mask.getCausal();
   MaskAlign align = c.mask ? c.mask.getAlign() : MaskAlign::top_left;
   IntegerAttr window = c.mask ? c.mask.getWindowAttr() : IntegerAttr();
-  Value result =
-      AttentionOp::create(b, loc, q, k, v, lengths, Value(), bias, Value(),
-                          score, scale, Selection::soft,
-                          /*return_weights=*/false, causal, align, window)
-          .getResult();
+  Value result = AttentionOp::create(b, loc, q, k, v, lengths, Value(), bias,
+                                     Value(), score, scale, Selection::soft,
+                                     /*return_weights=*/false, causal, align,
+                                     window, SparseLayoutAttr())
+                     .getResult();
   if (threeD)
     result = SqueezeOp::create(b, loc, result, 1);
   Type type = c.output.getType();

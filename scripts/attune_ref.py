@@ -38,6 +38,41 @@ def visibility(lq, lk, causal=False, align="top_left", window=None, offset=None)
     return vis
 
 
+def sparse_layout(lq, lk, heads, layout, align="top_left", offset=None):
+    """Boolean [heads, lq, lk] of #attune.sparse<...> (`layout`: a dict with
+    block and any of local, stride, fixed, summary, global, split), written
+    from Child et al.'s and BigBird's definitions one block pair at a time."""
+    block = layout["block"]
+    local, stride = layout.get("local", 0), layout.get("stride", 0)
+    fixed, summary = layout.get("fixed", 0), layout.get("summary", 0)
+    global_blocks, split = layout.get("global", 0), layout.get("split", False)
+    vis = torch.zeros(heads, lq, lk, dtype=torch.bool)
+    for h in range(heads):
+        first = not split or h % 2 == 0
+        second = not split or h % 2 == 1
+        for i in range(lq):
+            p = i + (lk - lq) if align == "bottom_right" else i
+            if offset is not None:
+                p = i + offset
+            qb = p // block  # floor, also for negative positions
+            for j in range(lk):
+                kb = j // block
+                dist = abs(qb - kb)
+                seen = False
+                if local and first and dist < local:
+                    seen = True
+                if stride and second and dist % stride == 0:
+                    seen = True
+                if fixed and first and qb // fixed == kb // fixed:
+                    seen = True
+                if summary and second and kb % fixed >= fixed - summary:
+                    seen = True
+                if global_blocks and (qb < global_blocks or kb < global_blocks):
+                    seen = True
+                vis[h, i, j] = seen
+    return vis
+
+
 def key_padding(lengths, lk):
     """Boolean [B, lk]: key j of batch b is valid."""
     return torch.arange(lk)[None, :] < lengths[:, None]
@@ -46,7 +81,7 @@ def key_padding(lengths, lk):
 def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None,
               bias=None, scale=None, score="scaled_dot", hard=False,
               return_weights=False, query_offsets=None, global_indices=None,
-              _offset=None):
+              sparse=None, _offset=None):
     b, h, lq, d = q.shape
     hk, lk = k.shape[1], k.shape[2]
     if query_offsets is not None:
@@ -54,7 +89,8 @@ def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None
         rows = [attention(q[i:i + 1], k[i:i + 1], v[i:i + 1], causal, align, window,
                           None if lengths is None else lengths[i:i + 1],
                           None if bias is None else bias, scale, score, hard,
-                          return_weights, None, _offset=int(query_offsets[i]))
+                          return_weights, None, sparse=sparse,
+                          _offset=int(query_offsets[i]))
                 for i in range(b)]
         if return_weights:
             return tuple(torch.cat(parts) for parts in zip(*rows))
@@ -78,6 +114,8 @@ def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None
         either = query_global[:, :, None] | is_global[:, None, :]
         base = visibility(lq, lk, causal, align, None, _offset)[None]
         vis = vis | (base & either)[:, None].expand(b, h, lq, lk)
+    if sparse is not None:
+        vis = vis & sparse_layout(lq, lk, h, sparse, align, _offset)[None]
     if lengths is not None:
         vis = vis & key_padding(lengths, lk)[:, None, None, :]
     s = s.masked_fill(~vis, float("-inf"))

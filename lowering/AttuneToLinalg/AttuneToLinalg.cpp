@@ -1638,7 +1638,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     MaskAlign align = op.getAlign();
     std::optional<int64_t> window = windowOf(op.getWindowAttr());
     // Query offsets matter only to causal and window masks.
-    bool masked = causal || window || lengths;
+    SparseLayoutAttr sparse = op.getSparseAttr();
+    bool masked = causal || window || lengths || sparse;
     Value scores = kb.generic(
         inputs, kb.empty(scoreSizes, elem), maps, parallelIters(4),
         [&](OpBuilder &b, Location l, ValueRange a) {
@@ -1651,8 +1652,9 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             Value offset = offsets ? toIndex(b, l, a[next++]) : Value();
             Value i = linalg::IndexOp::create(b, l, 2);
             Value j = linalg::IndexOp::create(b, l, 3);
-            Value vis = KernelBuilder::visible(b, l, i, j, lqVal, lkVal, causal,
-                                               align, window, len, offset);
+            Value vis = KernelBuilder::visible(
+                b, l, i, j, lqVal, lkVal, causal, align, window, len, offset,
+                sparse, linalg::IndexOp::create(b, l, 1));
             if (flags) {
               Value keyGlobal = a[next++];
               Value batchIdx = linalg::IndexOp::create(b, l, 0);

@@ -4,6 +4,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cmath>
@@ -442,9 +443,10 @@ Value KernelBuilder::activation(OpBuilder &b, Location loc, Activation kind,
 /// batch element (index), or null; `queryOffset` its query offset, or null.
 /// All values are `index`.
 Value KernelBuilder::visible(OpBuilder &b, Location loc, Value i, Value j,
-                          Value lq, Value lk, bool causal, MaskAlign align,
-                          std::optional<int64_t> window, Value len,
-                          Value queryOffset) {
+                             Value lq, Value lk, bool causal, MaskAlign align,
+                             std::optional<int64_t> window, Value len,
+                             Value queryOffset, SparseLayoutAttr sparse,
+                             Value head) {
   Value visible = arith::ConstantIntOp::create(b, loc, 1, 1);
   auto both = [&](Value c) {
     visible = arith::AndIOp::create(b, loc, visible, c);
@@ -468,7 +470,112 @@ Value KernelBuilder::visible(OpBuilder &b, Location loc, Value i, Value j,
   }
   if (len)
     both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, len));
+  if (sparse) {
+    both(layoutVisible(b, loc, sparse, floorDiv(b, loc, p, sparse.getBlock()),
+                       floorDiv(b, loc, j, sparse.getBlock()), head));
+  }
   return visible;
+}
+
+Value mlir::attune::floorDiv(OpBuilder &b, Location loc, Value x, int64_t c) {
+  if (c == 1)
+    return x;
+  Value divisor = arith::ConstantIndexOp::create(b, loc, c);
+  Value quotient = arith::DivSIOp::create(b, loc, x, divisor);
+  Value rest = arith::RemSIOp::create(b, loc, x, divisor);
+  Value below =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rest,
+                            arith::ConstantIndexOp::create(b, loc, 0));
+  return arith::SubIOp::create(
+      b, loc, quotient,
+      arith::SelectOp::create(b, loc, below,
+                              arith::ConstantIndexOp::create(b, loc, 1),
+                              arith::ConstantIndexOp::create(b, loc, 0)));
+}
+
+Value KernelBuilder::layoutVisible(OpBuilder &b, Location loc,
+                                   SparseLayoutAttr sparse, Value qBlock,
+                                   Value kBlock, Value head) {
+  auto c = [&](int64_t x) {
+    return arith::ConstantIndexOp::create(b, loc, x).getResult();
+  };
+  auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, pred, x, y).getResult();
+  };
+  auto both = [&](Value x, Value y) {
+    return arith::AndIOp::create(b, loc, x, y).getResult();
+  };
+  Value any = arith::ConstantIntOp::create(b, loc, 0, 1);
+  auto either = [&](Value x) { any = arith::OrIOp::create(b, loc, any, x); };
+  // Split: even heads take the first factor, odd heads the second.
+  Value first, second;
+  if (sparse.getSplit()) {
+    Value odd = arith::RemUIOp::create(b, loc, head, c(2));
+    first = cmp(arith::CmpIPredicate::eq, odd, c(0));
+    second = cmp(arith::CmpIPredicate::ne, odd, c(0));
+  }
+  auto inFirst = [&](Value x) { return first ? both(first, x) : x; };
+  auto inSecond = [&](Value x) { return second ? both(second, x) : x; };
+  Value diff = arith::SubIOp::create(b, loc, qBlock, kBlock);
+  Value dist = arith::MaxSIOp::create(
+      b, loc, diff, arith::SubIOp::create(b, loc, c(0), diff));
+  if (int64_t w = sparse.getLocal())
+    either(inFirst(cmp(arith::CmpIPredicate::slt, dist, c(w))));
+  if (int64_t s = sparse.getStride())
+    either(inSecond(cmp(arith::CmpIPredicate::eq,
+                        arith::RemUIOp::create(b, loc, dist, c(s)), c(0))));
+  if (int64_t s = sparse.getFixed()) {
+    either(inFirst(cmp(arith::CmpIPredicate::eq, floorDiv(b, loc, qBlock, s),
+                       floorDiv(b, loc, kBlock, s))));
+    if (int64_t summary = sparse.getSummary())
+      either(inSecond(cmp(arith::CmpIPredicate::sge,
+                          arith::RemUIOp::create(b, loc, kBlock, c(s)),
+                          c(s - summary))));
+  }
+  if (int64_t g = sparse.getGlobal())
+    either(arith::OrIOp::create(b, loc,
+                                cmp(arith::CmpIPredicate::slt, qBlock, c(g)),
+                                cmp(arith::CmpIPredicate::slt, kBlock, c(g))));
+  return any;
+}
+
+Value mlir::attune::layoutRangeVisible(OpBuilder &b, Location loc,
+                                       SparseLayoutAttr sparse, Value pFirst,
+                                       Value pLast, Value jFirst, Value jLast,
+                                       Value head, Value *single) {
+  auto c = [&](int64_t x) {
+    return arith::ConstantIndexOp::create(b, loc, x).getResult();
+  };
+  auto blockOf = [&](Value x) {
+    return floorDiv(b, loc, x, sparse.getBlock());
+  };
+  Value qLo = blockOf(pFirst), qHi = blockOf(pLast);
+  Value kLo = blockOf(jFirst), kHi = blockOf(jLast);
+  if (single)
+    *single = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, qLo, qHi),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kLo, kHi));
+  Value none = arith::ConstantIntOp::create(b, loc, 0, 1);
+  auto rows = scf::ForOp::create(
+      b, loc, qLo, arith::AddIOp::create(b, loc, qHi, c(1)), c(1),
+      ValueRange{none},
+      [&](OpBuilder &b1, Location l1, Value qb, ValueRange any1) {
+        auto cols = scf::ForOp::create(
+            b1, l1, kLo,
+            arith::AddIOp::create(b1, l1, kHi,
+                                  arith::ConstantIndexOp::create(b1, l1, 1)),
+            arith::ConstantIndexOp::create(b1, l1, 1), any1,
+            [&](OpBuilder &b2, Location l2, Value kb2, ValueRange any2) {
+              Value vis =
+                  KernelBuilder::layoutVisible(b2, l2, sparse, qb, kb2, head);
+              scf::YieldOp::create(
+                  b2, l2,
+                  ValueRange{arith::OrIOp::create(b2, l2, any2[0], vis)});
+            });
+        scf::YieldOp::create(b1, l1, cols.getResults());
+      });
+  return rows.getResult(0);
 }
 
 void mlir::attune::assertAttentionExtents(OpBuilder &b, Location loc, Value q,

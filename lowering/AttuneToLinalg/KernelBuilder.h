@@ -87,10 +87,19 @@ public:
   /// the `attune.attention` description); `len` is this batch element's key
   /// length or null, `queryOffset` its `query_offsets` entry or null (then
   /// `align` places the queries). All values are `index`; the result is i1.
+  /// With a sparse layout, also the layout's condition in query head
+  /// `head` (needed only by a `split` layout).
   static Value visible(OpBuilder &b, Location loc, Value i, Value j, Value lq,
                        Value lk, bool causal, MaskAlign align,
                        std::optional<int64_t> window, Value len,
-                       Value queryOffset = Value());
+                       Value queryOffset = Value(),
+                       SparseLayoutAttr sparse = {}, Value head = Value());
+
+  /// Whether `sparse` lets query block `qBlock` see key block `kBlock` in
+  /// query head `head` (see `#attune.sparse`; index values, result i1).
+  static Value layoutVisible(OpBuilder &b, Location loc,
+                             SparseLayoutAttr sparse, Value qBlock,
+                             Value kBlock, Value head);
 
   /// The exp shift of a running or final row maximum: `m`, or 0 for a row
   /// with no visible entry (m = -inf), so that exp gives 0 rather than NaN.
@@ -168,6 +177,20 @@ std::pair<Value, Value> visibleKeyRange(OpBuilder &b, Location loc,
                                         Value first, Value last, Value lk,
                                         Value len, bool causal,
                                         std::optional<int64_t> window);
+
+/// floor(x / c) (index values) for a constant c >= 1 and any sign of x, in
+/// ops every target converts (SPIR-V has no arith.floordivsi): x / c
+/// rounded toward zero, less 1 where a negative x leaves a remainder.
+Value floorDiv(OpBuilder &b, Location loc, Value x, int64_t c);
+
+/// Whether `sparse` lets any query at positions [pFirst, pLast] see any key
+/// in [jFirst, jLast] in head `head` (i1): the block pairs the two ranges
+/// cover, tested one by one until one is visible. `single` is set to
+/// whether the ranges lie in one block pair (then the answer holds for
+/// every pair of the two ranges).
+Value layoutRangeVisible(OpBuilder &b, Location loc, SparseLayoutAttr sparse,
+                         Value pFirst, Value pLast, Value jFirst, Value jLast,
+                         Value head, Value *single = nullptr);
 
 /// Replaces `op` by `values`, casting where a value's type is less static
 /// than the op's result type (a refined extent stays refined).

@@ -476,7 +476,7 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                               b, l, js, linalg::IndexOp::create(b, l, 1));
                           Value vis = KernelBuilder::visible(
                               b, l, ii, jj, lq, lk, causal, align, window, len,
-                              qOffset);
+                              qOffset, op.getSparseAttr(), hIdx);
                           // The keys [j0, hi) only: a shifted last tile's
                           // first keys were seen, keys from hi on are not
                           // visible (hi also bounds the key lengths).
@@ -609,6 +609,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   int64_t TQ = tiles.q, TK = tiles.k;
   bool causal = op.getCausal();
   MaskAlign align = op.getAlign();
+  SparseLayoutAttr sparse = op.getSparseAttr();
   std::optional<int64_t> window;
   if (IntegerAttr w = op.getWindowAttr())
     window = w.getInt();
@@ -783,39 +784,46 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                     Value m0 = k3.filled(rowSizes, elem, kNegInf);
                     Value s0 = k3.filled(rowSizes, elem, 0.0);
                     Value a0 = k3.filled(accSizes, elem, 0.0);
-                    auto keyLoop = scf::ForOp::create(
-                        b3, l3, lo, hi, m3.c(TK), ValueRange{m0, s0, a0, k3.empty(rowSizes, elem)},
-                        [&](OpBuilder &b4, Location l4, Value j0,
-                            ValueRange st) {
-                          KernelBuilder k4(b4, l4);
-                          IndexMath m4{b4, l4};
-                          Value mOld = st[0], lOld = st[1], accOld = st[2];
-                          Value kTile =
-                              staticTile(b4, l4, kPad, bIdx, kvHead, j0, TK,
-                                         b4.getIndexAttr(0), headDim);
-                          Value vTile =
-                              staticTile(b4, l4, vPad, bIdx, kvHead, j0, TK,
-                                         b4.getIndexAttr(0), valueDim);
-                          // sT = k qT (q pre-scaled): dims (j, i, e).
-                          Value dots = k4.generic(
-                              ValueRange{kTile, qtTile},
-                              k4.filled(scoreSizes, elem, 0.0),
-                              {map(3, {j, e}), map(3, {e, i}), map(3, {j, i})},
-                              {Iter::parallel, Iter::parallel, Iter::reduction},
-                              KernelBuilder::multiplyAccumulate);
-                          if (scoreGemm)
-                            mark(dots, kTileGemmAttr);
-                          // Boundary tiles (causal diagonal, window edges,
-                          // key length, padding) are masked in place;
-                          // interior tiles are used as they are.
-                          auto sge = [&](Value x, Value y) {
+                    // With a sparse layout: whether the key tile lies in
+                    // one visible block pair with the query tile (then the
+                    // layout needs no mask in it).
+                    Value singleBlock;
+                    // One key tile's online-softmax step: the new state.
+                    auto keyStep = [&](OpBuilder &b4, Location l4, Value j0,
+                                       ValueRange st) -> SmallVector<Value> {
+                      KernelBuilder k4(b4, l4);
+                      IndexMath m4{b4, l4};
+                      Value mOld = st[0], lOld = st[1], accOld = st[2];
+                      Value kTile = staticTile(b4, l4, kPad, bIdx, kvHead, j0,
+                                               TK, b4.getIndexAttr(0), headDim);
+                      Value vTile =
+                          staticTile(b4, l4, vPad, bIdx, kvHead, j0, TK,
+                                     b4.getIndexAttr(0), valueDim);
+                      // sT = k qT (q pre-scaled): dims (j, i, e).
+                      Value dots = k4.generic(
+                          ValueRange{kTile, qtTile},
+                          k4.filled(scoreSizes, elem, 0.0),
+                          {map(3, {j, e}), map(3, {e, i}), map(3, {j, i})},
+                          {Iter::parallel, Iter::parallel, Iter::reduction},
+                          KernelBuilder::multiplyAccumulate);
+                      if (scoreGemm)
+                        mark(dots, kTileGemmAttr);
+                      // Boundary tiles (causal diagonal, window edges,
+                      // key length, padding) are masked in place;
+                      // interior tiles are used as they are.
+                      auto sge =
+                          [&](Value x, Value y) {
                             return arith::CmpIOp::create(
                                 b4, l4, arith::CmpIPredicate::sge, x, y);
                           };
-                          Value interior = arith::AndIOp::create(
-                              b4, l4, sge(j0, fullLo),
-                              sge(fullHi, m4.add(j0, m4.c(TK))));
-                          auto masked = scf::IfOp::create(
+                      Value interior = arith::AndIOp::create(
+                          b4, l4, sge(j0, fullLo),
+                          sge(fullHi, m4.add(j0, m4.c(TK))));
+                      if (singleBlock)
+                        interior = arith::AndIOp::create(b4, l4, interior,
+                                                         singleBlock);
+                      auto masked =
+                          scf::IfOp::create(
                               b4, l4, interior,
                               [&](OpBuilder &b5, Location l5) {
                                 scf::YieldOp::create(b5, l5, dots);
@@ -853,7 +861,8 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                               linalg::IndexOp::create(b, l, 1));
                                           Value vis = KernelBuilder::visible(
                                               b, l, ii, jj, lq, lk, causal,
-                                              align, window, len, qOffset);
+                                              align, window, len, qOffset,
+                                              sparse, hIdx);
                                           if (flags)
                                             vis = KernelBuilder::
                                                 visibleWithGlobals(
@@ -883,13 +892,39 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                     kVectorizeAttr);
                                 scf::YieldOp::create(b5, l5, s);
                               });
-                          SoftmaxState next = onlineSoftmaxStep(
-                              k4, masked.getResult(0), {mOld, lOld, accOld, st[3]},
-                              vTile, rowSizes, scoreSizes, elem,
-                              TileMarks{/*vectorize=*/true, valueGemm},
-                              /*transposed=*/true);
-                          scf::YieldOp::create(
-                              b4, l4, ValueRange{next.m, next.l, next.acc, next.scratch});
+                      SoftmaxState next = onlineSoftmaxStep(
+                          k4, masked.getResult(0), {mOld, lOld, accOld, st[3]},
+                          vTile, rowSizes, scoreSizes, elem,
+                          TileMarks{/*vectorize=*/true, valueGemm},
+                          /*transposed=*/true);
+                      return {next.m, next.l, next.acc, next.scratch};
+                    };
+                    auto keyLoop = scf::ForOp::create(
+                        b3, l3, lo, hi, m3.c(TK),
+                        ValueRange{m0, s0, a0, k3.empty(rowSizes, elem)},
+                        [&](OpBuilder &b4, Location l4, Value j0,
+                            ValueRange st) {
+                          if (!sparse) {
+                            scf::YieldOp::create(b4, l4,
+                                                 keyStep(b4, l4, j0, st));
+                            return;
+                          }
+                          // Sparse: a key tile no query of the tile may see
+                          // is skipped.
+                          IndexMath m4{b4, l4};
+                          Value seen = layoutRangeVisible(
+                              b4, l4, sparse, pFirst, pLast, j0,
+                              m4.add(j0, m4.c(TK - 1)), hIdx, &singleBlock);
+                          auto step = scf::IfOp::create(
+                              b4, l4, seen,
+                              [&](OpBuilder &b5, Location l5) {
+                                scf::YieldOp::create(b5, l5,
+                                                     keyStep(b5, l5, j0, st));
+                              },
+                              [&](OpBuilder &b5, Location l5) {
+                                scf::YieldOp::create(b5, l5, st);
+                              });
+                          scf::YieldOp::create(b4, l4, step.getResults());
                         });
 
                     SmallVector<Value> st(keyLoop.getResults());

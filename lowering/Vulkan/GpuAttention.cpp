@@ -322,11 +322,51 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
                     .getResult();
               });
         };
-        auto keys = scf::ForOp::create(
-            b, l, lo, end, c1, initialState(b, l, a.elem, a.valueDim),
-            [&](OpBuilder &b2, Location l2, Value j, ValueRange st) {
-              scf::YieldOp::create(b2, l2, withKey(b2, l2, j, st));
-            });
+        auto keysIn = [&](OpBuilder &b2, Location l2, Value from, Value to,
+                          ValueRange init) {
+          return scf::ForOp::create(
+              b2, l2, from, to, arith::ConstantIndexOp::create(b2, l2, 1), init,
+              [&](OpBuilder &b3, Location l3, Value j, ValueRange st) {
+                scf::YieldOp::create(b3, l3, withKey(b3, l3, j, st));
+              });
+        };
+        scf::ForOp keys;
+        if (SparseLayoutAttr sparse = a.op.getSparseAttr()) {
+          // A sparse layout: the row's key range block by block, each block
+          // the layout hides skipped.
+          Value block = cst(sparse.getBlock());
+          Value qBlock = floorDiv(b, l, p, sparse.getBlock());
+          // lo >= 0; end may be below lo (an empty range).
+          Value firstBlock = arith::DivUIOp::create(b, l, lo, block);
+          Value endBlock = floorDiv(
+              b, l,
+              arith::AddIOp::create(b, l, end, cst(sparse.getBlock() - 1)),
+              sparse.getBlock());
+          keys = scf::ForOp::create(
+              b, l, firstBlock, endBlock, c1,
+              initialState(b, l, a.elem, a.valueDim),
+              [&](OpBuilder &b2, Location l2, Value kBlock, ValueRange st) {
+                Value seen = KernelBuilder::layoutVisible(b2, l2, sparse,
+                                                          qBlock, kBlock, hi);
+                auto ifOp = scf::IfOp::create(
+                    b2, l2, seen,
+                    [&](OpBuilder &b3, Location l3) {
+                      Value from = arith::MulIOp::create(b3, l3, kBlock, block);
+                      Value to = arith::MinSIOp::create(
+                          b3, l3, end,
+                          arith::AddIOp::create(b3, l3, from, block));
+                      from = arith::MaxSIOp::create(b3, l3, from, lo);
+                      scf::YieldOp::create(
+                          b3, l3, keysIn(b3, l3, from, to, st).getResults());
+                    },
+                    [&](OpBuilder &b3, Location l3) {
+                      scf::YieldOp::create(b3, l3, st);
+                    });
+                scf::YieldOp::create(b2, l2, ifOp.getResults());
+              });
+        } else {
+          keys = keysIn(b, l, lo, end, initialState(b, l, a.elem, a.valueDim));
+        }
         SmallVector<Value> state(keys.getResults());
         if (a.gm) {
           auto extra = scf::ForOp::create(
@@ -801,10 +841,11 @@ struct AttuneGpuAttentionPass
       int64_t tk = std::min<int64_t>(32, sharedMemoryBytes / rowBytes);
       // With subgroup operations (the profile's subgroup size, 2 or more):
       // a subgroup per query row.
-      // Global tokens: the per-row kernel (rows see different key sets).
+      // Global tokens and sparse layouts: the per-row kernel (rows see
+      // different key sets).
       LogicalResult done =
-          op.getGlobalIndices() ? fuseForGpu(op, rewriter)
-          : subgroupSize >= 2   ? fuseForGpuSubgroup(op, rewriter, subgroupSize)
+          op.getGlobalIndices() || op.getSparse() ? fuseForGpu(op, rewriter)
+          : subgroupSize >= 2 ? fuseForGpuSubgroup(op, rewriter, subgroupSize)
           : tk >= 8 && workgroupSize >= 1
               ? fuseForGpuShared(op, rewriter, workgroupSize, tk)
               : fuseForGpu(op, rewriter);

@@ -14,3 +14,14 @@ func.func @tiling() attributes {attune.tiling = #attune.gemm_tiling<panel = 64, 
 func.func @tile_gemm_tiling() attributes {attune.tiling = #attune.gemm_tiling<panel = 32, rows = 8, k_tile = 0, cache_rows = 0, forall_panels = 0>} {
   return
 }
+
+// -----
+
+// #attune.sparse round-trips; parameters at their default (0, false) are
+// left out.
+// CHECK-LABEL: func.func @sparse_layout
+// CHECK-SAME:  layout = #attune.sparse<block = 64, local = 4, stride = 4>
+// CHECK-SAME:  other = #attune.sparse<block = 1, fixed = 8, summary = 1, global = 2, split = true>
+func.func @sparse_layout() attributes {layout = #attune.sparse<block = 64, local = 4, stride = 4, fixed = 0>, other = #attune.sparse<block = 1, fixed = 8, summary = 1, global = 2, split = true>} {
+  return
+}

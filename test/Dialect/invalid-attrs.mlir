@@ -18,3 +18,45 @@ func.func @negative_k_tile() attributes {attune.tiling = #attune.gemm_tiling<pan
 func.func @ragged_cache_rows() attributes {attune.tiling = #attune.gemm_tiling<panel = 32, rows = 8, k_tile = 256, cache_rows = 100, forall_panels = 4>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{sparse layout: block must be >= 1, got 0}}
+func.func @sparse_0() attributes {layout = #attune.sparse<block = 0, local = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{sparse layout: local must be >= 0, got -1}}
+func.func @sparse_1() attributes {layout = #attune.sparse<block = 8, local = -1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{sparse layout: summary (3) needs fixed >= summary, got fixed = 2}}
+func.func @sparse_2() attributes {layout = #attune.sparse<block = 8, fixed = 2, summary = 3>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{sparse layout: summary (1) needs fixed >= summary, got fixed = 0}}
+func.func @sparse_3() attributes {layout = #attune.sparse<block = 8, local = 2, summary = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{sparse layout: no component (expected at least one of local, stride, fixed, global > 0)}}
+func.func @sparse_4() attributes {layout = #attune.sparse<block = 8>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{sparse layout: split needs a first factor (local or fixed) and a second (stride or summary)}}
+func.func @sparse_5() attributes {layout = #attune.sparse<block = 8, local = 2, split = true>} {
+  return
+}

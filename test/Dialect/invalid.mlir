@@ -1736,3 +1736,19 @@ func.func @globals_twice(%q: tensor<2x8x16x64xf32>) {
   %r = attune.attention %q, %q, %q globals(%g) {window = 2 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x2xi64>) -> tensor<2x8x16x64xf32>
   return
 }
+
+// -----
+
+func.func @sparse_globals(%q: tensor<2x8x16x64xf32>, %g: tensor<2x2xi64>) {
+  // expected-error @+1 {{'attune.attention' op a sparse layout and global tokens are exclusive (expected the layout's global blocks)}}
+  %r = attune.attention %q, %q, %q globals(%g) {window = 2 : i64, sparse = #attune.sparse<block = 4, local = 1>} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x2xi64>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @sparse_split_odd_heads(%q: tensor<2x3x16x64xf32>) {
+  // expected-error @+1 {{'attune.attention' op a split sparse layout alternates its two factors over the heads: expected an even number of query heads, got 3}}
+  %r = attune.attention %q, %q, %q {sparse = #attune.sparse<block = 4, local = 1, stride = 2, split = true>} : (tensor<2x3x16x64xf32>, tensor<2x3x16x64xf32>, tensor<2x3x16x64xf32>) -> tensor<2x3x16x64xf32>
+  return
+}

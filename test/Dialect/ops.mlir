@@ -240,6 +240,18 @@ func.func @attention_globals(%q: tensor<2x8x16x64xf32>, %dq: tensor<?x8x?x64xf32
   return
 }
 
+// CHECK-LABEL: func @attention_sparse
+// CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%{{.*}}) {causal, sparse = #attune.sparse<block = 64, local = 4, stride = 4>} : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>) -> tensor<?x8x?x32xf32>
+// CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} {sparse = #attune.sparse<block = 16, fixed = 8, summary = 2, global = 1, split = true>} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+func.func @attention_sparse(%q: tensor<2x8x16x64xf32>, %dq: tensor<?x8x?x64xf32>, %dk: tensor<?x2x?x64xf32>,
+                            %dv: tensor<?x2x?x32xf32>, %len: tensor<?xi64>) {
+  %0 = attune.attention %dq, %dk, %dv key_lengths(%len) {causal, sparse = #attune.sparse<block = 64, local = 4, stride = 4>}
+      : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>) -> tensor<?x8x?x32xf32>
+  %1 = attune.attention %q, %q, %q {sparse = #attune.sparse<block = 16, fixed = 8, summary = 2, global = 1, split = true>}
+      : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
 // CHECK-LABEL: func @linear_attention
 // CHECK: attune.linear_attention %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
 // CHECK: attune.linear_attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%{{.*}}) {causal, eps = 0.000000e+00 : f64} : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>) -> tensor<?x8x?x32xf32>

@@ -191,3 +191,22 @@ func.func @local_global(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>, %g: 
       : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x3xi64>) -> tensor<1x4x?x64xf32>
   return %0 : tensor<1x4x?x64xf32>
 }
+
+// -----
+
+// Sparse attention: the per-row kernel whatever the profile; a row runs
+// over its key range block by block (blocks of 32), and only the blocks the
+// layout shows it (the block test reads the head for a split layout: heads
+// alternate the factors, head mod 2) run their keys.
+// CHECK-LABEL: func @sparse
+// CHECK:       scf.parallel
+// CHECK:         scf.for {{.*}} -> (f32
+// CHECK:           arith.remui %{{.*}}, %c2
+// CHECK:           scf.if %{{.*}} -> (f32
+// CHECK:             scf.for
+// CHECK-NOT:   gpu.barrier
+func.func @sparse(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32> {
+  %0 = attune.attention %q, %k, %k {causal, sparse = #attune.sparse<block = 32, local = 2, stride = 2, split = true>}
+      : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32>
+  return %0 : tensor<1x4x?x64xf32>
+}

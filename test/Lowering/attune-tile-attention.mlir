@@ -191,3 +191,26 @@ func.func @local_global(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>, %g: 
       : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x3xi64>) -> tensor<1x4x?x64xf32>
   return %0 : tensor<1x4x?x64xf32>
 }
+
+// -----
+
+// Sparse attention in the static tiled form: each key tile of the query
+// tile's range is tested against the layout over the block pairs the two
+// tiles cover (a loop nest that ORs the block test) and skipped when no
+// query of the tile may see it; a visited tile is masked unless it lies in
+// one block pair and inside every other mask.
+// CHECK-LABEL: func @sparse
+// CHECK:       scf.for {{.*}} step %c32
+// CHECK:         scf.for {{.*}} step %c16{{.*}} -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>, tensor<32xf32>)
+// CHECK:           %[[ANY:.*]] = scf.for {{.*}} -> (i1)
+// CHECK:             scf.for {{.*}} -> (i1)
+// CHECK:               arith.remui %{{.*}}, %c2
+// CHECK:           scf.if %[[ANY]] -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>, tensor<32xf32>)
+// CHECK:             linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x64xf32>, tensor<64x32xf32>)
+// The skipped tile's branch hands the state on unchanged:
+// CHECK:             scf.yield %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}} : tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>, tensor<32xf32>
+func.func @sparse(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32> {
+  %0 = attune.attention %q, %k, %k {causal, sparse = #attune.sparse<block = 32, local = 2, stride = 2>}
+      : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32>
+  return %0 : tensor<1x4x?x64xf32>
+}

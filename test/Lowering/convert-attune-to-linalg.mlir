@@ -352,3 +352,25 @@ func.func @linear_attention_state(%q: tensor<1x4x5x16xf32>, %k: tensor<1x2x7x16x
       -> (tensor<1x4x5x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16xf32>)
   return %0#0, %0#1, %0#2 : tensor<1x4x5x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16xf32>
 }
+
+// -----
+
+// A sparse layout in the materialized form: the layout's block test joins
+// the mask of the scores generic, from the query and key indices (blocks of
+// 8: floor division of both) and the fixed pattern's segments of 4 blocks;
+// the query head is read for the test (unused here: no split).
+// CHECK-LABEL: func @sparse_plain
+// CHECK:       linalg.generic
+// CHECK:       linalg.generic
+// CHECK:         %[[I:.*]] = linalg.index 2 : index
+// CHECK:         %[[J:.*]] = linalg.index 3 : index
+// CHECK-DAG:     arith.divsi %[[I]], %c8
+// CHECK-DAG:     arith.divsi %[[J]], %c8
+// CHECK:         arith.divsi %{{.*}}, %c4
+// CHECK:         arith.cmpi sge
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %cst
+func.func @sparse_plain(%q: tensor<1x4x40x64xf32>) -> tensor<1x4x40x64xf32> {
+  %0 = attune.attention %q, %q, %q {sparse = #attune.sparse<block = 8, fixed = 4, summary = 1>}
+      : (tensor<1x4x40x64xf32>, tensor<1x4x40x64xf32>, tensor<1x4x40x64xf32>) -> tensor<1x4x40x64xf32>
+  return %0 : tensor<1x4x40x64xf32>
+}

@@ -149,7 +149,7 @@ func.func @causal(%qh: tensor<?x4x?x16xf32>, %mem: tensor<?x?x64xf32>, %w: tenso
   %kh = attune.split_heads %k {num_heads = 4 : i64} : (tensor<?x?x64xf32>) -> tensor<?x4x?x16xf32>
   %v = attune.linear %mem, %w : (tensor<?x?x64xf32>, tensor<64x64xf32>) -> tensor<?x?x64xf32>
   %vh = attune.split_heads %v {num_heads = 4 : i64} : (tensor<?x?x64xf32>) -> tensor<?x4x?x16xf32>
-  // expected-remark @+1 {{K and V projections not absorbed: a causal or window mask or a bias can hide every key of a row, where the weights no longer sum to 1}}
+  // expected-remark @+1 {{K and V projections not absorbed: a causal, window or sparse mask or a bias can hide every key of a row, where the weights no longer sum to 1}}
   %o = attune.attention %qh, %kh, %vh {causal} : (tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>) -> tensor<?x4x?x16xf32>
   return %o : tensor<?x4x?x16xf32>
 }
