@@ -501,6 +501,15 @@ LogicalResult compileModule(MLIRContext &context, OwningOpRef<ModuleOp> module,
   artifact::Metadata metadata;
   metadata.hasCpu = hasCpu;
   metadata.hasVulkan = hasVulkan;
+  // The attention maps are outputs like any other: exposed before the
+  // outputs are read.
+  if (options.attentionMaps) {
+    PassManager pm(&context);
+    pm.addPass(createAttuneUnrollRepeat());
+    pm.addPass(createAttuneExposeAttentionMaps({*options.attentionMaps}));
+    if (failed(pm.run(*module)))
+      return failure();
+  }
   FailureOr<std::vector<artifact::EntrySpec>> entries = collectEntries(*module);
   if (failed(entries))
     return failure();

@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
+#include <optional>
 #include <string>
 
 #include <vector>
@@ -48,6 +49,9 @@ struct CompileOptions {
   CpuOptions cpuPipeline;
   VulkanOptions vulkanPipeline;
   Emit emit = Emit::Lib;
+  /// --attention-maps[=SELECTION]: return the selected attentions' weights
+  /// as outputs (attune-expose-attention-maps; empty selection: all).
+  std::optional<std::string> attentionMaps;
   /// Where the result goes ("-": stdout, for the textual stages).
   std::string output = "-";
 };

@@ -47,6 +47,20 @@ void mlir::attune::driver::registerCompileOptions(CompileOptions &options) {
           clEnumValN(Emit::Obj, "obj", "an object file"),
           clEnumValN(Emit::Lib, "lib", "a shared library (default)")),
       cl::cat(driverCategory));
+  // --attention-maps alone selects every attention: the flag's presence is
+  // recorded apart from its (optional) value.
+  auto *maps = new cl::opt<std::string>(
+      "attention-maps",
+      cl::desc("Also return the weights of the model's attentions as outputs "
+               "attn.<site> (per head) and attn.<site>.mean (head average), "
+               "drawn by attune-run --attention-maps DIR; SELECTION: site "
+               "numbers, names or path prefixes, comma-separated (default: "
+               "all)"),
+      cl::value_desc("SELECTION"), cl::ValueOptional, cl::cat(driverCategory),
+      cl::cb<void, const std::string &>([&options](const std::string &value) {
+        options.attentionMaps = value;
+      }));
+  (void)maps;
   auto *output = new cl::opt<std::string, true>(
       "o", cl::desc("Output file (- : stdout, for the textual stages)"),
       cl::location(options.output), cl::cat(driverCategory));

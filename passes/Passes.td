@@ -147,6 +147,54 @@ def AttuneDecompose : Pass<"attune-decompose"> {
   let dependentDialects = ["::mlir::attune::AttuneDialect"];
 }
 
+def AttuneExposeAttentionMaps
+    : Pass<"attune-expose-attention-maps", "::mlir::ModuleOp"> {
+  let summary = "Return the attention weights of the model as outputs";
+  let description = [{
+    What `attune-compile --attention-maps[=SELECTION]` runs before the
+    outputs are read: the encoder and decoder layers and the multi-head
+    attentions of each public function are decomposed, so that their
+    attentions are ops of the function's body; then each such
+    `attune.attention` and `attune.seq2seq_attention` (a *site*, numbered
+    from 0 in order) that `select` names also returns its weights
+    (`return_weights`, the materialized form: the other attentions keep
+    their fused kernels), and the function returns them after its own
+    results:
+
+    - `attn.<site>`: the weights, `[B, H, Lq, Lk]` (`[B, Lq, Lk]` for a
+      seq2seq attention), as PyTorch's `need_weights=True,
+      average_attn_weights=False`;
+    - `attn.<site>.mean`: their average over the heads, `[B, Lq, Lk]`
+      (`average_attn_weights=True`), for multi-head weights.
+
+    A site is named after the module path of the weight its queries are
+    projected with (`decoder.layers.0.multihead_attn.in_proj_weight` names
+    `decoder.layers.0.multihead_attn`), else `attention<N>`. `select` is a
+    comma-separated list of site numbers, names or path prefixes
+    (`decoder` selects every site under `decoder.`); empty selects all. A
+    selection that matches no site is an error that lists the sites.
+    Attentions inside loops (a generation's decoding loop) are not sites.
+
+    Before:
+    ```mlir
+    %o = attune.attention %q, %k, %v : (...) -> tensor<2x4x8x16xf32>
+    return %o : tensor<2x4x8x16xf32>
+    ```
+    After:
+    ```mlir
+    %o, %w = attune.attention %q, %k, %v {return_weights} : (...) -> (tensor<2x4x8x16xf32>, tensor<2x4x8x8xf32>)
+    %m = attune.reduce <mean> %w {axes = array<i64: 1>} : (tensor<2x4x8x8xf32>) -> tensor<2x8x8xf32>
+    return %o, %w, %m : ...   // results named "attn.attention0", "attn.attention0.mean"
+    ```
+  }];
+  let options = [
+    Option<"select", "select", "std::string", /*default=*/"\"\"",
+           "Sites to expose: numbers, names or path prefixes, comma-separated "
+           "(empty: all)">,
+  ];
+  let dependentDialects = ["::mlir::attune::AttuneDialect"];
+}
+
 def AttuneExternalizeWeights
     : Pass<"attune-externalize-weights", "::mlir::ModuleOp"> {
   let summary = "Turn attune.weight ops into globals filled when the model loads";

@@ -8,6 +8,8 @@
 //              [--input LENGTHS=FILE.npy] [--max-new-tokens N] [--eos ID]
 //              [--pad ID] [--temperature T --top-k K --seed S] [--vocab FILE]
 //              [--output-dir DIR] [--save-logits] [--force FILE.npy]
+//   attune-run MODEL.so --input ... --attention-maps DIR [--tokens SPEC]
+//              [--vocab FILE]
 //
 // Uses only the runtime's C++ wrapper: no MLIR, no LLVM.
 //
@@ -27,6 +29,9 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace {
 
 int fail(const std::string &message) {
@@ -37,47 +42,85 @@ int fail(const std::string &message) {
 void usage() {
   std::printf(
       "usage: attune-run MODEL.so [options]\n"
-      "  --input NAME=FILE.npy   an input of the entry point (repeat for each)\n"
+      "  --input NAME=FILE.npy   an input of the entry point (repeat for "
+      "each)\n"
       "  --output-dir DIR        write each output as DIR/NAME.npy\n"
       "  --entry NAME            the entry point (default: the first)\n"
-      "  --weights FILE          weights of a model compiled with --weights-external\n"
+      "  --weights FILE          weights of a model compiled with "
+      "--weights-external\n"
       "                          (default: the file recorded at compile time)\n"
       "  --bench N               warm up, then time N runs; print min/median\n"
-      "  --threads N             worker threads for the kernels (default: OpenMP's,\n"
+      "  --threads N             worker threads for the kernels (default: "
+      "OpenMP's,\n"
       "                          i.e. OMP_NUM_THREADS or every core)\n"
       "  --expect NAME=FILE.npy  compare an output with reference data\n"
-      "  --atol X, --rtol X      tolerance for --expect: |a - e| <= atol + rtol*|e|\n"
+      "  --atol X, --rtol X      tolerance for --expect: |a - e| <= atol + "
+      "rtol*|e|\n"
       "                          (default atol 1e-4, rtol 0)\n"
-      "  --info                  print what the model was compiled for (targets,\n"
-      "                          CPU and ISA extensions, Vulkan profile) and its\n"
+      "  --info                  print what the model was compiled for "
+      "(targets,\n"
+      "                          CPU and ISA extensions, Vulkan profile) and "
+      "its\n"
       "                          entry points; needs no device\n"
-      "  --device=D              cpu (default), vulkan, vulkan:N, vulkan:NAME, or auto\n"
+      "  --device=D              cpu (default), vulkan, vulkan:N, vulkan:NAME, "
+      "or auto\n"
       "                          (Vulkan if a device opens, else the CPU)\n"
-      "  --compare=D1,D2         run on both devices in one process and print the\n"
-      "                          largest difference per output (fails beyond atol/rtol)\n"
-      "  --profile               print per-kernel GPU times (Vulkan timestamp queries)\n"
+      "  --compare=D1,D2         run on both devices in one process and print "
+      "the\n"
+      "                          largest difference per output (fails beyond "
+      "atol/rtol)\n"
+      "  --profile               print per-kernel GPU times (Vulkan timestamp "
+      "queries)\n"
       "  --list-devices          print the Vulkan devices and exit\n"
+      "attention maps (a model compiled with --attention-maps):\n"
+      "  --attention-maps DIR    draw each attention's weights as PNG heatmaps "
+      "in DIR\n"
+      "                          (per head and the head average; "
+      "python3-matplotlib)\n"
+      "  --tokens SPEC           label the axes with token ids ([B, L] "
+      "integers):\n"
+      "                          SRC (both axes) or queries=SRC,keys=SRC, each "
+      "SRC an\n"
+      "                          input's name or a .npy file\n"
+      "  --vocab FILE            show the ids as the strings of FILE (one per "
+      "line,\n"
+      "                          line number = id)\n"
       "generation (a model with a generation step):\n"
-      "  --generate              decode from the prompts given as the step's token\n"
-      "                          input ([B, T] int64; its lengths input [B] optional)\n"
-      "  --max-new-tokens N      at most N new tokens per sequence (default 16)\n"
-      "  --bos ID                the prompt, if none is given: ID per sequence (an\n"
-      "                          encoder-decoder's <bos>; its source goes to the\n"
+      "  --generate              decode from the prompts given as the step's "
+      "token\n"
+      "                          input ([B, T] int64; its lengths input [B] "
+      "optional)\n"
+      "  --max-new-tokens N      at most N new tokens per sequence (default "
+      "16)\n"
+      "  --bos ID                the prompt, if none is given: ID per sequence "
+      "(an\n"
+      "                          encoder-decoder's <bos>; its source goes to "
+      "the\n"
       "                          encoder as --input NAME=FILE.npy)\n"
-      "  --eos ID[,ID...]        a sequence ends after one of these (repeatable)\n"
-      "  --pad ID                fills a sequence's row after its end (default 0)\n"
-      "  --temperature T         sample from softmax(logits / T) (default 0: greedy)\n"
+      "  --eos ID[,ID...]        a sequence ends after one of these "
+      "(repeatable)\n"
+      "  --pad ID                fills a sequence's row after its end (default "
+      "0)\n"
+      "  --temperature T         sample from softmax(logits / T) (default 0: "
+      "greedy)\n"
       "  --top-k K               sample among the K most probable (1: greedy)\n"
       "  --seed S                the sampling seed (default 0)\n"
       "  --beam K                beam search with K beams\n"
-      "  --length-penalty A      beam search: scores are logprob / ((5 + len) / 6)^A\n"
-      "                          (GNMT; default 1, 0: the plain log probability)\n"
+      "  --length-penalty A      beam search: scores are logprob / ((5 + len) "
+      "/ 6)^A\n"
+      "                          (GNMT; default 1, 0: the plain log "
+      "probability)\n"
       "  --n-best N              beam search: print (and write) the N best\n"
-      "  --capacity C            cache positions of a model with a run-time capacity\n"
-      "  --vocab FILE            print tokens as the strings of FILE (one per line)\n"
-      "  --force FILE.npy        teacher forcing: feed these tokens [B, N] instead\n"
-      "  --save-logits           with --output-dir: also write logits.npy [B, N, V]\n"
-      "  --output-dir DIR        write the new tokens as DIR/tokens.npy [B, N]\n");
+      "  --capacity C            cache positions of a model with a run-time "
+      "capacity\n"
+      "  --vocab FILE            print tokens as the strings of FILE (one per "
+      "line)\n"
+      "  --force FILE.npy        teacher forcing: feed these tokens [B, N] "
+      "instead\n"
+      "  --save-logits           with --output-dir: also write logits.npy [B, "
+      "N, V]\n"
+      "  --output-dir DIR        write the new tokens as DIR/tokens.npy [B, "
+      "N]\n");
 }
 
 std::string shapeString(const int64_t *shape, size_t rank) {
@@ -150,6 +193,61 @@ bool splitAssignment(const std::string &arg, std::string &name,
 }
 
 } // namespace
+
+/// Draws the attention maps among `outputs` (named attn.*, written as .npy
+/// into `dir`) as PNG heatmaps: scripts/attention_heatmap.py under Debian's
+/// python3 (ATTUNE_PYTHON and ATTUNE_HEATMAP_SCRIPT override both).
+/// `queryTokens` and `keyTokens` are .npy files of token ids, or "".
+int drawAttentionMaps(const std::string &dir,
+                      const std::vector<attune_tensor_info> &specs,
+                      const std::vector<attune::Tensor> &outputs,
+                      const std::string &queryTokens,
+                      const std::string &keyTokens, const std::string &vocab) {
+  const char *python = std::getenv("ATTUNE_PYTHON");
+  const char *script = std::getenv("ATTUNE_HEATMAP_SCRIPT");
+  std::vector<std::string> args = {python ? python : "/usr/bin/python3",
+                                   script ? script : ATTUNE_HEATMAP_SCRIPT,
+                                   "--dir", dir};
+  if (!queryTokens.empty())
+    args.insert(args.end(), {"--query-tokens", queryTokens});
+  if (!keyTokens.empty())
+    args.insert(args.end(), {"--key-tokens", keyTokens});
+  if (!vocab.empty())
+    args.insert(args.end(), {"--vocab", vocab});
+  size_t maps = 0;
+  const std::string prefix = attune::artifact::kAttentionMapPrefix;
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    std::string name = specs[o].name;
+    if (name.rfind(prefix, 0) != 0)
+      continue;
+    if (attune::Status s = outputs[o].writeNpy(dir + "/" + name + ".npy"); !s)
+      return fail(s.message());
+    args.push_back(name);
+    ++maps;
+  }
+  if (maps == 0)
+    return fail("--attention-maps: the model returns no attention weights "
+                "(compile it with attune-compile --attention-maps)");
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0)
+    return fail("--attention-maps: cannot start " + args[0]);
+  if (pid == 0) {
+    std::vector<char *> argv;
+    for (std::string &a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    std::fprintf(stderr, "attune-run: error: --attention-maps: cannot run %s\n",
+                 argv[0]);
+    _exit(127);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0)
+    return fail("--attention-maps: " + args[1] + " failed");
+  return 0;
+}
 
 /// Compares `actual` with `expected` element-wise; prints one line.
 bool compare(const std::string &name, const attune::Tensor &actual,
@@ -384,7 +482,7 @@ int generate(attune::Model &model,
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string modelPath, outputDir, entryName, weightsPath;
+  std::string modelPath, outputDir, entryName, weightsPath, mapsDir, tokenSpec;
   std::vector<std::pair<std::string, std::string>> inputArgs, expectArgs;
   long benchRuns = 0, threads = 0;
   double atol = 1e-4, rtol = 0.0;
@@ -445,6 +543,10 @@ int main(int argc, char **argv) {
       (a == "--input" ? inputArgs : expectArgs).push_back({name, path});
     } else if (a == "--output-dir") {
       outputDir = value("--output-dir");
+    } else if (a == "--attention-maps") {
+      mapsDir = value("--attention-maps");
+    } else if (a == "--tokens") {
+      tokenSpec = value("--tokens");
     } else if (a == "--weights") {
       weightsPath = value("--weights");
     } else if (a == "--entry") {
@@ -592,14 +694,21 @@ int main(int argc, char **argv) {
     printEntries(m);
     return 0;
   }
-  // The output directory exists (made if need be) before anything runs.
-  if (!outputDir.empty()) {
+  // The output directories exist (made if need be) before anything runs.
+  for (auto [flag, dir] :
+       {std::pair<const char *, std::string>{"--output-dir", outputDir},
+        {"--attention-maps", mapsDir}}) {
+    if (dir.empty())
+      continue;
     std::error_code ec;
-    std::filesystem::create_directories(outputDir, ec);
-    if (ec || !std::filesystem::is_directory(outputDir))
-      return fail("--output-dir " + outputDir + ": cannot create the directory" +
-                  (ec ? ": " + ec.message() : std::string(" (a file is there)")));
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir))
+      return fail(
+          std::string(flag) + " " + dir + ": cannot create the directory" +
+          (ec ? ": " + ec.message() : std::string(" (a file is there)")));
   }
+  if (!tokenSpec.empty() && mapsDir.empty())
+    return fail("--tokens labels attention maps: give --attention-maps DIR");
   if (deviceSpecs.empty())
     deviceSpecs.push_back("cpu");
 
@@ -689,11 +798,16 @@ int main(int argc, char **argv) {
           return fail(s.message());
       }
     }
-    // Comparison with reference data.
+    // Comparison with reference data. An output is named by its name, or
+    // by its position as output<i> (the golden data's names).
     for (auto &[name, path] : expectArgs) {
       size_t o = 0;
       while (o < outSpecs.size() && name != outSpecs[o].name)
         ++o;
+      if (o == outSpecs.size() && name.rfind("output", 0) == 0 &&
+          name.size() > 6 &&
+          name.find_first_not_of("0123456789", 6) == std::string::npos)
+        o = std::min<size_t>(std::stoul(name.substr(6)), outSpecs.size());
       if (o == outSpecs.size())
         return fail("--expect names unknown output '" + name + "'");
       attune::Tensor expected;
@@ -705,6 +819,41 @@ int main(int argc, char **argv) {
     if (profile && devices[d].isVulkan())
       std::printf("%sGPU time per kernel (%s):\n%s", prefix.c_str(),
                   models[d].device().c_str(), models[d].profile().c_str());
+  }
+  if (!mapsDir.empty()) {
+    // --tokens INPUT or queries=INPUT,keys=INPUT: the inputs' files.
+    std::string queryTokens, keyTokens;
+    std::string rest = tokenSpec;
+    while (!rest.empty()) {
+      size_t comma = rest.find(',');
+      std::string part = rest.substr(0, comma);
+      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+      std::string axis, input = part;
+      if (size_t eq = part.find('='); eq != std::string::npos) {
+        axis = part.substr(0, eq);
+        input = part.substr(eq + 1);
+        if (axis != "queries" && axis != "keys")
+          return fail("--tokens expects INPUT or queries=INPUT,keys=INPUT, "
+                      "got '" +
+                      tokenSpec + "'");
+      }
+      // An input's file, or a .npy file of its own.
+      auto it = given.find(input);
+      std::string file = it != given.end() ? it->second : input;
+      if (it == given.end() &&
+          (file.size() < 4 || file.substr(file.size() - 4) != ".npy" ||
+           !std::filesystem::is_regular_file(file)))
+        return fail("--tokens names '" + input +
+                    "', which is neither an input given with --input nor a "
+                    ".npy file");
+      if (axis != "keys")
+        queryTokens = file;
+      if (axis != "queries")
+        keyTokens = file;
+    }
+    if (int rc = drawAttentionMaps(mapsDir, outSpecs, results[0], queryTokens,
+                                   keyTokens, gen.vocabPath))
+      return rc;
   }
   if (comparing)
     for (size_t o = 0; o < outSpecs.size(); ++o)

@@ -67,6 +67,13 @@ inline constexpr char kVulkanGlobalPrefix[] = "attune_vk_global_";
 /// External weights: kWeightPrefix + N.
 inline constexpr char kWeightPrefix[] = "attune_weight_";
 inline constexpr char kCheckHandler[] = "attune_check_handler";
+/// Outputs added by `attune-compile --attention-maps`: the weights of
+/// attention site S are output kAttentionMapPrefix + S ([B, H, Lq, Lk], or
+/// [B, Lq, Lk] for a seq2seq attention), their head average that name +
+/// kAttentionMapMeanSuffix ([B, Lq, Lk]); attune-run --attention-maps draws
+/// the outputs so named.
+inline constexpr char kAttentionMapPrefix[] = "attn.";
+inline constexpr char kAttentionMapMeanSuffix[] = ".mean";
 /// The function the Vulkan host code calls to record a kernel dispatch
 /// (its C interface, _mlir_ciface_attune_vk_dispatch, is a RuntimeImport).
 inline constexpr char kVulkanDispatch[] = "attune_vk_dispatch";
