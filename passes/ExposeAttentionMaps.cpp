@@ -110,8 +110,10 @@ struct AttuneExposeAttentionMapsPass
       if (isa<AttentionOp, Seq2SeqAttentionOp>(op))
         sites.push_back(&op);
     auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
-    SmallVector<Value> results(ret.getOperands());
-    SmallVector<std::pair<unsigned, std::string>> names;
+    // The weights to return after the function's own results (read at the
+    // end: an attention replaced here may be one of those).
+    SmallVector<Value> maps;
+    SmallVector<std::string> names; // one per map
     llvm::StringSet<> seen;
     for (auto [index, op] : llvm::enumerate(sites)) {
       std::string path = modulePath(op);
@@ -162,8 +164,8 @@ struct AttuneExposeAttentionMapsPass
         }
       }
       std::string output = ::attune::artifact::kAttentionMapPrefix + name;
-      results.push_back(weights);
-      names.push_back({unsigned(results.size() - 1), output});
+      maps.push_back(weights);
+      names.push_back(output);
       // Multi-head weights [B, H, Lq, Lk]: also their head average, as
       // PyTorch's average_attn_weights.
       if (cast<RankedTensorType>(weights.getType()).getRank() == 4) {
@@ -171,23 +173,23 @@ struct AttuneExposeAttentionMapsPass
         Value mean = ReduceOp::create(b, weights.getLoc(), ReduceKind::mean,
                                       weights, b.getDenseI64ArrayAttr({1}),
                                       /*keep_dims=*/false);
-        results.push_back(mean);
-        names.push_back({unsigned(results.size() - 1),
-                         output + ::attune::artifact::kAttentionMapMeanSuffix});
+        maps.push_back(mean);
+        names.push_back(output + ::attune::artifact::kAttentionMapMeanSuffix);
       }
     }
     if (names.empty())
       return success();
     OpBuilder b(ret);
+    unsigned own = ret.getNumOperands();
+    SmallVector<Value> results(ret.getOperands());
+    results.append(maps);
     func::ReturnOp::create(b, ret.getLoc(), results);
     ret.erase();
-    SmallVector<Type> types;
-    for (Value v : results)
-      types.push_back(v.getType());
-    func.setFunctionType(b.getFunctionType(func.getArgumentTypes(), types));
-    for (auto &[index, name] : names) {
-      func.setResultAttr(index, kNameAttr, b.getStringAttr(name));
-    }
+    for (auto [index, name] : llvm::enumerate(names))
+      if (failed(func.insertResult(own + index, maps[index].getType(),
+                                   b.getDictionaryAttr(b.getNamedAttr(
+                                       kNameAttr, b.getStringAttr(name))))))
+        return failure();
     return success();
   }
 };

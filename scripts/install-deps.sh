@@ -20,6 +20,8 @@ packages=(
   qemu-user
   # Reference data.
   python3-torch python3-numpy
+  # Attention heatmaps (attune-run --attention-maps: scripts/attention_heatmap.py).
+  python3-matplotlib
   # The ONNX front end: the ONNX protobuf messages (libonnx-dev, with the
   # generated onnx-ml.pb.h) and protobuf; python3-onnx builds the malformed
   # models of the importer's tests.
