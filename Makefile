@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 LLVM_PREFIX := /usr/lib/llvm-22
 
-.PHONY: run test build deps configure docs clean sanitize tsan fuzz
+.PHONY: run test build deps configure docs clean sanitize tsan fuzz heatmap
 
 deps:
 	@bash scripts/install-deps.sh
@@ -25,6 +25,11 @@ docs: configure
 
 run: build
 	@bash scripts/run-example.sh $(BUILD_DIR)
+
+# An attention heatmap: a small seq2seq model trained to reverse words
+# (seeded, ~30 s), its attention drawn to $(BUILD_DIR)/heatmap/Wa.png.
+heatmap: build
+	@bash scripts/attention-example.sh $(BUILD_DIR)
 
 # Every test, then the runtime's tests again with the runtime and attune-run
 # under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan-rt/,

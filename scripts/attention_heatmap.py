@@ -60,7 +60,8 @@ def draw(weights, title, path, qlabels, klabels):
 
     lq, lk = weights.shape
     width, height = figure_pixels(lq, lk)
-    fig = plt.figure(figsize=(width / DPI, height / DPI), dpi=DPI)
+    # (+ 1e-3: matplotlib truncates inches * dpi, and 5.06 * 100 is 505.99..)
+    fig = plt.figure(figsize=((width + 1e-3) / DPI, (height + 1e-3) / DPI), dpi=DPI)
     ax = fig.add_axes([MARGIN_X[0] / width, MARGIN_Y[1] / height,
                        axis_pixels(lk) / width, axis_pixels(lq) / height])
     top = float(weights.max()) if weights.size and weights.max() > 0 else 1.0

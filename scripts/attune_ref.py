@@ -533,6 +533,27 @@ class Seq2SeqRNN(torch.nn.Module):
         return self.out(torch.tanh(self.Wc(torch.cat([c, s], -1)))), s
 
 
+def forced_luong(model, src, src_lengths, tgt_in):
+    """Teacher forcing for a Luong (general) Seq2SeqRNN, one source at a time
+    (unpadded) and one step at a time: the decoder fed `tgt_in` [B, T].
+    Returns (logits [B, T, V], attention weights [B, T, S]) (weights past a
+    source's length are 0)."""
+    logits, maps = [], []
+    for b in range(src.shape[0]):
+        n = int(src_lengths[b])
+        outputs, s = model.encode(src[b:b + 1, :n])
+        rows, weights = [], []
+        for t in range(tgt_in.shape[1]):
+            s = model.cell(model.tgt_embed(tgt_in[b:b + 1, t]), s)
+            c, w = seq2seq("general", s[:, None], outputs, outputs,
+                           (model.Wa.weight,), return_weights=True)
+            rows.append(model.out(torch.tanh(model.Wc(torch.cat([c[:, 0], s], -1))))[0])
+            weights.append(torch.nn.functional.pad(w[0, 0], (0, src.shape[1] - n)))
+        logits.append(torch.stack(rows))
+        maps.append(torch.stack(weights))
+    return torch.stack(logits), torch.stack(maps)
+
+
 def rnn_logits(model, src, bos, tokens):
     """The logits after <bos> and each of `tokens`, the decoder re-run from
     <bos> (naively) for the last one: [len(tokens) + 1, V]."""
