@@ -10,8 +10,10 @@ H = 12, D = Dv = 64, batch 1, 1 thread (serial artifacts, OMP_NUM_THREADS=1,
 torch.set_num_threads(1)). Cases: attune.linear_attention causal and
 non-causal, local + global attention (attune.attention with window 256,
 i.e. 511 keys around each query, and 16 global tokens spread evenly over the
-sequence), and attune.attention {causal} (flash) up to --flash-max; the
-local+global ratio to flash is also given against its ideal, the ratio of
+sequence), sparse attention (Child et al.'s strided pattern, causal, over
+blocks of 64: the 4 latest blocks and every 16th before), and
+attune.attention {causal} (flash) up to --flash-max; the local+global and
+sparse ratios to flash are also given against their ideal, the ratio of
 visible query-key pairs. Each
 time is the fastest of --repetitions runs of `attune-run --bench`; the peak
 resident memory of a separate `attune-run` of each linear case (inputs and
@@ -41,10 +43,15 @@ from run import cpu_model  # noqa: E402  (one definition)
 H, D = 12, 64
 
 WINDOW, GLOBALS = 256, 16  # 2 WINDOW - 1 = 511 keys around each query
+# Child et al.'s strided pattern over blocks of 64, causal: the 4 blocks up
+# to a query's own and every 16th block before.
+BLOCK, LOCAL, STRIDE = 64, 4, 16
 MODELS = {
     "linear causal": "attune.linear_attention %q, %k, %v {causal}",
     "linear": "attune.linear_attention %q, %k, %v",
     "local+global": f"attune.attention %q, %k, %v globals(%g) {{window = {WINDOW} : i64}}",
+    "sparse strided": "attune.attention %q, %k, %v {causal, sparse = "
+                      f"#attune.sparse<block = {BLOCK}, local = {LOCAL}, stride = {STRIDE}>}}",
     "flash causal": "attune.attention %q, %k, %v {causal}",
 }
 
@@ -79,6 +86,14 @@ def visible_pairs(name, length):
         is_global[g] = True
         per_row = np.where(is_global, length, band + outside)
         return int(per_row.sum())
+    if name == "sparse strided":
+        nb = (length + BLOCK - 1) // BLOCK
+        pairs = 0
+        for qb in range(nb):
+            d = qb - np.arange(qb)  # earlier key blocks
+            pairs += int(((d < LOCAL) | (d % STRIDE == 0)).sum()) * BLOCK * BLOCK
+            pairs += BLOCK * (BLOCK + 1) // 2  # the diagonal block, causal
+        return pairs
     return None
 
 
@@ -160,12 +175,19 @@ def local_global():
     vis = ((i[:, None] - i[None, :]).abs() < 256) | is_global[:, None] | is_global[None, :]
     s = (q @ k.transpose(-1, -2) / 8.0).masked_fill(~vis, float("-inf"))
     return torch.softmax(s, -1) @ v
+def sparse_strided():
+    i = torch.arange(length) // 64
+    d = i[:, None] - i[None, :]
+    vis = (d >= 0) & ((d < 4) | (d % 16 == 0))
+    vis &= torch.arange(length)[:, None] >= torch.arange(length)[None, :]
+    s = (q @ k.transpose(-1, -2) / 8.0).masked_fill(~vis, float("-inf"))
+    return torch.softmax(s, -1) @ v
 def flash_causal():
     mask = torch.triu(torch.ones(length, length, dtype=torch.bool), 1)
     s = (q @ k.transpose(-1, -2) / 8.0).masked_fill(mask, float("-inf"))
     return torch.softmax(s, -1) @ v
 f = {"linear causal": linear_causal, "linear": linear, "local+global": local_global,
-     "flash causal": flash_causal}[case]
+     "sparse strided": sparse_strided, "flash causal": flash_causal}[case]
 best = float("inf")
 with torch.no_grad():
     for _ in range(runs):
@@ -178,7 +200,7 @@ def torch_bytes(case, length):
     """The largest tensors the PyTorch formulation holds at once."""
     if case == "linear causal":
         return 2 * H * length * D * D * 4
-    if case in ("flash causal", "local+global"):
+    if case in ("flash causal", "local+global", "sparse strided"):
         return 3 * H * length * length * 4
     return 8 * H * length * D * 4
 
@@ -240,7 +262,7 @@ def main():
     for n in lengths:
         flash = rows.get(("flash causal", n))
         if flash:
-            for name in ("linear causal", "linear", "local+global"):
+            for name in ("linear causal", "linear", "local+global", "sparse strided"):
                 ratio = flash[0] / rows[(name, n)][0]
                 line = f"L = {n}: flash causal / {name} = {ratio:.1f}x"
                 pairs = visible_pairs(name, n)
@@ -262,8 +284,13 @@ def main():
     vms = {name: attune_ms(bin_dir, lib, paths, 1, "vulkan") for name, lib in vlibs.items()}
     print(f"\nVulkan (lavapipe), L = {n}: "
           + ", ".join(f"{name} {ms:.0f} ms" for name, ms in vms.items()))
-    for name in ("linear causal", "linear", "local+global"):
-        print(f"Vulkan L = {n}: flash causal / {name} = {vms['flash causal'] / vms[name]:.1f}x")
+    for name in ("linear causal", "linear", "local+global", "sparse strided"):
+        line = f"Vulkan L = {n}: flash causal / {name} = {vms['flash causal'] / vms[name]:.1f}x"
+        pairs = visible_pairs(name, n)
+        if pairs:
+            ideal = visible_pairs("flash causal", n) / pairs
+            line += f" (ideal {ideal:.1f}x: {vms['flash causal'] / vms[name] / ideal:.0%})"
+        print(line)
 
 
 if __name__ == "__main__":

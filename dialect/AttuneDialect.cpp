@@ -1,6 +1,8 @@
 //===- AttuneDialect.cpp - The attune dialect -----------------------------===//
 
 #include "dialect/AttuneDialect.h"
+
+#include "attune/artifact.h"
 #include "dialect/AttuneOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -187,10 +189,26 @@ static LogicalResult verifyGenerationStep(func::FuncOp func) {
   if (states.empty())
     return fail() << "it has no state (" << kStateAttr
                   << "): a step updates at least one";
-  if (type.getNumResults() != states.size() + 1)
+  // After the states, attention maps (attune-compile --attention-maps):
+  // float tensors [B, (H,) T, Lk] named attn.<site> (the driver drops the
+  // names once the metadata holds them), the runtime's per-step weights.
+  unsigned maps = 0;
+  for (unsigned r = states.size() + 1; r < type.getNumResults(); ++r) {
+    auto name = func.getResultAttrOfType<StringAttr>(r, kNameAttr);
+    auto map = tensorOf(type.getResult(r));
+    if (func.getResultAttr(r, kStateAttr) || !map ||
+        !isa<FloatType>(map.getElementType()) ||
+        (map.getRank() != 3 && map.getRank() != 4) ||
+        (name &&
+         !name.getValue().starts_with(::attune::artifact::kAttentionMapPrefix)))
+      break;
+    ++maps;
+  }
+  if (type.getNumResults() != states.size() + 1 + maps)
     return fail() << "expected " << states.size() + 1
                   << " results (logits, then the " << states.size()
-                  << " states), got " << type.getNumResults();
+                  << " states, then any attention maps), got "
+                  << type.getNumResults();
   auto logits = tensorOf(type.getResult(0));
   if (!logits || logits.getRank() != 2 ||
       !isa<FloatType>(logits.getElementType()) ||

@@ -88,7 +88,11 @@ struct AttuneExposeAttentionMapsPass
     llvm::StringSet<> used;
     std::string listing;
     for (auto func : module.getOps<func::FuncOp>()) {
-      if (!func.isPublic() || func.isExternal())
+      // A generation encoder's results are the steps' contexts: not
+      // outputs anyone reads. (A generation step's maps come back per new
+      // token: attune_generate_options.attention_maps.)
+      if (!func.isPublic() || func.isExternal() ||
+          func->hasAttr(kGenerationEncoderAttr))
         continue;
       if (failed(expose(func, wanted, used, listing)))
         return signalPassFailure();

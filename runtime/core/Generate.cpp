@@ -246,10 +246,12 @@ public:
   }
 
   /// Runs the step on `tokens` [rows, width] at `positions` with `lengths`
-  /// valid tokens per row: *logits [rows, V].
+  /// valid tokens per row: *logits [rows, V], and in `maps` (if given) the
+  /// step's attention maps (the outputs after the logits).
   attune_status *run(const std::vector<int64_t> &tokens, int64_t width,
                      const std::vector<int64_t> &positions,
-                     const std::vector<int64_t> &lengths, Tensor &logits) {
+                     const std::vector<int64_t> &lengths, Tensor &logits,
+                     std::vector<Tensor> *maps = nullptr) {
     std::vector<Tensor> wrapped(3);
     std::vector<int64_t> values[3] = {tokens, positions, lengths};
     std::vector<int32_t> narrow[3];
@@ -280,12 +282,21 @@ public:
       bound.assign(artifact::kStepFirstState, nullptr);
       bound.insert(bound.end(), residents.begin(), residents.end());
     }
-    attune_tensor *out = nullptr;
-    if (attune_status *s =
-            runEntry(model, entry, inputs.data(), inputs.size(),
-                     program ? bound.data() : nullptr, &out, 1))
-      return s;
+    // The logits, then the attention maps (dropped unless asked for).
+    std::vector<attune_tensor *> outs(step.outputs.size(), nullptr);
+    attune_status *failed =
+        runEntry(model, entry, inputs.data(), inputs.size(),
+                 program ? bound.data() : nullptr, outs.data(), outs.size());
+    std::vector<Tensor> owned;
+    for (attune_tensor *t : outs)
+      owned.emplace_back(t);
+    if (failed)
+      return failed;
+    attune_tensor *out = owned[0].release();
     logits.reset(out);
+    if (maps)
+      maps->assign(std::make_move_iterator(owned.begin() + 1),
+                   std::make_move_iterator(owned.end()));
     const int64_t *shape = attune_tensor_shape(out);
     if (attune_tensor_dtype(out) != ATTUNE_F32 ||
         attune_tensor_rank(out) != 2 || shape[0] != rows)
@@ -343,6 +354,8 @@ public:
   }
 
   const char *where() const { return step.name.c_str(); }
+  /// The rank of the step's attention map `m` (its output 1 + m).
+  size_t mapRank(size_t m) const { return step.outputs[1 + m].shape.size(); }
 
 private:
   const attune_model *model;
@@ -389,6 +402,56 @@ attune_status *tensorOf(attune_dtype dtype, const std::vector<int64_t> &shape,
   return nullptr;
 }
 
+/// Keeps the attention maps `maps` of step `s` (each [rows, T, Lk] or
+/// [rows, H, T, Lk], f32): for each row not done, the weights of its last
+/// valid query (the one whose logits chose the token), into `kept[m]`
+/// ([B, H, steps, Lk], allocated on the first step; a map whose Lk changes
+/// between steps is an error).
+attune_status *keepMaps(const Session &session, std::vector<Tensor> &maps,
+                        const std::vector<int64_t> &lengths,
+                        const std::vector<bool> &done, int64_t s, int64_t steps,
+                        std::vector<std::vector<float>> &kept,
+                        std::vector<int64_t> &heads,
+                        std::vector<int64_t> &keys) {
+  const int64_t batch = static_cast<int64_t>(done.size());
+  for (size_t m = 0; m < maps.size(); ++m) {
+    const attune_tensor *t = maps[m].get();
+    size_t rank = attune_tensor_rank(t);
+    const int64_t *shape = attune_tensor_shape(t);
+    if (attune_tensor_dtype(t) != ATTUNE_F32 || (rank != 3 && rank != 4) ||
+        shape[0] != batch)
+      return error(
+          "%s: attention map #%zu is %s %s, expected f32 [%lld, "
+          "(H,) T, Lk]",
+          session.where(), m, attune_dtype_name(attune_tensor_dtype(t)),
+          shapeString(shape, rank).c_str(), static_cast<long long>(batch));
+    int64_t h = rank == 4 ? shape[1] : 1, queries = shape[rank - 2],
+            lk = shape[rank - 1];
+    if (kept.size() <= m) {
+      kept.emplace_back(batch * h * steps * lk, 0.0f);
+      heads.push_back(h);
+      keys.push_back(lk);
+    } else if (keys[m] != lk || heads[m] != h) {
+      return error("%s: attention map #%zu has %lld keys at step %lld, %lld "
+                   "before: per-step maps need keys of one length (a "
+                   "cross-attention, or a cache of fixed capacity)",
+                   session.where(), m, static_cast<long long>(lk),
+                   static_cast<long long>(s), static_cast<long long>(keys[m]));
+    }
+    const float *w = static_cast<const float *>(
+        attune_tensor_data(const_cast<attune_tensor *>(t)));
+    for (int64_t b = 0; b < batch; ++b) {
+      if (done[b])
+        continue;
+      int64_t query = std::min(queries, lengths[b]) - 1;
+      for (int64_t hh = 0; hh < h; ++hh)
+        std::copy_n(w + ((b * h + hh) * queries + query) * lk, lk,
+                    &kept[m][((b * h + hh) * steps + s) * lk]);
+    }
+  }
+  return nullptr;
+}
+
 /// Greedy decoding or sampling, one row per sequence.
 attune_status *sampleRows(Session &session, const Request &r,
                           attune_tensor **tokensOut, attune_tensor **scoresOut,
@@ -408,12 +471,23 @@ attune_status *sampleRows(Session &session, const Request &r,
                      attune_tensor_data(const_cast<attune_tensor *>(o.forced)))
                : nullptr;
   int64_t ran = 0, vocab = 0;
+  // Attention maps: per map, the weights of the query that chose each
+  // token, [B, steps, Lk] per head (heads: 1 for a map [rows, T, Lk]).
+  const bool wantMaps = o.attention_maps != nullptr;
+  std::vector<Tensor> stepMaps;
+  std::vector<std::vector<float>> mapKept;
+  std::vector<int64_t> mapHeads, mapKeys;
   for (int64_t s = 0; s < steps; ++s) {
     // The prompts on the first step, then each row's last token.
     Tensor logits;
-    if (attune_status *st = session.run(tokenValues, s == 0 ? r.width : 1,
-                                        positionValues, lengthValues, logits))
+    if (attune_status *st =
+            session.run(tokenValues, s == 0 ? r.width : 1, positionValues,
+                        lengthValues, logits, wantMaps ? &stepMaps : nullptr))
       return st;
+    if (wantMaps)
+      if (attune_status *st = keepMaps(session, stepMaps, lengthValues, done, s,
+                                       steps, mapKept, mapHeads, mapKeys))
+        return st;
     vocab = attune_tensor_shape(logits.get())[1];
     if (o.pad_id < 0 || o.pad_id >= vocab)
       return error("%s: pad id %lld is outside the vocabulary [0, %lld)",
@@ -467,6 +541,21 @@ attune_status *sampleRows(Session &session, const Request &r,
                                      scoresOut))
       return st;
   }
+  if (wantMaps)
+    for (size_t m = 0; m < mapKept.size(); ++m) {
+      int64_t heads = mapHeads[m], keys = mapKeys[m];
+      std::vector<float> narrow(batch * heads * ran * keys);
+      for (int64_t b = 0; b < batch; ++b)
+        for (int64_t h = 0; h < heads; ++h)
+          std::copy_n(&mapKept[m][((b * heads + h) * steps) * keys], ran * keys,
+                      &narrow[((b * heads + h) * ran) * keys]);
+      std::vector<int64_t> shape = {batch, heads, ran, keys};
+      if (heads == 1 && session.mapRank(m) == 3)
+        shape.erase(shape.begin() + 1);
+      if (attune_status *st =
+              tensorOf(ATTUNE_F32, shape, narrow.data(), &o.attention_maps[m]))
+        return st;
+    }
   if (logitsOut) {
     std::vector<float> rowsKept(batch * ran * vocab);
     for (int64_t b = 0; b < batch; ++b)
@@ -729,11 +818,24 @@ attune_status *attune_model_generate(const attune_model *model,
       return error("%s: beam search takes no temperature, forced tokens or "
                    "logits output",
                    where);
+    if (o.attention_maps)
+      return error("%s: beam search returns no attention maps (greedy "
+                   "decoding and sampling do)",
+                   where);
   } else if (o.num_return > 1) {
     return error("%s: %zu hypotheses asked for without beam search (beam "
                  "width %zu)",
                  where, o.num_return, o.beam_width);
   }
+  // The step's outputs after the logits are its attention maps.
+  size_t numMaps = step->outputs.size() - 1;
+  if (o.attention_maps && o.num_attention_maps != numMaps)
+    return error("%s: %zu attention map(s) asked for, but the step returns "
+                 "%zu (compile with attune-compile --attention-maps)",
+                 where, o.num_attention_maps, numMaps);
+  if (o.attention_maps)
+    for (size_t m = 0; m < numMaps; ++m)
+      o.attention_maps[m] = nullptr;
   if (!std::isfinite(o.length_penalty))
     return error("%s: the length penalty must be finite, got %g", where,
                  static_cast<double>(o.length_penalty));

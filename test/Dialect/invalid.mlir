@@ -1232,7 +1232,21 @@ func.func @step_int_state(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi
 
 // -----
 
-// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): expected 2 results (logits, then the 1 states), got 1}}
+// After the states only attention maps may follow: float [B, (H,) T, Lk]
+// results named attn.<site>.
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): expected 2 results (logits, then the 1 states, then any attention maps), got 3}}
+func.func @step_extra_result(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k"})
+    -> (tensor<?x10xf32>, tensor<?x2x8x4xf32> {attune.state = "k"}, tensor<?x1x8xf32> {attune.name = "extra"}) attributes {attune.generation_step} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?x?xi64>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  %m = tensor.empty(%n) : tensor<?x1x8xf32>
+  return %e, %k, %m : tensor<?x10xf32>, tensor<?x2x8x4xf32>, tensor<?x1x8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a generation step (attune.generation_step): expected 2 results (logits, then the 1 states, then any attention maps), got 1}}
 func.func @step_results(%t: tensor<?x?xi64>, %p: tensor<?xi64>, %l: tensor<?xi64>, %k: tensor<?x2x8x4xf32> {attune.state = "k"})
     -> tensor<?x10xf32> attributes {attune.generation_step} {
   %c0 = arith.constant 0 : index

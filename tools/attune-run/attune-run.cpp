@@ -199,7 +199,7 @@ bool splitAssignment(const std::string &arg, std::string &name,
 /// python3 (ATTUNE_PYTHON and ATTUNE_HEATMAP_SCRIPT override both).
 /// `queryTokens` and `keyTokens` are .npy files of token ids, or "".
 int drawAttentionMaps(const std::string &dir,
-                      const std::vector<attune_tensor_info> &specs,
+                      const std::vector<std::string> &names,
                       const std::vector<attune::Tensor> &outputs,
                       const std::string &queryTokens,
                       const std::string &keyTokens, const std::string &vocab) {
@@ -217,7 +217,7 @@ int drawAttentionMaps(const std::string &dir,
   size_t maps = 0;
   const std::string prefix = attune::artifact::kAttentionMapPrefix;
   for (size_t o = 0; o < outputs.size(); ++o) {
-    std::string name = specs[o].name;
+    const std::string &name = names[o];
     if (name.rfind(prefix, 0) != 0)
       continue;
     if (attune::Status s = outputs[o].writeNpy(dir + "/" + name + ".npy"); !s)
@@ -247,6 +247,47 @@ int drawAttentionMaps(const std::string &dir,
       WEXITSTATUS(status) != 0)
     return fail("--attention-maps: " + args[1] + " failed");
   return 0;
+}
+
+/// --tokens SPEC (SRC, or queries=SRC,keys=SRC; SRC an input's name in
+/// `given` or a .npy file) as the .npy files of the query and key token
+/// ids ("" where not given); false with `error` set on a bad SPEC.
+bool resolveTokens(const std::string &spec,
+                   const std::map<std::string, std::string> &given,
+                   std::string &queryTokens, std::string &keyTokens,
+                   std::string &error) {
+  std::string rest = spec;
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string part = rest.substr(0, comma);
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    std::string axis, input = part;
+    if (size_t eq = part.find('='); eq != std::string::npos) {
+      axis = part.substr(0, eq);
+      input = part.substr(eq + 1);
+      if (axis != "queries" && axis != "keys") {
+        error =
+            "--tokens expects SRC or queries=SRC,keys=SRC, got '" + spec + "'";
+        return false;
+      }
+    }
+    // An input's file, or a .npy file of its own.
+    auto it = given.find(input);
+    std::string file = it != given.end() ? it->second : input;
+    if (it == given.end() &&
+        (file.size() < 4 || file.substr(file.size() - 4) != ".npy" ||
+         !std::filesystem::is_regular_file(file))) {
+      error = "--tokens names '" + input +
+              "', which is neither an input given with --input nor a .npy "
+              "file";
+      return false;
+    }
+    if (axis != "keys")
+      queryTokens = file;
+    if (axis != "queries")
+      keyTokens = file;
+  }
+  return true;
 }
 
 /// Compares `actual` with `expected` element-wise; prints one line.
@@ -308,7 +349,8 @@ bool parseCount(const char *v, long long &out) {
 /// throughput and the per-token latency.
 int generate(attune::Model &model,
              const std::vector<std::pair<std::string, std::string>> &inputArgs,
-             GenerateArgs &g, const std::string &outputDir) {
+             GenerateArgs &g, const std::string &outputDir,
+             const std::string &mapsDir, const std::string &tokenSpec) {
   size_t step = model.numEntries();
   for (size_t e = 0; e < model.numEntries(); ++e)
     if (attune_model_entry_is_generation_step(model.get(), e)) {
@@ -389,6 +431,28 @@ int generate(attune::Model &model,
   }
   g.options.eos_ids = g.eos.data();
   g.options.num_eos = g.eos.size();
+  // --attention-maps: the step's outputs after the logits, per new token.
+  std::vector<std::string> mapNames;
+  std::vector<attune_tensor *> mapSlots;
+  std::string queryTokens, keyTokens;
+  if (!mapsDir.empty()) {
+    for (const attune_tensor_info &o : model.outputs(step))
+      if (std::string(o.name).rfind(attune::artifact::kAttentionMapPrefix, 0) ==
+          0)
+        mapNames.push_back(o.name);
+    if (mapNames.empty())
+      return fail("--attention-maps: the generation step returns no "
+                  "attention weights (compile it with attune-compile "
+                  "--attention-maps)");
+    mapSlots.assign(mapNames.size(), nullptr);
+    g.options.attention_maps = mapSlots.data();
+    g.options.num_attention_maps = mapSlots.size();
+    std::map<std::string, std::string> given(inputArgs.begin(),
+                                             inputArgs.end());
+    std::string error;
+    if (!resolveTokens(tokenSpec, given, queryTokens, keyTokens, error))
+      return fail(error);
+  }
 
   // Streaming: a single sequence's tokens as they are chosen; the time of
   // every step (its first token) for the latency.
@@ -425,6 +489,9 @@ int generate(attune::Model &model,
   auto end = Clock::now();
   if (stream.print && !stream.stepTimes.empty())
     std::printf("\n");
+  std::vector<attune::Tensor> maps;
+  for (attune_tensor *t : mapSlots)
+    maps.emplace_back(t);
   if (!s)
     return fail(s.message());
   // [B, N], or [B, R, N] for the R best hypotheses of beam search.
@@ -475,6 +542,16 @@ int generate(attune::Model &model,
     if (logits)
       if (attune::Status w = logits.writeNpy(outputDir + "/logits.npy"); !w)
         return fail(w.message());
+  }
+  if (!mapsDir.empty()) {
+    // Rows: the new tokens (each chosen by its step's query), unless
+    // --tokens says otherwise.
+    std::string chosen = mapsDir + "/tokens.npy";
+    if (attune::Status w = tokens.writeNpy(chosen); !w)
+      return fail(w.message());
+    return drawAttentionMaps(mapsDir, mapNames, maps,
+                             queryTokens.empty() ? chosen : queryTokens,
+                             keyTokens, g.vocabPath);
   }
   return 0;
 }
@@ -737,7 +814,7 @@ int main(int argc, char **argv) {
     if (comparing || benchRuns > 0 || !expectArgs.empty())
       return fail("--generate runs alone: without --compare, --bench or "
                   "--expect (compare tokens.npy from --output-dir)");
-    return generate(model, inputArgs, gen, outputDir);
+    return generate(model, inputArgs, gen, outputDir, mapsDir, tokenSpec);
   }
   size_t entry = 0;
   if (!entryName.empty())
@@ -821,37 +898,13 @@ int main(int argc, char **argv) {
                   models[d].device().c_str(), models[d].profile().c_str());
   }
   if (!mapsDir.empty()) {
-    // --tokens INPUT or queries=INPUT,keys=INPUT: the inputs' files.
-    std::string queryTokens, keyTokens;
-    std::string rest = tokenSpec;
-    while (!rest.empty()) {
-      size_t comma = rest.find(',');
-      std::string part = rest.substr(0, comma);
-      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
-      std::string axis, input = part;
-      if (size_t eq = part.find('='); eq != std::string::npos) {
-        axis = part.substr(0, eq);
-        input = part.substr(eq + 1);
-        if (axis != "queries" && axis != "keys")
-          return fail("--tokens expects INPUT or queries=INPUT,keys=INPUT, "
-                      "got '" +
-                      tokenSpec + "'");
-      }
-      // An input's file, or a .npy file of its own.
-      auto it = given.find(input);
-      std::string file = it != given.end() ? it->second : input;
-      if (it == given.end() &&
-          (file.size() < 4 || file.substr(file.size() - 4) != ".npy" ||
-           !std::filesystem::is_regular_file(file)))
-        return fail("--tokens names '" + input +
-                    "', which is neither an input given with --input nor a "
-                    ".npy file");
-      if (axis != "keys")
-        queryTokens = file;
-      if (axis != "queries")
-        keyTokens = file;
-    }
-    if (int rc = drawAttentionMaps(mapsDir, outSpecs, results[0], queryTokens,
+    std::string queryTokens, keyTokens, error;
+    if (!resolveTokens(tokenSpec, given, queryTokens, keyTokens, error))
+      return fail(error);
+    std::vector<std::string> names;
+    for (const attune_tensor_info &spec : outSpecs)
+      names.push_back(spec.name);
+    if (int rc = drawAttentionMaps(mapsDir, names, results[0], queryTokens,
                                    keyTokens, gen.vocabPath))
       return rc;
   }

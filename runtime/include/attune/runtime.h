@@ -270,6 +270,14 @@ typedef struct attune_generate_options {
      every step reads its outputs (the contexts). */
   const attune_tensor *const *encoder_inputs;
   size_t num_encoder_inputs;
+  /* A model compiled with --attention-maps: its step's maps (the outputs
+     after the logits, attention-map names attn.<site>), one slot per map
+     (num_attention_maps must be their number). Each receives f32
+     [B, N, Lk] (a seq2seq attention) or [B, H, N, Lk]: the weights of the
+     query whose logits chose each new token (zero after a row's end); the
+     caller frees them. NULL: none. Not with beam search. */
+  attune_tensor **attention_maps;
+  size_t num_attention_maps;
 } attune_generate_options;
 
 /* Greedy decoding of at most 16 tokens, length penalty 1, nothing forced,

@@ -55,7 +55,9 @@ class Options(ctypes.Structure):
                 ("user", ctypes.c_void_p),
                 ("forced", ctypes.c_void_p),
                 ("encoder_inputs", ctypes.c_void_p),
-                ("num_encoder_inputs", ctypes.c_size_t)]
+                ("num_encoder_inputs", ctypes.c_size_t),
+                ("attention_maps", ctypes.POINTER(ctypes.c_void_p)),
+                ("num_attention_maps", ctypes.c_size_t)]
 
 
 def message(status):
