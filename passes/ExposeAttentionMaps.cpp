@@ -65,6 +65,22 @@ std::string modulePath(Operation *op) {
   return dot == std::string::npos ? "" : key.substr(0, dot);
 }
 
+/// The weights of `op` (an attention): its second result, or that of a
+/// copy with `return_weights` that replaces it.
+template <typename OpTy>
+Value withWeights(OpTy op) {
+  if (op->getNumResults() == 2)
+    return op->getResult(1);
+  OpBuilder b(op);
+  SmallVector<NamedAttribute> attrs(op->getAttrDictionary().getValue());
+  attrs.push_back(
+      b.getNamedAttr(op.getReturnWeightsAttrName(), b.getUnitAttr()));
+  auto with = OpTy::create(b, op.getLoc(), op->getOperands(), attrs);
+  op->getResult(0).replaceAllUsesWith(with->getResult(0));
+  op.erase();
+  return with->getResult(1);
+}
+
 struct AttuneExposeAttentionMapsPass
     : mlir::attune::impl::AttuneExposeAttentionMapsBase<
           AttuneExposeAttentionMapsPass> {
@@ -137,43 +153,16 @@ struct AttuneExposeAttentionMapsPass
         }
       if (!take)
         continue;
-      OpBuilder b(op);
-      Value weights;
-      if (auto att = dyn_cast<AttentionOp>(op)) {
-        weights = att.getWeights();
-        if (!weights) {
-          SmallVector<NamedAttribute> attrs(
-              att->getAttrDictionary().getValue());
-          attrs.push_back(
-              b.getNamedAttr(att.getReturnWeightsAttrName(), b.getUnitAttr()));
-          auto with =
-              AttentionOp::create(b, att.getLoc(), att->getOperands(), attrs);
-          att.getResult().replaceAllUsesWith(with.getResult());
-          att.erase();
-          weights = with.getWeights();
-        }
-      } else {
-        auto s2s = cast<Seq2SeqAttentionOp>(op);
-        weights = s2s.getAttentionWeights();
-        if (!weights) {
-          SmallVector<NamedAttribute> attrs(
-              s2s->getAttrDictionary().getValue());
-          attrs.push_back(
-              b.getNamedAttr(s2s.getReturnWeightsAttrName(), b.getUnitAttr()));
-          auto with = Seq2SeqAttentionOp::create(b, s2s.getLoc(),
-                                                 s2s->getOperands(), attrs);
-          s2s.getOutput().replaceAllUsesWith(with.getOutput());
-          s2s.erase();
-          weights = with.getAttentionWeights();
-        }
-      }
+      Value weights = isa<AttentionOp>(op)
+                          ? withWeights(cast<AttentionOp>(op))
+                          : withWeights(cast<Seq2SeqAttentionOp>(op));
+      OpBuilder b(ret);
       std::string output = ::attune::artifact::kAttentionMapPrefix + name;
       maps.push_back(weights);
       names.push_back(output);
       // Multi-head weights [B, H, Lq, Lk]: also their head average, as
       // PyTorch's average_attn_weights.
       if (cast<RankedTensorType>(weights.getType()).getRank() == 4) {
-        b.setInsertionPoint(ret);
         Value mean = ReduceOp::create(b, weights.getLoc(), ReduceKind::mean,
                                       weights, b.getDenseI64ArrayAttr({1}),
                                       /*keep_dims=*/false);
