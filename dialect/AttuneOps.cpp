@@ -1146,6 +1146,17 @@ static LogicalResult inferAttentionOp(const Diag &diag, AttentionOp::Adaptor a,
     return failure();
   if (a.getScaleAttr() && a.getScore() == ScoreKind::dot)
     return diag() << "scale is only meaningful with score = scaled_dot";
+  if (IntegerAttr d = a.getDilationAttr()) {
+    if (!a.getWindowAttr())
+      return diag() << "dilation spaces a window's keys: expected a window "
+                       "= w with it";
+    // The span (w - 1) d + 1 stays far from overflowing an index.
+    if (d.getInt() < 1 || d.getInt() > (int64_t(1) << 31))
+      return diag() << "dilation must be in [1, 2^31], got " << d.getInt();
+    if (a.getWindowAttr().getInt() > (int64_t(1) << 31))
+      return diag() << "a dilated window must be at most 2^31, got "
+                    << a.getWindowAttr().getInt();
+  }
   if (SparseLayoutAttr sparse = a.getSparseAttr()) {
     if (a.getGlobalIndices())
       return diag() << "a sparse layout and global tokens are exclusive "
@@ -1256,6 +1267,18 @@ double AttentionOp::getEffectiveScale() {
   if (std::optional<APFloat> s = getScale())
     return s->convertToDouble();
   return 1.0 / std::sqrt(static_cast<double>(getQuery().getType().getShape()[3]));
+}
+
+int64_t AttentionOp::getDilationOrOne() {
+  std::optional<uint64_t> d = getDilation();
+  return d ? static_cast<int64_t>(*d) : 1;
+}
+
+std::optional<int64_t> AttentionOp::getWindowSpan() {
+  std::optional<uint64_t> w = getWindow();
+  if (!w)
+    return std::nullopt;
+  return (static_cast<int64_t>(*w) - 1) * getDilationOrOne() + 1;
 }
 
 static LogicalResult inferMaskOp(const Diag &diag, MaskOp::Adaptor a,

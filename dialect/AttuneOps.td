@@ -823,6 +823,13 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
     query, all keys; no `[Lq, Lk]` tensor exists (`return_weights` aside).
     Not with `query_offsets`.
 
+    **Dilated windows** (Longformer): `dilation = d` (with a `window = w`)
+    spaces the window's keys `d` apart: key `j` is in the window of a query
+    at position `p` iff `|p - j| <= (w - 1) d` (`0 <= p - j` with `causal`)
+    and `p - j` is a multiple of `d`, so the window still holds `2w - 1`
+    keys (`w` with `causal`) over `2 (w - 1) d + 1` positions. Global tokens
+    are seen whatever the dilation.
+
     **Sparse attention** (Child et al. 2019; BigBird's block rules):
     `sparse = #attune.sparse<...>` adds a block-sparse layout (see
     `#attune.sparse`): key `j` is visible to query `i` iff the masks above
@@ -867,7 +874,8 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
                               "::mlir::attune::Selection::soft">:$selection,
                             UnitAttr:$return_weights),
                        Attune_MaskAttrs,
-                       (ins OptionalAttr<Attune_SparseLayoutAttr>:$sparse));
+                       (ins OptionalAttr<Attune_SparseLayoutAttr>:$sparse,
+                            OptionalAttr<I64Attr>:$dilation));
   let results = (outs Attune_FloatTensor:$result,
                       Optional<Attune_FloatTensor>:$weights);
   let assemblyFormat = [{
@@ -879,6 +887,12 @@ def Attune_AttentionOp : Attune_InferOp<"attention", [AttrSizedOperandSegments]>
   let extraClassDeclaration = [{
     /// The factor applied to q.k: 1, the `scale` attribute, or 1/sqrt(D).
     double getEffectiveScale();
+    /// The keys a window spans on each side of a query, the query's own
+    /// included: `(w - 1) d + 1` for `window = w` and `dilation = d`
+    /// (1 by default); none without a window.
+    std::optional<int64_t> getWindowSpan();
+    /// The `dilation` attribute, 1 when absent.
+    int64_t getDilationOrOne();
   }];
 }
 

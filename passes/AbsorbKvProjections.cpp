@@ -238,7 +238,8 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
   auto absorbedAtt = AttentionOp::create(
       b, loc, q1, m1, m1, att.getKeyLengths(), Value(), Value(), Value(),
       ScoreKind::scaled_dot, scale, Selection::soft, /*return_weights=*/false,
-      /*causal=*/false, MaskAlign::top_left, IntegerAttr(), SparseLayoutAttr());
+      /*causal=*/false, MaskAlign::top_left, IntegerAttr(), SparseLayoutAttr(),
+      IntegerAttr());
   // At most ~D/4 queries per head take this form (the cost rule): 32-query
   // tiles pad the H Lq rows less than the default 64 (decode step: 10 %).
   absorbedAtt->setAttr(kTileQCapAttr, b.getI64IntegerAttr(32));

@@ -72,7 +72,8 @@ public:
     return AttentionOp::create(b, loc, q, k, v, keyLengths, Value(), bias,
                                Value(), ScoreKind::scaled_dot, FloatAttr(),
                                Selection::soft, /*return_weights=*/false,
-                               causal, align, window, SparseLayoutAttr())
+                               causal, align, window, SparseLayoutAttr(),
+                               IntegerAttr())
         .getResult();
   }
 

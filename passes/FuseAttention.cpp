@@ -250,7 +250,7 @@ void fuse(Chain &c) {
   Value result = AttentionOp::create(b, loc, q, k, v, lengths, Value(), bias,
                                      Value(), score, scale, Selection::soft,
                                      /*return_weights=*/false, causal, align,
-                                     window, SparseLayoutAttr())
+                                     window, SparseLayoutAttr(), IntegerAttr())
                      .getResult();
   if (threeD)
     result = SqueezeOp::create(b, loc, result, 1);

@@ -20,9 +20,11 @@ def sinusoidal_positions(length, dim, offset=0):
     return pe
 
 
-def visibility(lq, lk, causal=False, align="top_left", window=None, offset=None):
+def visibility(lq, lk, causal=False, align="top_left", window=None, offset=None,
+               dilation=1):
     """Boolean [lq, lk]: key j visible to query i (at key position
-    offset + i when an offset is given)."""
+    offset + i when an offset is given). A dilated window (Longformer)
+    holds the keys p - t d (and p + t d without causal) for t < window."""
     i = torch.arange(lq)[:, None]
     j = torch.arange(lk)[None, :]
     p = i + (lk - lq) if align == "bottom_right" else i
@@ -32,9 +34,12 @@ def visibility(lq, lk, causal=False, align="top_left", window=None, offset=None)
     if causal:
         vis &= j <= p
     if window is not None:
-        vis &= (p - j) < window
-        if not causal:
-            vis &= (j - p) < window
+        near = torch.zeros(lq, lk, dtype=torch.bool)
+        for t in range(window):
+            near |= (p - j) == t * dilation
+            if not causal:
+                near |= (j - p) == t * dilation
+        vis &= near
     return vis
 
 
@@ -81,7 +86,7 @@ def key_padding(lengths, lk):
 def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None,
               bias=None, scale=None, score="scaled_dot", hard=False,
               return_weights=False, query_offsets=None, global_indices=None,
-              sparse=None, _offset=None):
+              sparse=None, dilation=1, _offset=None):
     b, h, lq, d = q.shape
     hk, lk = k.shape[1], k.shape[2]
     if query_offsets is not None:
@@ -90,7 +95,7 @@ def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None
                           None if lengths is None else lengths[i:i + 1],
                           None if bias is None else bias, scale, score, hard,
                           return_weights, None, sparse=sparse,
-                          _offset=int(query_offsets[i]))
+                          dilation=dilation, _offset=int(query_offsets[i]))
                 for i in range(b)]
         if return_weights:
             return tuple(torch.cat(parts) for parts in zip(*rows))
@@ -101,7 +106,8 @@ def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None
     s = torch.matmul(q, k.transpose(-1, -2)) * factor
     if bias is not None:
         s = s + bias
-    vis = visibility(lq, lk, causal, align, window, _offset)[None, None].expand(b, h, lq, lk)
+    vis = visibility(lq, lk, causal, align, window, _offset, dilation)[None, None].expand(
+        b, h, lq, lk)
     if global_indices is not None:
         # Longformer: a global token sees every key and is seen by every
         # query; the causal and padding conditions still hold.

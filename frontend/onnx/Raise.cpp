@@ -1209,11 +1209,12 @@ llvm::Expected<bool> raiseAttention4d(Importer &I, const Node &reshape) {
   SmallVector<Value> hs;
   for (const Val &x : xs)
     hs.push_back(ATTUNE_MAKE(I, at::SplitHeadsOp, reshape, l, x.value, heads));
-  auto att = ATTUNE_MAKE(
-      I, at::AttentionOp, reshape, l, hs[0], hs[1], hs[2], Value(), Value(),
-      Value(), Value(), at::ScoreKind::scaled_dot,
-      b.getF64FloatAttr(scale.value_or(1.0)), at::Selection::soft, false,
-      causal, at::MaskAlign::top_left, IntegerAttr(), at::SparseLayoutAttr());
+  auto att =
+      ATTUNE_MAKE(I, at::AttentionOp, reshape, l, hs[0], hs[1], hs[2], Value(),
+                  Value(), Value(), Value(), at::ScoreKind::scaled_dot,
+                  b.getF64FloatAttr(scale.value_or(1.0)), at::Selection::soft,
+                  false, causal, at::MaskAlign::top_left, IntegerAttr(),
+                  at::SparseLayoutAttr(), IntegerAttr());
   Value y = ATTUNE_MAKE(I, at::MergeHeadsOp, reshape, l, att.getResult());
   SymShape shape = {xs[0].shape[0], xs[0].shape[1], xs[2].shape[2]};
   I.define(reshape, 0, I.tensor(y, shape));

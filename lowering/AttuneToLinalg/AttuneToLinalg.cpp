@@ -1636,7 +1636,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     maps.push_back(rewriter.getMultiDimIdentityMap(4));
     bool causal = op.getCausal();
     MaskAlign align = op.getAlign();
-    std::optional<int64_t> window = windowOf(op.getWindowAttr());
+    std::optional<int64_t> window = op.getWindowSpan();
+    int64_t dilation = op.getDilationOrOne();
     // Query offsets matter only to causal and window masks.
     SparseLayoutAttr sparse = op.getSparseAttr();
     bool masked = causal || window || lengths || sparse;
@@ -1654,7 +1655,7 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             Value j = linalg::IndexOp::create(b, l, 3);
             Value vis = KernelBuilder::visible(
                 b, l, i, j, lqVal, lkVal, causal, align, window, len, offset,
-                sparse, linalg::IndexOp::create(b, l, 1));
+                sparse, linalg::IndexOp::create(b, l, 1), dilation);
             if (flags) {
               Value keyGlobal = a[next++];
               Value batchIdx = linalg::IndexOp::create(b, l, 0);

@@ -446,7 +446,7 @@ Value KernelBuilder::visible(OpBuilder &b, Location loc, Value i, Value j,
                              Value lq, Value lk, bool causal, MaskAlign align,
                              std::optional<int64_t> window, Value len,
                              Value queryOffset, SparseLayoutAttr sparse,
-                             Value head) {
+                             Value head, int64_t dilation) {
   Value visible = arith::ConstantIntOp::create(b, loc, 1, 1);
   auto both = [&](Value c) {
     visible = arith::AndIOp::create(b, loc, visible, c);
@@ -467,6 +467,12 @@ Value KernelBuilder::visible(OpBuilder &b, Location loc, Value i, Value j,
       Value jp = arith::SubIOp::create(b, loc, j, p);
       both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, jp, w));
     }
+    if (dilation > 1)
+      both(arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq,
+          arith::RemSIOp::create(
+              b, loc, pj, arith::ConstantIndexOp::create(b, loc, dilation)),
+          arith::ConstantIndexOp::create(b, loc, 0)));
   }
   if (len)
     both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, len));

@@ -87,13 +87,16 @@ public:
   /// the `attune.attention` description); `len` is this batch element's key
   /// length or null, `queryOffset` its `query_offsets` entry or null (then
   /// `align` places the queries). All values are `index`; the result is i1.
-  /// With a sparse layout, also the layout's condition in query head
-  /// `head` (needed only by a `split` layout).
+  /// `window` is the window's span (AttentionOp::getWindowSpan: the
+  /// window itself without dilation); with `dilation` d > 1 only keys a
+  /// multiple of d away are in it. With a sparse layout, also the layout's
+  /// condition in query head `head` (needed only by a `split` layout).
   static Value visible(OpBuilder &b, Location loc, Value i, Value j, Value lq,
                        Value lk, bool causal, MaskAlign align,
                        std::optional<int64_t> window, Value len,
                        Value queryOffset = Value(),
-                       SparseLayoutAttr sparse = {}, Value head = Value());
+                       SparseLayoutAttr sparse = {}, Value head = Value(),
+                       int64_t dilation = 1);
 
   /// Whether `sparse` lets query block `qBlock` see key block `kBlock` in
   /// query head `head` (see `#attune.sparse`; index values, result i1).

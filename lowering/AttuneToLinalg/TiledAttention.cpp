@@ -355,9 +355,9 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   int64_t valueDim = op.getValue().getType().getDimSize(3);
   bool causal = op.getCausal();
   MaskAlign align = op.getAlign();
-  std::optional<int64_t> window;
-  if (IntegerAttr w = op.getWindowAttr())
-    window = w.getInt();
+  // The window's span (dilated windows: the keys on the grid are masked).
+  std::optional<int64_t> window = op.getWindowSpan();
+  int64_t dilation = op.getDilationOrOne();
   MLIRContext *ctx = rewriter.getContext();
 
   OpFoldResult batchSize = kb.staticOrDim({{q, 0}, {k, 0}, {v, 0}});
@@ -476,7 +476,7 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                               b, l, js, linalg::IndexOp::create(b, l, 1));
                           Value vis = KernelBuilder::visible(
                               b, l, ii, jj, lq, lk, causal, align, window, len,
-                              qOffset, op.getSparseAttr(), hIdx);
+                              qOffset, op.getSparseAttr(), hIdx, dilation);
                           // The keys [j0, hi) only: a shifted last tile's
                           // first keys were seen, keys from hi on are not
                           // visible (hi also bounds the key lengths).
@@ -610,9 +610,9 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   bool causal = op.getCausal();
   MaskAlign align = op.getAlign();
   SparseLayoutAttr sparse = op.getSparseAttr();
-  std::optional<int64_t> window;
-  if (IntegerAttr w = op.getWindowAttr())
-    window = w.getInt();
+  // The window's span (dilated windows: the keys on the grid are masked).
+  std::optional<int64_t> window = op.getWindowSpan();
+  int64_t dilation = op.getDilationOrOne();
   MLIRContext *ctx = rewriter.getContext();
 
   assertAttentionExtents(rewriter, loc, q, k, v, lengths, Value());
@@ -822,6 +822,9 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                       if (singleBlock)
                         interior = arith::AndIOp::create(b4, l4, interior,
                                                          singleBlock);
+                      // A dilated window leaves gaps in every tile.
+                      if (dilation > 1)
+                        interior = arith::ConstantIntOp::create(b4, l4, 0, 1);
                       auto masked =
                           scf::IfOp::create(
                               b4, l4, interior,
@@ -862,7 +865,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                           Value vis = KernelBuilder::visible(
                                               b, l, ii, jj, lq, lk, causal,
                                               align, window, len, qOffset,
-                                              sparse, hIdx);
+                                              sparse, hIdx, dilation);
                                           if (flags)
                                             vis = KernelBuilder::
                                                 visibleWithGlobals(

@@ -183,8 +183,10 @@ struct AttentionKernel {
     group = heads / op.getKey().getType().getDimSize(1);
     valueDim = op.getValue().getType().getDimSize(3);
     causal = op.getCausal();
-    if (IntegerAttr w = op.getWindowAttr())
-      window = w.getInt();
+    // A window's span; a dilated window (the per-row kernel only) visits
+    // every `dilation`-th key of it.
+    window = op.getWindowSpan();
+    dilation = op.getDilationOrOne();
     // Extents the loops rely on, checked like the tiled CPU form does.
     assertAttentionExtents(rewriter, loc, q, k, v, lengths, bias);
     if (Value globals = op.getGlobalIndices()) {
@@ -248,6 +250,7 @@ struct AttentionKernel {
   int64_t heads, headDim, group, valueDim;
   bool causal;
   std::optional<int64_t> window;
+  int64_t dilation = 1;
   Value qBatch, lq, lk, qm, km, vm, lm, om, bm, out, scale, offset;
   // Global tokens (per-row kernel only): their positions, and G.
   Value gm;
@@ -285,6 +288,7 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
         };
         // The keys the row may see without its window.
         std::pair<Value, Value> all;
+        Value isGlobalRow;
         if (a.gm) {
           auto isGlobal = scf::ForOp::create(
               b, l, c0, cst(a.numGlobals), c1,
@@ -297,6 +301,7 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
                     b2, l2,
                     ValueRange{arith::OrIOp::create(b2, l2, any[0], hit)});
               });
+          isGlobalRow = isGlobal.getResult(0);
           all = visibleKeyRange(b, l, p, p, a.lk, len, a.causal, std::nullopt);
           lo = arith::SelectOp::create(b, l, isGlobal.getResult(0), all.first,
                                        lo);
@@ -322,10 +327,29 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
                     .getResult();
               });
         };
+        // The keys in [from, to) of the row's window: all of them, or with
+        // a dilation d those a multiple of d away from p: from the first
+        // one at or after `from` ((p - from) mod d further; p - from may
+        // be negative), d apart. A global query's row sees every key.
+        Value stride = cst(a.dilation);
+        if (a.dilation > 1 && isGlobalRow)
+          stride = arith::SelectOp::create(b, l, isGlobalRow, cst(1), stride);
         auto keysIn = [&](OpBuilder &b2, Location l2, Value from, Value to,
                           ValueRange init) {
+          Value step = stride;
+          if (a.dilation > 1) {
+            Value rest = arith::RemSIOp::create(
+                b2, l2, arith::SubIOp::create(b2, l2, p, from), step);
+            Value negative = arith::CmpIOp::create(
+                b2, l2, arith::CmpIPredicate::slt, rest,
+                arith::ConstantIndexOp::create(b2, l2, 0));
+            rest = arith::SelectOp::create(
+                b2, l2, negative, arith::AddIOp::create(b2, l2, rest, step),
+                rest);
+            from = arith::AddIOp::create(b2, l2, from, rest);
+          }
           return scf::ForOp::create(
-              b2, l2, from, to, arith::ConstantIndexOp::create(b2, l2, 1), init,
+              b2, l2, from, to, step, init,
               [&](OpBuilder &b3, Location l3, Value j, ValueRange st) {
                 scf::YieldOp::create(b3, l3, withKey(b3, l3, j, st));
               });
@@ -376,15 +400,31 @@ LogicalResult fuseForGpu(AttentionOp op, RewriterBase &rewriter) {
                 auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
                   return arith::CmpIOp::create(b2, l2, pred, x, y).getResult();
                 };
-                // Visible without the window, and not among [lo, end).
+                // Visible without the window, and not visited: outside
+                // [lo, end), or off a dilated window's grid.
+                Value outside = arith::OrIOp::create(
+                    b2, l2, cmp(arith::CmpIPredicate::slt, j, lo),
+                    cmp(arith::CmpIPredicate::sge, j, end));
+                // (A global query's row visited every key of its range.)
+                if (a.dilation > 1)
+                  outside = arith::OrIOp::create(
+                      b2, l2, outside,
+                      arith::AndIOp::create(
+                          b2, l2,
+                          cmp(arith::CmpIPredicate::ne,
+                              arith::RemSIOp::create(
+                                  b2, l2, arith::SubIOp::create(b2, l2, p, j),
+                                  cst(a.dilation)),
+                              cst(0)),
+                          arith::XOrIOp::create(
+                              b2, l2, isGlobalRow,
+                              arith::ConstantIntOp::create(b2, l2, 1, 1))));
                 Value take = arith::AndIOp::create(
                     b2, l2,
                     arith::AndIOp::create(
                         b2, l2, cmp(arith::CmpIPredicate::sge, j, all.first),
                         cmp(arith::CmpIPredicate::slt, j, all.second)),
-                    arith::OrIOp::create(
-                        b2, l2, cmp(arith::CmpIPredicate::slt, j, lo),
-                        cmp(arith::CmpIPredicate::sge, j, end)));
+                    outside);
                 auto ifOp = scf::IfOp::create(
                     b2, l2, take,
                     [&](OpBuilder &b3, Location l3) {
@@ -844,7 +884,8 @@ struct AttuneGpuAttentionPass
       // Global tokens and sparse layouts: the per-row kernel (rows see
       // different key sets).
       LogicalResult done =
-          op.getGlobalIndices() || op.getSparse() ? fuseForGpu(op, rewriter)
+          op.getGlobalIndices() || op.getSparse() || op.getDilation()
+              ? fuseForGpu(op, rewriter)
           : subgroupSize >= 2 ? fuseForGpuSubgroup(op, rewriter, subgroupSize)
           : tk >= 8 && workgroupSize >= 1
               ? fuseForGpuShared(op, rewriter, workgroupSize, tk)

@@ -1766,3 +1766,27 @@ func.func @sparse_split_odd_heads(%q: tensor<2x3x16x64xf32>) {
   %r = attune.attention %q, %q, %q {sparse = #attune.sparse<block = 4, local = 1, stride = 2, split = true>} : (tensor<2x3x16x64xf32>, tensor<2x3x16x64xf32>, tensor<2x3x16x64xf32>) -> tensor<2x3x16x64xf32>
   return
 }
+
+// -----
+
+func.func @dilation_no_window(%q: tensor<2x8x16x64xf32>) {
+  // expected-error @+1 {{'attune.attention' op dilation spaces a window's keys: expected a window = w with it}}
+  %r = attune.attention %q, %q, %q {dilation = 2 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @dilation_zero(%q: tensor<2x8x16x64xf32>) {
+  // expected-error @+1 {{'attune.attention' op dilation must be in [1, 2^31], got 0}}
+  %r = attune.attention %q, %q, %q {window = 4 : i64, dilation = 0 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @dilated_window_too_wide(%q: tensor<2x8x16x64xf32>) {
+  // expected-error @+1 {{'attune.attention' op a dilated window must be at most 2^31, got 4294967296}}
+  %r = attune.attention %q, %q, %q {window = 4294967296 : i64, dilation = 2 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}

@@ -5,7 +5,7 @@
 // EXIT: malformed.mlir:{{[0-9]+}}:{{[0-9]+}}: error:
 
 func.func @typo_attribute(%q: tensor<1x2x4x8xf32>) {
-  // expected-error @+1 {{'attune.attention' op has unknown attribute 'casual' (known attributes: align, causal, return_weights, scale, score, selection, sparse, window)}}
+  // expected-error @+1 {{'attune.attention' op has unknown attribute 'casual' (known attributes: align, causal, dilation, return_weights, scale, score, selection, sparse, window)}}
   %r = attune.attention %q, %q, %q {casual} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
   return
 }

@@ -252,6 +252,14 @@ func.func @attention_sparse(%q: tensor<2x8x16x64xf32>, %dq: tensor<?x8x?x64xf32>
   return
 }
 
+// CHECK-LABEL: func @attention_dilated
+// CHECK: attune.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, dilation = 4 : i64, window = 8 : i64} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+func.func @attention_dilated(%q: tensor<2x8x16x64xf32>) {
+  %0 = attune.attention %q, %q, %q {causal, window = 8 : i64, dilation = 4 : i64}
+      : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
+  return
+}
+
 // CHECK-LABEL: func @linear_attention
 // CHECK: attune.linear_attention %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>, tensor<2x8x16x64xf32>) -> tensor<2x8x16x64xf32>
 // CHECK: attune.linear_attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%{{.*}}) {causal, eps = 0.000000e+00 : f64} : (tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32>, tensor<?xi64>) -> tensor<?x8x?x32xf32>

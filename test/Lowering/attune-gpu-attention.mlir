@@ -210,3 +210,18 @@ func.func @sparse(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>) -> tensor<
       : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32>
   return %0 : tensor<1x4x?x64xf32>
 }
+
+// -----
+
+// A dilated window: the per-row kernel whatever the profile, its key loop
+// starting on the row's grid ((p - lo) mod 3 past lo) and stepping by 3.
+// CHECK-LABEL: func @dilated
+// CHECK:       scf.parallel
+// CHECK:         arith.remsi %{{.*}}, %c3
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c3{{.*}} -> (f32
+// CHECK-NOT:   gpu.barrier
+func.func @dilated(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32> {
+  %0 = attune.attention %q, %k, %k {causal, window = 8 : i64, dilation = 3 : i64}
+      : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32>
+  return %0 : tensor<1x4x?x64xf32>
+}

@@ -214,3 +214,20 @@ func.func @sparse(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>) -> tensor<
       : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32>
   return %0 : tensor<1x4x?x64xf32>
 }
+
+// -----
+
+// A dilated window (8 keys, 3 apart): the key range spans (8 - 1) * 3 + 1
+// = 22 positions back; every visited tile is masked (the window's gaps run
+// through all of them), the mask testing (p - j) mod 3.
+// CHECK-LABEL: func @dilated
+// CHECK:       arith.subi %{{.*}}, %c22
+// CHECK:       scf.for {{.*}} step %c16
+// CHECK:         %[[NONE:.*]] = arith.constant false
+// CHECK:         scf.if %[[NONE]] -> (tensor<16x32xf32>)
+// CHECK:           arith.remsi %{{.*}}, %c3
+func.func @dilated(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32> {
+  %0 = attune.attention %q, %k, %k {causal, window = 8 : i64, dilation = 3 : i64}
+      : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32>
+  return %0 : tensor<1x4x?x64xf32>
+}
