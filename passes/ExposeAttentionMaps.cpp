@@ -45,8 +45,9 @@ std::string weightName(Value v) {
 
 /// The module path of an attention: the weight of the projection its
 /// queries come from (`decoder.layers.0.multihead_attn.in_proj_weight` ->
-/// `decoder.layers.0.multihead_attn`), or "" when there is none with a
-/// path.
+/// `decoder.layers.0.multihead_attn`, other characters than letters,
+/// digits, '.', '_' and '-' replaced by '_'), or "" when there is none
+/// with a path.
 std::string modulePath(Operation *op) {
   std::string key;
   if (auto s2s = dyn_cast<Seq2SeqAttentionOp>(op);
@@ -62,7 +63,15 @@ std::string modulePath(Operation *op) {
     v = def->getOperand(0);
   }
   size_t dot = key.rfind('.');
-  return dot == std::string::npos ? "" : key.substr(0, dot);
+  if (dot == std::string::npos)
+    return "";
+  // A name that is also a file name (attune-run writes DIR/attn.<site>.npy):
+  // ONNX initializers may hold '/' or ':'.
+  std::string path = key.substr(0, dot);
+  for (char &c : path)
+    if (!llvm::isAlnum(c) && c != '.' && c != '_' && c != '-')
+      c = '_';
+  return path;
 }
 
 /// The weights of `op` (an attention): its second result, or that of a

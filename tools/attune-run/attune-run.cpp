@@ -882,9 +882,10 @@ int main(int argc, char **argv) {
       while (o < outSpecs.size() && name != outSpecs[o].name)
         ++o;
       if (o == outSpecs.size() && name.rfind("output", 0) == 0 &&
-          name.size() > 6 &&
+          name.size() > 6 && name.size() <= 12 &&
           name.find_first_not_of("0123456789", 6) == std::string::npos)
-        o = std::min<size_t>(std::stoul(name.substr(6)), outSpecs.size());
+        o = std::min<size_t>(std::strtoul(name.c_str() + 6, nullptr, 10),
+                             outSpecs.size());
       if (o == outSpecs.size())
         return fail("--expect names unknown output '" + name + "'");
       attune::Tensor expected;
