@@ -11,10 +11,12 @@ on one thread, in well under a minute. Writes to DIR:
   weights.safetensors  the trained parameters (state_dict names)
   vocab.txt            one token per line, line number = id:
                        <pad> <bos> <eos> a b c d e f g h i j
-  src.npy, src_lengths.npy, tgt_in.npy
+  src.npy, src_lengths.npy, tgt_in.npy, tgt_out.npy
                        one held-out example: the source ids [1, S], its
-                       length [1], and the decoder's input [1, S + 1]
-                       (<bos> then the reversed word: teacher forcing)
+                       length [1], the decoder's input [1, S + 1] (<bos>
+                       then the reversed word: teacher forcing) and the
+                       tokens each step should output (the reversed word,
+                       then <eos>: the rows of the heatmap)
 
 and prints the held-out accuracy (greedy, exact match) of 200 words. The
 decoder's attention over the source should then lie on the anti-diagonal:
@@ -123,6 +125,7 @@ def main():
     np.save(out / "src.npy", np.array([word], dtype=np.int64))
     np.save(out / "src_lengths.npy", np.array([len(word)], dtype=np.int64))
     np.save(out / "tgt_in.npy", np.array([[BOS] + word[::-1]], dtype=np.int64))
+    np.save(out / "tgt_out.npy", np.array([word[::-1] + [EOS]], dtype=np.int64))
 
 
 if __name__ == "__main__":
