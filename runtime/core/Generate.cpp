@@ -354,8 +354,6 @@ public:
   }
 
   const char *where() const { return step.name.c_str(); }
-  /// The rank of the step's attention map `m` (its output 1 + m).
-  size_t mapRank(size_t m) const { return step.outputs[1 + m].shape.size(); }
 
 private:
   const attune_model *model;
@@ -402,17 +400,24 @@ attune_status *tensorOf(attune_dtype dtype, const std::vector<int64_t> &shape,
   return nullptr;
 }
 
+/// One attention map of a generation, kept step by step: the weights of
+/// the query that chose each token, [B, heads, steps, keys], for a step
+/// output of rank `rank` ([rows, T, keys] or [rows, H, T, keys]).
+struct KeptMap {
+  std::vector<float> rows;
+  int64_t heads = 1, keys = 0;
+  size_t rank = 3;
+};
+
 /// Keeps the attention maps `maps` of step `s` (each [rows, T, Lk] or
 /// [rows, H, T, Lk], f32): for each row not done, the weights of its last
 /// valid query (the one whose logits chose the token), into `kept[m]`
-/// ([B, H, steps, Lk], allocated on the first step; a map whose Lk changes
-/// between steps is an error).
+/// (allocated on the first step; a map whose Lk changes between steps is
+/// an error).
 attune_status *keepMaps(const Session &session, std::vector<Tensor> &maps,
                         const std::vector<int64_t> &lengths,
                         const std::vector<bool> &done, int64_t s, int64_t steps,
-                        std::vector<std::vector<float>> &kept,
-                        std::vector<int64_t> &heads,
-                        std::vector<int64_t> &keys) {
+                        std::vector<KeptMap> &kept) {
   const int64_t batch = static_cast<int64_t>(done.size());
   for (size_t m = 0; m < maps.size(); ++m) {
     const attune_tensor *t = maps[m].get();
@@ -427,17 +432,16 @@ attune_status *keepMaps(const Session &session, std::vector<Tensor> &maps,
           shapeString(shape, rank).c_str(), static_cast<long long>(batch));
     int64_t h = rank == 4 ? shape[1] : 1, queries = shape[rank - 2],
             lk = shape[rank - 1];
-    if (kept.size() <= m) {
-      kept.emplace_back(batch * h * steps * lk, 0.0f);
-      heads.push_back(h);
-      keys.push_back(lk);
-    } else if (keys[m] != lk || heads[m] != h) {
+    if (kept.size() <= m)
+      kept.push_back(
+          {std::vector<float>(batch * h * steps * lk, 0.0f), h, lk, rank});
+    else if (kept[m].keys != lk || kept[m].heads != h)
       return error("%s: attention map #%zu has %lld keys at step %lld, %lld "
                    "before: per-step maps need keys of one length (a "
                    "cross-attention, or a cache of fixed capacity)",
                    session.where(), m, static_cast<long long>(lk),
-                   static_cast<long long>(s), static_cast<long long>(keys[m]));
-    }
+                   static_cast<long long>(s),
+                   static_cast<long long>(kept[m].keys));
     const float *w = static_cast<const float *>(
         attune_tensor_data(const_cast<attune_tensor *>(t)));
     for (int64_t b = 0; b < batch; ++b) {
@@ -446,7 +450,7 @@ attune_status *keepMaps(const Session &session, std::vector<Tensor> &maps,
       int64_t query = std::min(queries, lengths[b]) - 1;
       for (int64_t hh = 0; hh < h; ++hh)
         std::copy_n(w + ((b * h + hh) * queries + query) * lk, lk,
-                    &kept[m][((b * h + hh) * steps + s) * lk]);
+                    &kept[m].rows[((b * h + hh) * steps + s) * lk]);
     }
   }
   return nullptr;
@@ -475,8 +479,7 @@ attune_status *sampleRows(Session &session, const Request &r,
   // token, [B, steps, Lk] per head (heads: 1 for a map [rows, T, Lk]).
   const bool wantMaps = o.attention_maps != nullptr;
   std::vector<Tensor> stepMaps;
-  std::vector<std::vector<float>> mapKept;
-  std::vector<int64_t> mapHeads, mapKeys;
+  std::vector<KeptMap> mapKept;
   for (int64_t s = 0; s < steps; ++s) {
     // The prompts on the first step, then each row's last token.
     Tensor logits;
@@ -486,7 +489,7 @@ attune_status *sampleRows(Session &session, const Request &r,
       return st;
     if (wantMaps)
       if (attune_status *st = keepMaps(session, stepMaps, lengthValues, done, s,
-                                       steps, mapKept, mapHeads, mapKeys))
+                                       steps, mapKept))
         return st;
     vocab = attune_tensor_shape(logits.get())[1];
     if (o.pad_id < 0 || o.pad_id >= vocab)
@@ -543,14 +546,15 @@ attune_status *sampleRows(Session &session, const Request &r,
   }
   if (wantMaps)
     for (size_t m = 0; m < mapKept.size(); ++m) {
-      int64_t heads = mapHeads[m], keys = mapKeys[m];
+      const KeptMap &map = mapKept[m];
+      int64_t heads = map.heads, keys = map.keys;
       std::vector<float> narrow(batch * heads * ran * keys);
       for (int64_t b = 0; b < batch; ++b)
         for (int64_t h = 0; h < heads; ++h)
-          std::copy_n(&mapKept[m][((b * heads + h) * steps) * keys], ran * keys,
+          std::copy_n(&map.rows[((b * heads + h) * steps) * keys], ran * keys,
                       &narrow[((b * heads + h) * ran) * keys]);
       std::vector<int64_t> shape = {batch, heads, ran, keys};
-      if (heads == 1 && session.mapRank(m) == 3)
+      if (map.rank == 3)
         shape.erase(shape.begin() + 1);
       if (attune_status *st =
               tensorOf(ATTUNE_F32, shape, narrow.data(), &o.attention_maps[m]))
