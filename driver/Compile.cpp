@@ -587,7 +587,8 @@ LogicalResult compileModule(MLIRContext &context, OwningOpRef<ModuleOp> module,
       return failure();
     // With both targets, the CPU pipeline has explained the fusions.
     buildVulkanPipeline(**pm, stage, *profile,
-                        options.vulkanPipeline.explainFusion && !hasCpu);
+                        options.vulkanPipeline.explainFusion && !hasCpu,
+                        options.cpuPipeline.cpu, options.cpuPipeline.features);
     if (failed((*pm)->run(*vulkanModule)))
       return failure();
     if (emit == Emit::Attune || emit == Emit::Linalg || emit == Emit::Gpu ||

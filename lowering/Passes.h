@@ -111,10 +111,14 @@ enum class VulkanStage {
   LLVM,  // host code in the LLVM dialect, SPIR-V in byte-array globals
 };
 
+/// `hostCpu` and `hostFeatures`: the CPU the host code is compiled for (as
+/// CpuOptions' cpu and features).
 void buildVulkanPipeline(OpPassManager &pm,
                          VulkanStage last = VulkanStage::LLVM,
                          const VulkanProfile &profile = {},
-                         bool explainFusion = false);
+                         bool explainFusion = false,
+                         StringRef hostCpu = "native",
+                         StringRef hostFeatures = "");
 
 /// Registers the named pipelines (`attune-cpu-pipeline`,
 /// `attune-vulkan-pipeline`).

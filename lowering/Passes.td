@@ -128,6 +128,33 @@ def AttuneEpilogueInRegisters
   ];
 }
 
+def AttuneExpandBf16Truncation
+    : Pass<"attune-expand-bf16-truncation", "::mlir::ModuleOp"> {
+  let summary = "Round f32 to bf16 in integer ops on CPUs without AVX512-BF16";
+  let description = [{
+    On a target CPU without a bf16 conversion instruction (`vcvtneps2bf16`,
+    AVX512-BF16: e.g. Ice Lake, Zen 3, any AVX2 machine) LLVM lowers an
+    `fptrunc` to bf16 as a call to `__truncsfbf2`, a function neither the
+    artifact nor GCC 12's libgcc defines, so the model would not load. This
+    pass rewrites every `arith.truncf` to bf16 (scalar or vector) as
+    upstream's integer expansion: round to nearest even, NaN kept a quiet
+    NaN, exactly PyTorch's `.to(torch.bfloat16)`; `arith.extf` from bf16
+    becomes a shift. On a target with AVX512-BF16 it changes nothing.
+
+    Before: `%b = arith.truncf %x : vector<16xf32> to vector<16xbf16>`.
+    After: `arith.bitcast` to `vector<16xi32>`, the rounding bias added, a
+    NaN select, a shift right by 16, `arith.trunci` and `arith.bitcast` to
+    `vector<16xbf16>`.
+  }];
+  let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"native\"",
+           "The target CPU (as attune-select-cpu-tiling's cpu)">,
+    Option<"features", "features", "std::string", /*default=*/"\"\"",
+           "ISA features on top of the CPU's (+f,-f)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def AttuneFinishCpuKernels : Pass<"attune-finish-cpu-kernels", "::mlir::ModuleOp"> {
   let summary = "The last rewrites of the CPU kernels";
   let description = [{

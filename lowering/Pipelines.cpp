@@ -176,6 +176,10 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   }
   if (failed(parsePassPipeline(kCpuVectorLoops, pm)))
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
+  // Without AVX512-BF16, LLVM would round to bf16 by calling __truncsfbf2,
+  // which nothing defines.
+  pm.addPass(createAttuneExpandBf16Truncation(
+      {options.cpu.empty() ? "native" : options.cpu, options.features}));
   // (kCpuToLLVM runs expand-strided-metadata.)
   pm.addPass(createAttuneGuardExpandShapes());
   if (failed(parsePassPipeline(kCpuToLLVM, pm)))
@@ -301,7 +305,8 @@ static constexpr const char *kVulkanHostToLLVM =
 
 void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
                                        const VulkanProfile &profile,
-                                       bool explainFusion) {
+                                       bool explainFusion, StringRef hostCpu,
+                                       StringRef hostFeatures) {
   buildAttuneFusions(pm, explainFusion);
   pm.addPass(createAttuneWidenHalf());
   pm.addPass(createCanonicalizerPass());
@@ -344,6 +349,8 @@ void mlir::attune::buildVulkanPipeline(OpPassManager &pm, VulkanStage last,
   if (last == VulkanStage::Spirv)
     return;
   pm.addPass(createAttuneSerializeSpirv());
+  pm.addPass(createAttuneExpandBf16Truncation(
+      {hostCpu.empty() ? "native" : hostCpu.str(), hostFeatures.str()}));
   pm.addPass(createAttuneGuardExpandShapes());
   if (failed(parsePassPipeline(kVulkanHostToLLVM, pm)))
     llvm::report_fatal_error("attune-vulkan-pipeline: upstream passes missing");

@@ -19,9 +19,8 @@
 // RUN: %check-golden %s --work %t/parallel --atol 2e-5 --compile-arg=--parallel --run-arg=--threads --run-arg=2
 // RUN: %check-golden %s --work %t/external --atol 2e-5 --compile-arg=--weights-external
 // Other targets' tiles (attune-select-cpu-tiling's model; every project
-// machine runs these ISAs): Zen 4's k tiles of 64, AVX2's 2 x 32 register
-// tiles, SSE's 2 x 16 ones.
-// RUN: %check-golden %s --work %t/znver4 --atol 2e-5 --compile-arg=--cpu=znver4 --compile-arg=--features=-avx512fp16
+// machine runs these ISAs): AVX2's 2 x 32 register tiles, SSE's 2 x 16
+// ones (Zen 4's k tiles of 64, AVX-512 code: linear-odd-columns-znver4.test).
 // RUN: %check-golden %s --work %t/haswell --atol 2e-5 --compile-arg=--cpu=haswell
 // RUN: %check-golden %s --work %t/sse --atol 2e-5 --compile-arg=--cpu=x86-64-v2
 // The padding happens once, on the constants: no tensor.pad is left in the
