@@ -400,6 +400,18 @@ attune_status *tensorOf(attune_dtype dtype, const std::vector<int64_t> &shape,
   return nullptr;
 }
 
+/// The first `ran` of `steps` rows of `width` values in each of `groups`
+/// ([groups, steps, width] -> [groups, ran, width]): what a generation kept
+/// per step, cut to the steps it ran.
+template <typename T>
+std::vector<T> firstSteps(const std::vector<T> &all, int64_t groups,
+                          int64_t steps, int64_t ran, int64_t width) {
+  std::vector<T> out(groups * ran * width);
+  for (int64_t g = 0; g < groups; ++g)
+    std::copy_n(&all[g * steps * width], ran * width, &out[g * ran * width]);
+  return out;
+}
+
 /// One attention map of a generation, kept step by step: the weights of
 /// the query that chose each token, [B, heads, steps, keys], for a step
 /// output of rank `rank` ([rows, T, keys] or [rows, H, T, keys]).
@@ -532,9 +544,7 @@ attune_status *sampleRows(Session &session, const Request &r,
     lengthValues.assign(batch, 1);
   }
 
-  std::vector<int64_t> out(batch * ran);
-  for (int64_t b = 0; b < batch; ++b)
-    std::copy_n(&chosen[b * steps], ran, &out[b * ran]);
+  std::vector<int64_t> out = firstSteps(chosen, batch, steps, ran, 1);
   if (attune_status *st = tensorOf(ATTUNE_I64, {batch, ran}, out.data(),
                                    tokensOut))
     return st;
@@ -548,11 +558,8 @@ attune_status *sampleRows(Session &session, const Request &r,
     for (size_t m = 0; m < mapKept.size(); ++m) {
       const KeptMap &map = mapKept[m];
       int64_t heads = map.heads, keys = map.keys;
-      std::vector<float> narrow(batch * heads * ran * keys);
-      for (int64_t b = 0; b < batch; ++b)
-        for (int64_t h = 0; h < heads; ++h)
-          std::copy_n(&map.rows[((b * heads + h) * steps) * keys], ran * keys,
-                      &narrow[((b * heads + h) * ran) * keys]);
+      std::vector<float> narrow =
+          firstSteps(map.rows, batch * heads, steps, ran, keys);
       std::vector<int64_t> shape = {batch, heads, ran, keys};
       if (map.rank == 3)
         shape.erase(shape.begin() + 1);
@@ -561,10 +568,7 @@ attune_status *sampleRows(Session &session, const Request &r,
         return st;
     }
   if (logitsOut) {
-    std::vector<float> rowsKept(batch * ran * vocab);
-    for (int64_t b = 0; b < batch; ++b)
-      std::copy_n(&kept[b * steps * vocab], ran * vocab,
-                  &rowsKept[b * ran * vocab]);
+    std::vector<float> rowsKept = firstSteps(kept, batch, steps, ran, vocab);
     if (attune_status *st = tensorOf(ATTUNE_F32, {batch, ran, vocab},
                                      rowsKept.data(), logitsOut))
       return st;
