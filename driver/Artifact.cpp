@@ -240,6 +240,11 @@ LogicalResult linkSharedLibrary(ArrayRef<std::string> objects,
   for (const std::string &object : objects)
     args.push_back(object);
   args.push_back("-Wl,-z,noexecstack");
+  // Every symbol the artifact references must be defined by what it links
+  // (libc, libm, libgcc, LLVM's OpenMP runtime): a reference nothing defines
+  // (a compiler-rt helper such as __truncsfbf2 that libgcc lacks) fails here,
+  // at compile time, instead of when a program loads the model.
+  args.push_back("-Wl,-z,defs");
   // lld when it is installed (the one next to LLVM's tools: the driver finds
   // ld.lld in the -B directory).
   std::string lldDir;
@@ -259,7 +264,10 @@ LogicalResult linkSharedLibrary(ArrayRef<std::string> objects,
                                      &message);
   if (rc != 0) {
     llvm::errs() << "error: linking " << output << " failed"
-                 << (message.empty() ? "" : ": " + message) << "\n";
+                 << (message.empty() ? "" : ": " + message)
+                 << " (the linker's messages are above; an undefined symbol "
+                    "is one the compiled code calls that neither the C "
+                    "library, libm, libgcc nor the OpenMP runtime defines)\n";
     return failure();
   }
   return success();

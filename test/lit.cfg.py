@@ -52,12 +52,36 @@ if os.path.exists("/usr/bin/time"):
     if subprocess.run(["/usr/bin/time", "-f", "%M", "true"], capture_output=True).returncode == 0:
         config.available_features.add("gnu-time")
 
+# A sanitizer build (scripts/sanitize.sh): the tools and the runtime are
+# instrumented. Valgrind cannot run them, and a host that does not link
+# the sanitizer runtime (Python loading libattune_runtime.so) cannot load
+# them; those tests say UNSUPPORTED: asan.
+sanitizer = getattr(config, "attune_sanitizer", "")
+sanitizer_environment = {}
+if "Address" in sanitizer:
+    config.available_features.add("asan")
+    # Leaks are valgrind's tests' business (the tools exit through paths
+    # that keep MLIR's globals); every other ASan finding fails the test.
+    # The LLVM headers' allocators poison memory when compiled with ASan,
+    # but Debian's libLLVM/libMLIR, which use the same memory, are not
+    # instrumented: manual poisoning is ignored (allow_user_poisoning=0),
+    # else those false reports drown the real ones.
+    sanitizer_environment = {
+        "ASAN_OPTIONS": "detect_leaks=0:allow_user_poisoning=0",
+        "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+    }
+config.environment.update(sanitizer_environment)
+
 # Vulkan: the tests need a device (lavapipe in CI) and run with the Khronos
 # validation layer on; any validation message fails the run.
+# The probe runs with the suite's sanitizer options (above): under ASan the
+# default leak check reports the driver's own allocations at exit, which
+# made an instrumented attune-run look like a machine without a device.
 import subprocess
 probe = subprocess.run(
     [os.path.join(config.attune_tools_dir, "attune-run"), "--list-devices"],
-    capture_output=True, text=True)
+    capture_output=True, text=True,
+    env=dict(os.environ, **sanitizer_environment))
 if probe.returncode == 0:
     config.available_features.add("vulkan")
     lit_config.note("Vulkan devices: " + "; ".join(probe.stdout.strip().splitlines()))
@@ -70,22 +94,6 @@ config.environment["ATTUNE_VULKAN_PIPELINE_CACHE"] = os.path.join(
 for var in ["XDG_RUNTIME_DIR", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "LP_NUM_THREADS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
-
-# A sanitizer build (scripts/sanitize.sh): the tools and the runtime are
-# instrumented. Valgrind cannot run them, and a host that does not link
-# the sanitizer runtime (Python loading libattune_runtime.so) cannot load
-# them; those tests say UNSUPPORTED: asan.
-sanitizer = getattr(config, "attune_sanitizer", "")
-if "Address" in sanitizer:
-    config.available_features.add("asan")
-    # Leaks are valgrind's tests' business (the tools exit through paths
-    # that keep MLIR's globals); every other ASan finding fails the test.
-    # The LLVM headers' allocators poison memory when compiled with ASan,
-    # but Debian's libLLVM/libMLIR, which use the same memory, are not
-    # instrumented: manual poisoning is ignored (allow_user_poisoning=0),
-    # else those false reports drown the real ones.
-    config.environment["ASAN_OPTIONS"] = "detect_leaks=0:allow_user_poisoning=0"
-    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 
 # Leak checks of repeated runs.
 if os.path.exists("/usr/bin/valgrind"):
