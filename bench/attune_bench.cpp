@@ -121,9 +121,10 @@ int main(int argc, char **argv) {
       auto mc = std::make_unique<ModelCase>();
       if (attune::Status s = attune::Model::open(spec.substr(eq + 1, colon - eq - 1), mc->model); !s)
         die(s.message());
-      if (threads > 1)
-        if (attune::Status s = mc->model.setNumThreads(threads); !s)
-          die(s.message());
+      // Always set, 1 included: a --parallel artifact otherwise runs on
+      // OpenMP's default (every core) when asked for one thread.
+      if (attune::Status s = mc->model.setNumThreads(threads); !s)
+        die(s.message());
       for (const std::string &path : split(spec.substr(colon + 1), ',')) {
         attune::Tensor t;
         if (attune::Status s = attune::Tensor::readNpy(path, t); !s)
