@@ -9,6 +9,9 @@
 #include "Cpu.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -34,6 +37,36 @@ cpu::Program cpu::bind(void *library) {
     program.routedAllocation = true;
   }
   return program;
+}
+
+void cpu::populateReadOnlyData(void *library) {
+#ifdef MADV_POPULATE_READ
+  struct link_map *map = nullptr;
+  if (dlinfo(library, RTLD_DI_LINKMAP, &map) != 0 || !map)
+    return;
+  auto visit = [](struct dl_phdr_info *info, size_t, void *data) -> int {
+    const auto *map = static_cast<const struct link_map *>(data);
+    if (info->dlpi_addr != map->l_addr ||
+        std::strcmp(info->dlpi_name, map->l_name) != 0)
+      return 0;
+    const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+      const ElfW(Phdr) &segment = info->dlpi_phdr[i];
+      if (segment.p_type != PT_LOAD || (segment.p_flags & (PF_W | PF_X)))
+        continue;
+      uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
+      uintptr_t end = begin + segment.p_memsz;
+      begin &= ~(page - 1);
+      // Errors (an older kernel: EINVAL) leave the pages to fault in.
+      (void)madvise(reinterpret_cast<void *>(begin), end - begin,
+                    MADV_POPULATE_READ);
+    }
+    return 1;
+  };
+  dl_iterate_phdr(visit, map);
+#else
+  (void)library;
+#endif
 }
 
 /// A tensor over a result's own buffer `allocated` (a bufferAlloc block),

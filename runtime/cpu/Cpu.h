@@ -22,6 +22,13 @@ struct Program {
 /// finds its OpenMP runtime.
 Program bind(void *library);
 
+/// Maps the pages of `library`'s read-only data (the compiled-in weights)
+/// into this process now, in one call per segment, rather than one page
+/// fault at a time in the model's first run. An optimization only: where
+/// the kernel cannot (MADV_POPULATE_READ, Linux 5.14), the pages fault in
+/// as they are read.
+void populateReadOnlyData(void *library);
+
 /// Runs the entry wrapper `invoke` on `inputs` (checked by the caller) and
 /// hands its results to the caller as new tensors. `numThreads` > 0 sets the
 /// OpenMP thread count of this thread first.
