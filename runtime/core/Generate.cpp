@@ -414,18 +414,57 @@ std::vector<T> firstSteps(const std::vector<T> &all, int64_t groups,
 
 /// One attention map of a generation, kept step by step: the weights of
 /// the query that chose each token, [B, heads, steps, keys], for a step
-/// output of rank `rank` ([rows, T, keys] or [rows, H, T, keys]).
+/// output of rank `rank` ([rows, T, keys] or [rows, H, T, keys]). Beam
+/// search leaves `rows` empty: each hypothesis keeps its own (MapHistory).
 struct KeptMap {
   std::vector<float> rows;
   int64_t heads = 1, keys = 0;
   size_t rank = 3;
 };
 
-/// Keeps the attention maps `maps` of step `s` (each [rows, T, Lk] or
-/// [rows, H, T, Lk], f32): for each row not done, the weights of its last
-/// valid query (the one whose logits chose the token), into `kept[m]`
-/// (allocated on the first step; a map whose Lk changes between steps is
-/// an error).
+/// Checks attention map #`m` of step `s` (f32 [rows, T, Lk] or
+/// [rows, H, T, Lk]) against the maps of the steps before: `kept[m]`'s
+/// heads, keys and rank, recorded on the first step (a map whose Lk changes
+/// between steps is an error). Sets `queries` to its T.
+attune_status *checkMap(const Session &session, const attune_tensor *t,
+                        size_t m, int64_t rows, int64_t s,
+                        std::vector<KeptMap> &kept, int64_t &queries) {
+  size_t rank = attune_tensor_rank(t);
+  const int64_t *shape = attune_tensor_shape(t);
+  if (attune_tensor_dtype(t) != ATTUNE_F32 || (rank != 3 && rank != 4) ||
+      shape[0] != rows)
+    return error("%s: attention map #%zu is %s %s, expected f32 [%lld, "
+                 "(H,) T, Lk]",
+                 session.where(), m, attune_dtype_name(attune_tensor_dtype(t)),
+                 shapeString(shape, rank).c_str(),
+                 static_cast<long long>(rows));
+  int64_t h = rank == 4 ? shape[1] : 1, lk = shape[rank - 1];
+  queries = shape[rank - 2];
+  if (kept.size() <= m)
+    kept.push_back({{}, h, lk, rank});
+  else if (kept[m].keys != lk || kept[m].heads != h)
+    return error("%s: attention map #%zu has %lld keys at step %lld, %lld "
+                 "before: per-step maps need keys of one length (a "
+                 "cross-attention, or a cache of fixed capacity)",
+                 session.where(), m, static_cast<long long>(lk),
+                 static_cast<long long>(s),
+                 static_cast<long long>(kept[m].keys));
+  return nullptr;
+}
+
+/// The weights of row `row`'s query `query` in map `t` (f32 [rows, (H,) T,
+/// Lk]), head after head: `heads` x `keys` floats.
+const float *mapRow(const attune_tensor *t, int64_t row, int64_t head,
+                    int64_t heads, int64_t queries, int64_t query,
+                    int64_t keys) {
+  const float *w = static_cast<const float *>(
+      attune_tensor_data(const_cast<attune_tensor *>(t)));
+  return w + ((row * heads + head) * queries + query) * keys;
+}
+
+/// Keeps the attention maps `maps` of step `s`: for each row not done, the
+/// weights of its last valid query (the one whose logits chose the token),
+/// into `kept[m]` ([B, heads, steps, keys], allocated on the first step).
 attune_status *keepMaps(const Session &session, std::vector<Tensor> &maps,
                         const std::vector<int64_t> &lengths,
                         const std::vector<bool> &done, int64_t s, int64_t steps,
@@ -433,36 +472,19 @@ attune_status *keepMaps(const Session &session, std::vector<Tensor> &maps,
   const int64_t batch = static_cast<int64_t>(done.size());
   for (size_t m = 0; m < maps.size(); ++m) {
     const attune_tensor *t = maps[m].get();
-    size_t rank = attune_tensor_rank(t);
-    const int64_t *shape = attune_tensor_shape(t);
-    if (attune_tensor_dtype(t) != ATTUNE_F32 || (rank != 3 && rank != 4) ||
-        shape[0] != batch)
-      return error(
-          "%s: attention map #%zu is %s %s, expected f32 [%lld, "
-          "(H,) T, Lk]",
-          session.where(), m, attune_dtype_name(attune_tensor_dtype(t)),
-          shapeString(shape, rank).c_str(), static_cast<long long>(batch));
-    int64_t h = rank == 4 ? shape[1] : 1, queries = shape[rank - 2],
-            lk = shape[rank - 1];
-    if (kept.size() <= m)
-      kept.push_back(
-          {std::vector<float>(batch * h * steps * lk, 0.0f), h, lk, rank});
-    else if (kept[m].keys != lk || kept[m].heads != h)
-      return error("%s: attention map #%zu has %lld keys at step %lld, %lld "
-                   "before: per-step maps need keys of one length (a "
-                   "cross-attention, or a cache of fixed capacity)",
-                   session.where(), m, static_cast<long long>(lk),
-                   static_cast<long long>(s),
-                   static_cast<long long>(kept[m].keys));
-    const float *w = static_cast<const float *>(
-        attune_tensor_data(const_cast<attune_tensor *>(t)));
+    int64_t queries = 0;
+    if (attune_status *st = checkMap(session, t, m, batch, s, kept, queries))
+      return st;
+    KeptMap &k = kept[m];
+    if (k.rows.empty())
+      k.rows.assign(batch * k.heads * steps * k.keys, 0.0f);
     for (int64_t b = 0; b < batch; ++b) {
       if (done[b])
         continue;
       int64_t query = std::min(queries, lengths[b]) - 1;
-      for (int64_t hh = 0; hh < h; ++hh)
-        std::copy_n(w + ((b * h + hh) * queries + query) * lk, lk,
-                    &kept[m].rows[((b * h + hh) * steps + s) * lk]);
+      for (int64_t hh = 0; hh < k.heads; ++hh)
+        std::copy_n(mapRow(t, b, hh, k.heads, queries, query, k.keys), k.keys,
+                    &k.rows[((b * k.heads + hh) * steps + s) * k.keys]);
     }
   }
   return nullptr;
@@ -576,12 +598,23 @@ attune_status *sampleRows(Session &session, const Request &r,
   return nullptr;
 }
 
+/// One step of a beam hypothesis's attention maps: per map, the weights of
+/// the query that chose the step's token (heads x keys), and the steps
+/// before, shared with every hypothesis that continues the same beam (a
+/// beam's history is a list, so reordering the beams copies nothing).
+struct MapHistory {
+  std::vector<std::vector<float>> rows;
+  std::shared_ptr<const MapHistory> before;
+};
+
 /// A hypothesis of beam search: its new tokens and their summed log
 /// probability.
 struct Hypothesis {
   std::vector<int64_t> tokens;
   double logProb = 0.0;
   double score = 0.0; // logProb / lengthPenalty (finished ones)
+  /// With attention maps: the maps of its last token, then the steps before.
+  std::shared_ptr<const MapHistory> maps;
 };
 
 /// Beam search, K beams per sequence run as rows b * K + k: each step
@@ -595,6 +628,12 @@ struct Hypothesis {
 attune_status *beamSearch(Session &session, const Request &r,
                           attune_tensor **tokensOut,
                           attune_tensor **scoresOut) {
+  // Attention maps follow each hypothesis: a beam's step appends the row
+  // of the beam it continues (MapHistory), so the maps returned are those
+  // of the returned hypothesis's own tokens.
+  const bool wantMaps = r.o.attention_maps != nullptr;
+  std::vector<Tensor> stepMaps;
+  std::vector<KeptMap> mapLayouts;
   const attune_generate_options &o = r.o;
   const int64_t batch = r.batch, K = o.beam_width, steps = r.steps;
   const int64_t rows = batch * K;
@@ -615,9 +654,40 @@ attune_status *beamSearch(Session &session, const Request &r,
   int64_t vocab = 0;
   for (int64_t s = 0; s < steps; ++s) {
     Tensor logits;
-    if (attune_status *st = session.run(tokenValues, s == 0 ? r.width : 1,
-                                        positionValues, lengthValues, logits))
+    if (attune_status *st =
+            session.run(tokenValues, s == 0 ? r.width : 1, positionValues,
+                        lengthValues, logits, wantMaps ? &stepMaps : nullptr))
       return st;
+    std::vector<int64_t> mapQueries(stepMaps.size(), 0);
+    for (size_t m = 0; wantMaps && m < stepMaps.size(); ++m)
+      if (attune_status *st = checkMap(session, stepMaps[m].get(), m, rows, s,
+                                       mapLayouts, mapQueries[m]))
+        return st;
+    // The step's maps of row `row` on top of its beam's history, made once
+    // per row and shared by the candidates that continue it.
+    std::vector<std::shared_ptr<const MapHistory>> rowMaps(rows);
+    auto mapsOf = [&](int64_t row, const Hypothesis &from) {
+      if (!wantMaps)
+        return std::shared_ptr<const MapHistory>();
+      if (!rowMaps[row]) {
+        auto h = std::make_shared<MapHistory>();
+        h->before = from.maps;
+        for (size_t m = 0; m < stepMaps.size(); ++m) {
+          const KeptMap &layout = mapLayouts[m];
+          int64_t queries = mapQueries[m];
+          int64_t query = std::min(queries, lengthValues[row]) - 1;
+          std::vector<float> weights;
+          for (int64_t hh = 0; hh < layout.heads; ++hh) {
+            const float *w = mapRow(stepMaps[m].get(), row, hh, layout.heads,
+                                    queries, query, layout.keys);
+            weights.insert(weights.end(), w, w + layout.keys);
+          }
+          h->rows.push_back(std::move(weights));
+        }
+        rowMaps[row] = std::move(h);
+      }
+      return rowMaps[row];
+    };
     vocab = attune_tensor_shape(logits.get())[1];
     const float *all =
         static_cast<const float *>(attune_tensor_data(logits.get()));
@@ -661,6 +731,7 @@ attune_status *beamSearch(Session &session, const Request &r,
         Hypothesis h = live[b][cand.beam];
         h.tokens.push_back(cand.token);
         h.logProb = cand.logProb;
+        h.maps = mapsOf(b * K + cand.beam, live[b][cand.beam]);
         if (isEos(o, cand.token)) {
           if (static_cast<int64_t>(c) < K) {
             h.score = h.logProb / lengthPenalty(alpha, h.tokens.size());
@@ -756,6 +827,30 @@ attune_status *beamSearch(Session &session, const Request &r,
     shape = {batch, returned, longest};
     scoreShape = {batch, returned};
   }
+  // The maps of each sequence's best hypothesis, [B, (H,) N, Lk], zero
+  // after its last token (num_return is 1 with maps).
+  for (size_t m = 0; wantMaps && m < mapLayouts.size(); ++m) {
+    const KeptMap &layout = mapLayouts[m];
+    const int64_t heads = layout.heads, keys = layout.keys;
+    std::vector<float> maps(batch * heads * longest * keys, 0.0f);
+    for (int64_t b = 0; b < batch; ++b) {
+      const Hypothesis &h = finished[b][0];
+      int64_t t = static_cast<int64_t>(h.tokens.size());
+      for (const MapHistory *step = h.maps.get(); step && t > 0;
+           step = step->before.get()) {
+        --t;
+        for (int64_t hh = 0; hh < heads; ++hh)
+          std::copy_n(&step->rows[m][hh * keys], keys,
+                      &maps[((b * heads + hh) * longest + t) * keys]);
+      }
+    }
+    std::vector<int64_t> mapShape = {batch, heads, longest, keys};
+    if (layout.rank == 3)
+      mapShape.erase(mapShape.begin() + 1);
+    if (attune_status *st =
+            tensorOf(ATTUNE_F32, mapShape, maps.data(), &o.attention_maps[m]))
+      return st;
+  }
   if (attune_status *st = tensorOf(ATTUNE_I64, shape, out.data(), tokensOut))
     return st;
   if (scoresOut)
@@ -826,10 +921,10 @@ attune_status *attune_model_generate(const attune_model *model,
       return error("%s: beam search takes no temperature, forced tokens or "
                    "logits output",
                    where);
-    if (o.attention_maps)
-      return error("%s: beam search returns no attention maps (greedy "
-                   "decoding and sampling do)",
-                   where);
+    if (o.attention_maps && o.num_return > 1)
+      return error("%s: beam search returns the attention maps of the best "
+                   "hypothesis only; %zu hypotheses asked for with maps",
+                   where, o.num_return);
   } else if (o.num_return > 1) {
     return error("%s: %zu hypotheses asked for without beam search (beam "
                  "width %zu)",

@@ -275,7 +275,8 @@ typedef struct attune_generate_options {
      (num_attention_maps must be their number). Each receives f32
      [B, N, Lk] (a seq2seq attention) or [B, H, N, Lk]: the weights of the
      query whose logits chose each new token (zero after a row's end); the
-     caller frees them. NULL: none. Not with beam search. */
+     caller frees them. NULL: none. Beam search: the maps of each
+     sequence's best hypothesis (num_return must be 1). */
   attune_tensor **attention_maps;
   size_t num_attention_maps;
 } attune_generate_options;

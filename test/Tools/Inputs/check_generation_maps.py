@@ -3,12 +3,15 @@
 
     check_generation_maps.py MODEL.mlir --golden DIR --case caseN
                              --forced FORCED.npy --maps MAP.npy [--bos 1]
+                             [--eos ID]
 
 The module is the header's (gen_golden's build_module: the golden weights);
 each source runs unpadded, the decoder fed <bos> then the forced tokens one
 step at a time; the weights of the step's attention (Bahdanau: over the
 previous state, before the cell; Luong: over the new state) must equal the
-map's row for that step (f32, max abs error <= --atol)."""
+map's row for that step (f32, max abs error <= --atol). With --eos, a
+sequence's steps end at its first eos (beam search's hypotheses end
+there); its rows after that must be zero."""
 import argparse
 import sys
 from pathlib import Path
@@ -31,6 +34,7 @@ def main():
     p.add_argument("--maps", required=True)
     p.add_argument("--bos", type=int, default=1)
     p.add_argument("--atol", type=float, default=1e-5)
+    p.add_argument("--eos", type=int)
     args = p.parse_args()
     module_expr, _, _ = gen_golden.parse_header(args.model)
     model = gen_golden.build_module(module_expr, gen_golden.header_scope())
@@ -48,7 +52,11 @@ def main():
         for b in range(src.shape[0]):
             n = int(lengths[b])
             outputs, s = model.encode(src[b:b + 1, :n])
-            for t, token in enumerate([args.bos] + list(forced[b, :-1])):
+            steps = forced.shape[1]
+            if args.eos is not None and args.eos in forced[b].tolist():
+                steps = forced[b].tolist().index(args.eos) + 1
+                worst = max(worst, float(np.abs(maps[b, steps:]).max(initial=0.0)))
+            for t, token in enumerate([args.bos] + list(forced[b, :steps - 1])):
                 e = model.tgt_embed(torch.tensor([int(token)]))
                 if model.attention == "additive":
                     _, w = ref.seq2seq("additive", s[:, None], outputs, outputs, weights,
