@@ -3,6 +3,7 @@
 #include "Internal.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 
@@ -52,7 +53,12 @@ BlockHeader *headerOf(void *p) { return static_cast<BlockHeader *>(p) - 1; }
 void freeBlock(void *p) { std::free(headerOf(p)->raw); }
 } // namespace
 
-void *attune::runtime::bufferAlloc(size_t size) {
+namespace {
+/// A block of `size` bytes from the cache, or a new one from malloc (or
+/// calloc, zero-filled, with `zeroed`); null when out of memory. `*reused`:
+/// whether it came from the cache.
+void *allocateBlock(size_t size, bool zeroed, bool *reused) {
+  *reused = false;
   if (size >= kMinCachedSize) {
     BufferCache &c = bufferCache();
     std::lock_guard<std::mutex> lock(c.mutex);
@@ -60,6 +66,7 @@ void *attune::runtime::bufferAlloc(size_t size) {
       void *p = it->second;
       c.kept.erase(it);
       c.keptBytes -= size;
+      *reused = true;
       return p;
     }
   }
@@ -68,7 +75,8 @@ void *attune::runtime::bufferAlloc(size_t size) {
   size_t room = sizeof(BlockHeader) + kAlign;
   if (size > SIZE_MAX - room)
     return nullptr;
-  char *raw = static_cast<char *>(std::malloc(size + room));
+  char *raw = static_cast<char *>(zeroed ? std::calloc(size + room, 1)
+                                         : std::malloc(size + room));
   if (!raw)
     return nullptr;
   uintptr_t at = (reinterpret_cast<uintptr_t>(raw) + sizeof(BlockHeader) +
@@ -76,6 +84,23 @@ void *attune::runtime::bufferAlloc(size_t size) {
                  kAlign * kAlign;
   void *p = reinterpret_cast<void *>(at);
   *headerOf(p) = {raw, size};
+  return p;
+}
+} // namespace
+
+void *attune::runtime::bufferAlloc(size_t size) {
+  bool reused = false;
+  return allocateBlock(size, /*zeroed=*/false, &reused);
+}
+
+void *attune::runtime::bufferAllocZeroed(size_t size) {
+  // A new large block comes from calloc, whose fresh pages are zero without
+  // being written: the pages a tensor never touches (a generation cache's
+  // unused capacity) are never faulted in. A cached block was used before.
+  bool reused = false;
+  void *p = allocateBlock(size, /*zeroed=*/true, &reused);
+  if (p && reused)
+    std::memset(p, 0, size);
   return p;
 }
 

@@ -604,7 +604,18 @@ attune_status *sampleRows(Session &session, const Request &r,
 /// beam's history is a list, so reordering the beams copies nothing).
 struct MapHistory {
   std::vector<std::vector<float>> rows;
-  std::shared_ptr<const MapHistory> before;
+  mutable std::shared_ptr<const MapHistory> before;
+
+  MapHistory() = default;
+  MapHistory(const MapHistory &) = delete;
+  MapHistory &operator=(const MapHistory &) = delete;
+  /// Releases the steps before one at a time: the default would nest a
+  /// destructor call per step of a long generation.
+  ~MapHistory() {
+    std::shared_ptr<const MapHistory> next = std::move(before);
+    while (next && next.use_count() == 1)
+      next = std::move(next->before);
+  }
 };
 
 /// A hypothesis of beam search: its new tokens and their summed log

@@ -91,8 +91,11 @@ attune_status *copyResult(attune_dtype dtype, size_t rank, const int64_t *desc,
 
 /// Heap buffers of the CPU code and of tensors, 64-byte aligned; from 64 KiB
 /// up, freed buffers are kept by size for the next allocation of the same
-/// size. bufferFree takes only bufferAlloc's pointers.
+/// size. bufferFree takes only bufferAlloc's (and bufferAllocZeroed's)
+/// pointers.
 void *bufferAlloc(size_t size);
+/// bufferAlloc's block, zero-filled (a new block's pages are not written).
+void *bufferAllocZeroed(size_t size);
 void bufferFree(void *p);
 /// Frees the buffers kept for reuse.
 void releaseBuffers();

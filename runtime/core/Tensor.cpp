@@ -147,12 +147,12 @@ attune_status *attune_tensor_create(attune_dtype dtype, size_t rank,
     return s;
   // 64-byte aligned, at least one byte so that empty tensors have storage.
   size_t size = (static_cast<size_t>(bytes) + 63) / 64 * 64 + 64;
-  void *data = bufferAlloc(size);
+  void *data = bufferAllocZeroed(size);
   if (!data)
-    return error("out of memory allocating a %s tensor of shape %s (%lld bytes)",
-                 attune_dtype_name(dtype), shapeString(shape, rank).c_str(),
-                 static_cast<long long>(bytes));
-  std::memset(data, 0, size);
+    return error(
+        "out of memory allocating a %s tensor of shape %s (%lld bytes)",
+        attune_dtype_name(dtype), shapeString(shape, rank).c_str(),
+        static_cast<long long>(bytes));
   *out = new attune_tensor{dtype, std::vector<int64_t>(shape, shape + rank),
                            data, true};
   return nullptr;
