@@ -54,20 +54,27 @@ void freeBlock(void *p) { std::free(headerOf(p)->raw); }
 } // namespace
 
 namespace {
-/// A block of `size` bytes from the cache, or a new one from malloc (or
-/// calloc, zero-filled, with `zeroed`); null when out of memory. `*reused`:
-/// whether it came from the cache.
-void *allocateBlock(size_t size, bool zeroed, bool *reused) {
-  *reused = false;
+/// A block of `size` bytes: one kept from an earlier allocation of that size
+/// (cleared with `zeroed`), else a new one from malloc, or with `zeroed` from
+/// calloc, whose fresh pages are zero without being written (the pages a
+/// tensor never touches, a generation cache's unused capacity, are never
+/// faulted in). Null when out of memory.
+void *allocateBlock(size_t size, bool zeroed) {
   if (size >= kMinCachedSize) {
-    BufferCache &c = bufferCache();
-    std::lock_guard<std::mutex> lock(c.mutex);
-    if (auto it = c.kept.find(size); it != c.kept.end()) {
-      void *p = it->second;
-      c.kept.erase(it);
-      c.keptBytes -= size;
-      *reused = true;
-      return p;
+    void *kept = nullptr;
+    {
+      BufferCache &c = bufferCache();
+      std::lock_guard<std::mutex> lock(c.mutex);
+      if (auto it = c.kept.find(size); it != c.kept.end()) {
+        kept = it->second;
+        c.kept.erase(it);
+        c.keptBytes -= size;
+      }
+    }
+    if (kept) {
+      if (zeroed)
+        std::memset(kept, 0, size);
+      return kept;
     }
   }
   // Room for the header and the alignment: malloc's pointers are 16-byte
@@ -89,19 +96,11 @@ void *allocateBlock(size_t size, bool zeroed, bool *reused) {
 } // namespace
 
 void *attune::runtime::bufferAlloc(size_t size) {
-  bool reused = false;
-  return allocateBlock(size, /*zeroed=*/false, &reused);
+  return allocateBlock(size, /*zeroed=*/false);
 }
 
 void *attune::runtime::bufferAllocZeroed(size_t size) {
-  // A new large block comes from calloc, whose fresh pages are zero without
-  // being written: the pages a tensor never touches (a generation cache's
-  // unused capacity) are never faulted in. A cached block was used before.
-  bool reused = false;
-  void *p = allocateBlock(size, /*zeroed=*/true, &reused);
-  if (p && reused)
-    std::memset(p, 0, size);
-  return p;
+  return allocateBlock(size, /*zeroed=*/true);
 }
 
 void attune::runtime::bufferFree(void *p) {

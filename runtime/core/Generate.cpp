@@ -422,6 +422,17 @@ struct KeptMap {
   size_t rank = 3;
 };
 
+/// The tensor `out` of a generation's map `layout` over `steps` new tokens:
+/// `data` [B, heads, steps, keys], returned as [B, steps, keys] for a step
+/// map without heads.
+attune_status *mapTensor(const KeptMap &layout, int64_t batch, int64_t steps,
+                         const std::vector<float> &data, attune_tensor **out) {
+  std::vector<int64_t> shape = {batch, layout.heads, steps, layout.keys};
+  if (layout.rank == 3)
+    shape.erase(shape.begin() + 1);
+  return tensorOf(ATTUNE_F32, shape, data.data(), out);
+}
+
 /// Checks attention map #`m` of step `s` (f32 [rows, T, Lk] or
 /// [rows, H, T, Lk]) against the maps of the steps before: `kept[m]`'s
 /// heads, keys and rank, recorded on the first step (a map whose Lk changes
@@ -579,14 +590,10 @@ attune_status *sampleRows(Session &session, const Request &r,
   if (wantMaps)
     for (size_t m = 0; m < mapKept.size(); ++m) {
       const KeptMap &map = mapKept[m];
-      int64_t heads = map.heads, keys = map.keys;
       std::vector<float> narrow =
-          firstSteps(map.rows, batch * heads, steps, ran, keys);
-      std::vector<int64_t> shape = {batch, heads, ran, keys};
-      if (map.rank == 3)
-        shape.erase(shape.begin() + 1);
+          firstSteps(map.rows, batch * map.heads, steps, ran, map.keys);
       if (attune_status *st =
-              tensorOf(ATTUNE_F32, shape, narrow.data(), &o.attention_maps[m]))
+              mapTensor(map, batch, ran, narrow, &o.attention_maps[m]))
         return st;
     }
   if (logitsOut) {
@@ -855,11 +862,8 @@ attune_status *beamSearch(Session &session, const Request &r,
                       &maps[((b * heads + hh) * longest + t) * keys]);
       }
     }
-    std::vector<int64_t> mapShape = {batch, heads, longest, keys};
-    if (layout.rank == 3)
-      mapShape.erase(mapShape.begin() + 1);
     if (attune_status *st =
-            tensorOf(ATTUNE_F32, mapShape, maps.data(), &o.attention_maps[m]))
+            mapTensor(layout, batch, longest, maps, &o.attention_maps[m]))
       return st;
   }
   if (attune_status *st = tensorOf(ATTUNE_I64, shape, out.data(), tokensOut))
