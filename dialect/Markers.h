@@ -82,6 +82,11 @@ inline constexpr llvm::StringLiteral kInitTileAttr = "attune.init_tile";
 /// The init of a GEMM that writes attention heads (attune-pack-head-gemms),
 /// already on the GEMM's output layout.
 inline constexpr llvm::StringLiteral kHeadsInitAttr = "attune.heads_init";
+/// The rounding of a GEMM's weight panels to f16 (the pack passes with
+/// weight-type=f16): it must fold at compile time, where the weights' range
+/// is checked (f16's largest finite value is 65504);
+/// attune-hoist-weight-preparation reports one left for run time.
+inline constexpr llvm::StringLiteral kF16PanelsAttr = "attune.f16_panels";
 
 //===----------------------------------------------------------------------===//
 // After attune-tile-gemm, on the bufferized loops

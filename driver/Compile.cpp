@@ -1,11 +1,12 @@
 //===- Compile.cpp - the compile flow: model -> artifact ------------------===//
 
 #include "driver/Compile.h"
+#include "dialect/AttuneDialect.h"
+#include "dialect/AttuneOps.h"
 #include "driver/Artifact.h"
 #include "driver/DataObject.h"
 #include "frontend/onnx/Import.h"
-#include "dialect/AttuneDialect.h"
-#include "dialect/AttuneOps.h"
+#include "lowering/CPU/CpuKernels.h"
 #include "lowering/Vulkan/KernelTable.h"
 #include "passes/BindWeights.h"
 #include "passes/Passes.h"
@@ -339,9 +340,9 @@ LogicalResult checkOptions(const CompileOptions &options, bool &hasCpu,
                  << ": expected static, dynamic, guided or runtime\n";
     return failure();
   }
-  if (!llvm::is_contained({"f32", "bf16"}, cpu.gemmWeights)) {
-    llvm::errs() << "error: --gemm-weights=" << cpu.gemmWeights
-                 << ": expected f32 or bf16\n";
+  if (!llvm::is_contained(cpu::kPanelStorageNames, cpu.gemmWeights)) {
+    llvm::errs() << "error: --gemm-weights=" << cpu.gemmWeights << ": expected "
+                 << cpu::panelStorageChoices() << "\n";
     return failure();
   }
   if (cpu.ompChunk < 0 || (cpu.ompChunk > 0 && cpu.ompSchedule == "runtime")) {

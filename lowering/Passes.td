@@ -439,6 +439,11 @@ def AttuneHoistWeightPreparation
     new constants, so that the layer, compiled once, reads weights packed at
     compile time. Runs after `attune-pack-gemms`, before the GEMMs are tiled.
 
+    f16 panels are rounded at compile time, where their range is checked:
+    a rounding to f16 left for run time (marked `attune.f16_panels` by the
+    pack passes: a weight with a value beyond 65504, or weights known only
+    at run time) is an error naming the weight and the value.
+
     Before:
     ```mlir
     func.func private @layer(%x: tensor<?x128xf32>, %w: tensor<64x128xf32> {attune.weight}) {
@@ -706,15 +711,18 @@ def AttunePackGemms : Pass<"attune-pack-gemms", "::mlir::ModuleOp"> {
 
     Where W does not divide N, the last panel is zero-padded, the GEMM and
     its epilogue compute whole panels, and the readers get the first N
-    columns (a `tensor.extract_slice`). With `weight-type=bf16`
+    columns (a `tensor.extract_slice`). With `weight-type=bf16` or `f16`
     the panels are stored in that type: half the bytes a memory-bound GEMM
-    (a decoding step) reads.
+    (a decoding step) reads. f16 panels of constant weights are rounded
+    here; a weight with a value beyond f16's range (or one known only at
+    run time) keeps its rounding as an op (`attune.f16_panels`), which
+    `--attune-hoist-weight-preparation` reports as an error.
   }];
   let options = [
     Option<"weightType", "weight-type", "std::string", /*default=*/"\"f32\"",
-           "Element type of the packed panels: f32, or bf16 (rounded to "
-           "nearest even at compile time; the GEMM widens each weight to f32 "
-           "in registers and accumulates in f32)">,
+           "Element type of the packed panels: f32, bf16 or f16 (rounded "
+           "to nearest even at compile time; the GEMM widens each weight to "
+           "f32 in registers and accumulates in f32)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
@@ -740,9 +748,9 @@ def AttunePackHeadGemms : Pass<"attune-pack-head-gemms", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"weightType", "weight-type", "std::string", /*default=*/"\"f32\"",
-           "Element type of the packed panels: f32, or bf16 (rounded to "
-           "nearest even at compile time; the GEMM widens each weight to f32 "
-           "in registers and accumulates in f32)">,
+           "Element type of the packed panels: f32, bf16 or f16 (rounded "
+           "to nearest even at compile time; the GEMM widens each weight to "
+           "f32 in registers and accumulates in f32)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",

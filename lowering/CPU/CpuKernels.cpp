@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
+#include <cmath>
+
 namespace mlir::attune::cpu {
 
 namespace {
@@ -79,16 +81,28 @@ static Value narrowPanels(OpBuilder &b, Location loc, Value panels,
     return panels;
   Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), storage);
   AffineMap id = b.getMultiDimIdentityMap(type.getRank());
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{empty.getType()}, ValueRange{panels},
-             ValueRange{empty}, ArrayRef<AffineMap>{id, id},
-             SmallVector<utils::IteratorType>(type.getRank(),
-                                              utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location l, ValueRange args) {
-               Value narrow = arith::TruncFOp::create(nb, l, storage, args[0]);
-               linalg::YieldOp::create(nb, l, narrow);
-             })
-      .getResult(0);
+  auto rounding = linalg::GenericOp::create(
+      b, loc, TypeRange{empty.getType()}, ValueRange{panels}, ValueRange{empty},
+      ArrayRef<AffineMap>{id, id},
+      SmallVector<utils::IteratorType>(type.getRank(),
+                                       utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value narrow = arith::TruncFOp::create(nb, l, storage, args[0]);
+        linalg::YieldOp::create(nb, l, narrow);
+      });
+  if (storage.isF16())
+    rounding->setAttr(kF16PanelsAttr, UnitAttr::get(b.getContext()));
+  return rounding.getResult(0);
+}
+
+std::string panelStorageChoices() {
+  std::string text;
+  for (auto [i, name] : llvm::enumerate(kPanelStorageNames)) {
+    if (i)
+      text += i + 1 == std::size(kPanelStorageNames) ? " or " : ", ";
+    text += name.str();
+  }
+  return text;
 }
 
 Type panelStorage(Operation *root, StringRef pass, StringRef name) {
@@ -97,9 +111,22 @@ Type panelStorage(Operation *root, StringRef pass, StringRef name) {
     return Float32Type::get(ctx);
   if (name == "bf16")
     return BFloat16Type::get(ctx);
-  root->emitError() << pass << ": weight-type=" << name
-                    << ": expected f32 or bf16";
+  if (name == "f16")
+    return Float16Type::get(ctx);
+  root->emitError() << pass << ": weight-type=" << name << ": expected "
+                    << panelStorageChoices();
   return {};
+}
+
+std::optional<float> firstOutOfRange(ArrayRef<float> data, Type storage) {
+  if (!storage || !storage.isF16())
+    return std::nullopt;
+  // 65520 = 65504 + half of f16's last step: the smallest magnitude that
+  // rounds (to nearest even) to infinity.
+  for (float v : data)
+    if (std::isfinite(v) && std::fabs(v) >= 65520.0f)
+      return v;
+  return std::nullopt;
 }
 
 void widenPanelOperand(linalg::GenericOp gemm) {
@@ -125,6 +152,8 @@ void widenPanelOperand(linalg::GenericOp gemm) {
         b, loc, word, arith::ConstantIntOp::create(b, loc, 16, 32));
     w = arith::BitcastOp::create(b, loc, wide, shifted);
   } else {
+    // f16: vcvtph2ps (F16C, every x86-64-v3 CPU; libgcc's __extendhfsf2
+    // on a CPU without it).
     w = arith::ExtFOp::create(b, loc, wide, arg);
     first = w.getDefiningOp();
   }
@@ -149,11 +178,16 @@ Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
           dst[(nb * k + kk) * width + r] = src[kk * n + nb * width + r];
     std::string key =
         attune::constantKey(w, "weight") + "_p" + std::to_string(width);
-    if (!storage || storage == packedType.getElementType()) {
+    // A value beyond the storage type's range (f16) leaves the rounding an
+    // op on the f32 panels, which attune-hoist-weight-preparation reports
+    // with the value.
+    bool fits = !firstOutOfRange(dst, storage);
+    if (!storage || storage == packedType.getElementType() || !fits) {
       auto attr = DenseResourceElementsAttr::get(
           packedType, key,
           HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
-      return arith::ConstantOp::create(b, loc, packedType, attr);
+      Value packed = arith::ConstantOp::create(b, loc, packedType, attr);
+      return fits ? packed : narrowPanels(b, loc, packed, storage);
     }
     // Rounded to the storage type at compile time.
     std::vector<char> narrow = convertFloatData(

@@ -45,13 +45,23 @@ Value joinColumns(OpBuilder &b, Location loc, Value v);
 /// B[k, W nb + r], zero past column N, of element type `storage` (B's when
 /// null; f32 B to bf16 or f16 rounds to nearest even): a new constant for
 /// constant weights, else a transpose of the (padded) reshaped B, then the
-/// rounding.
+/// rounding (marked kF16PanelsAttr to f16; also the form of constant weights
+/// beyond f16's range, left for attune-hoist-weight-preparation to report).
 Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
                  Type storage = {});
-/// The panels' element type for the pack passes' `weight-type` option
-/// ("f32" or "bf16"); for another name, null after an error on `root`
+/// The element types packed GEMM panels may be stored in, as
+/// --gemm-weights and the pack passes' `weight-type` spell them.
+inline constexpr StringLiteral kPanelStorageNames[] = {"f32", "bf16", "f16"};
+/// "f32, bf16 or f16": the choices, for diagnostics.
+std::string panelStorageChoices();
+/// The panels' element type for the pack passes' `weight-type` option (one
+/// of kPanelStorageNames); for another name, null after an error on `root`
 /// naming `pass`.
 Type panelStorage(Operation *root, StringRef pass, StringRef name);
+/// The first value of `data` that is finite but beyond `storage`'s range
+/// (f16: |x| >= 65520, which rounds to infinity; f32 and bf16 have f32's
+/// range), if any.
+std::optional<float> firstOutOfRange(ArrayRef<float> data, Type storage);
 /// Where `gemm`'s panels (input 1) are stored narrower than its body
 /// computes, the body widens each panel element first (arith.extf).
 void widenPanelOperand(linalg::GenericOp gemm);

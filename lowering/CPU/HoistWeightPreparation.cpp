@@ -22,8 +22,11 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cstring>
+#include <iomanip>
+#include <sstream>
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNEHOISTWEIGHTPREPARATION
@@ -207,7 +210,15 @@ Value foldOnConstants(Operation *op, FoldCache &cache,
     suffix = "_pad";
   } else if (FloatType to = roundingTo(op)) {
     source = op->getOperand(0);
-    if (std::optional<std::vector<char>> wide = constantBytes(source))
+    std::optional<std::vector<char>> wide = constantBytes(source);
+    // A value beyond f16's range stays unfolded, for the pass to report.
+    if (wide &&
+        cpu::firstOutOfRange(
+            ArrayRef<float>(reinterpret_cast<const float *>(wide->data()),
+                            wide->size() / sizeof(float)),
+            to))
+      return {};
+    if (wide)
       bytes = convertFloatData(*wide, Float32Type::get(op->getContext()), to);
     suffix = to.isBF16() ? "_bf16" : "_f16";
   }
@@ -373,6 +384,52 @@ bool hoist(func::FuncOp func, ModuleOp module,
   return true;
 }
 
+/// The weight a prepared constant's key names: the key without the
+/// suffixes of its preparations (a transpose, reshape, slice, padding,
+/// packing in panels of P columns: _t, _r, _s, _pad, _pP).
+static std::string weightName(StringRef key) {
+  while (true) {
+    auto [head, tail] = key.rsplit('_');
+    if (head.empty() || tail.empty() ||
+        !(llvm::is_contained({"t", "r", "s", "pad"}, tail) ||
+          (tail.size() > 1 && tail[0] == 'p' &&
+           llvm::all_of(tail.drop_front(), llvm::isDigit))))
+      return key.str();
+    key = head;
+  }
+}
+
+/// f16 panels are rounded at compile time, where their range is checked: a
+/// rounding to f16 still left for run time (its weights beyond f16's range,
+/// or not known until run time) is an error.
+LogicalResult checkF16Panels(ModuleOp module) {
+  WalkResult result = module.walk([](linalg::GenericOp op) {
+    if (!op->hasAttr(kF16PanelsAttr))
+      return WalkResult::advance();
+    Value input = op.getDpsInputs()[0];
+    InFlightDiagnostic diag =
+        op.emitError("f16 weight panels (--gemm-weights=f16): ");
+    if (std::optional<std::vector<char>> bytes = constantBytes(input)) {
+      std::optional<float> v = cpu::firstOutOfRange(
+          ArrayRef<float>(reinterpret_cast<const float *>(bytes->data()),
+                          bytes->size() / sizeof(float)),
+          Float16Type::get(op.getContext()));
+      std::ostringstream value;
+      value << std::setprecision(9) << v.value_or(0.0f);
+      diag << "weight '" << weightName(constantKey(input, "weight"))
+           << "' holds " << value.str()
+           << ", beyond f16's range (largest finite value 65504); "
+              "--gemm-weights=bf16 keeps f32's range";
+    } else {
+      diag << "this GEMM's weights are only known at run time "
+              "(--weights-external), where their range cannot be checked; "
+              "--gemm-weights=bf16 keeps f32's range";
+    }
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 struct AttuneHoistWeightPreparationPass
     : mlir::attune::impl::AttuneHoistWeightPreparationBase<
           AttuneHoistWeightPreparationPass> {
@@ -383,6 +440,8 @@ struct AttuneHoistWeightPreparationPass
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
       if (func.isPrivate() && !func.isExternal())
         hoist(func, module, callers, created);
+    if (failed(checkF16Panels(module)))
+      return signalPassFailure();
     // The marks have served (and LLVM would not know them).
     for (auto func : module.getOps<func::FuncOp>())
       for (unsigned i = 0; i < func.getNumArguments(); ++i)

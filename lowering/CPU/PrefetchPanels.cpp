@@ -14,14 +14,15 @@ namespace mlir::attune {
 using namespace mlir;
 
 /// The read of one W-element row of a packed panel `[N/W, K, W]`
-/// (contiguous, f32 or bf16) in `kLoop`'s body whose k index moves with the
-/// loop; null if there is none.
+/// (contiguous, f32, bf16 or f16) in `kLoop`'s body whose k index moves with
+/// the loop; null if there is none.
 static vector::TransferReadOp panelRead(scf::ForOp kLoop) {
   for (auto read : kLoop.getBody()->getOps<vector::TransferReadOp>()) {
     auto type = dyn_cast<MemRefType>(read.getBase().getType());
     if (!type || type.getRank() != 3 || !type.hasStaticShape() ||
         !type.getLayout().isIdentity() ||
-        !(type.getElementType().isF32() || type.getElementType().isBF16()) ||
+        !(type.getElementType().isF32() || type.getElementType().isBF16() ||
+          type.getElementType().isF16()) ||
         read.getVectorType().getShape().back() != type.getDimSize(2))
       continue;
     Value k = read.getIndices()[1];
@@ -43,7 +44,7 @@ static vector::TransferReadOp unitStepPanelRead(scf::ForOp kLoop) {
   return panelRead(kLoop);
 }
 
-/// Elements of `type` per 64-byte line (16 f32, 32 bf16).
+/// Elements of `type` per 64-byte line (16 f32, 32 bf16 or f16).
 static int64_t lineElements(MemRefType type) {
   return 64 / (type.getElementTypeBitWidth() / 8);
 }
@@ -279,8 +280,8 @@ static bool prefetchNextSlice(scf::ForOp kLoop) {
 }
 
 /// The k loop of a single row (the last rows of a cache tile, all of a
-/// decoding step's) on bf16 panels: nothing else shares the next slice's
-/// lines, so each k step fetches its own row of the next k tile (kCount
+/// decoding step's) on 16-bit (bf16, f16) panels: nothing else shares the next
+/// slice's lines, so each k step fetches its own row of the next k tile (kCount
 /// rows ahead in the panel buffer, W elements: one prefetch per 64-byte
 /// line), into L2.
 static bool prefetchRowSlice(scf::ForOp kLoop) {
@@ -295,7 +296,7 @@ static bool prefetchRowSlice(scf::ForOp kLoop) {
   // with it (768 x 768: 52 -> 22 us against f32's; 768 -> 50257: 9.4 ->
   // 2.9 ms), f32 panels 5-25 % slower (the hardware prefetcher keeps up
   // with them): f32 goes without.
-  if (!type.getElementType().isBF16() || width % line != 0 || size < width)
+  if (type.getElementTypeBitWidth() != 16 || width % line != 0 || size < width)
     return false;
   OpBuilder b(kLoop.getContext());
   Location loc = read.getLoc();

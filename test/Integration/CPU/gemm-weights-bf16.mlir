@@ -26,9 +26,9 @@
 // CHECK-SAME:  bf16>
 // CHECK-NOT:   arith.truncf
 // CHECK:       return
-// Anything but f32 or bf16 is refused.
+// Anything but f32, bf16 or f16 is refused.
 // RUN: not attune-compile %s --gemm-weights=f8 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: error: --gemm-weights=f8: expected f32 or bf16
+// BAD: error: --gemm-weights=f8: expected f32, bf16 or f16
 
 func.func @forward(%x: tensor<?x?x200xf32> {attune.name = "x"}, %y: tensor<?x?x64xf32> {attune.name = "y"})
     -> (tensor<?x?x96xf32>, tensor<?x?x64xf32>) {
