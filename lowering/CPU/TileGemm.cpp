@@ -30,6 +30,8 @@
 
 #include <map>
 
+#include <cstring>
+
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNETILEGEMM
 #include "lowering/Passes.h.inc"
@@ -91,11 +93,26 @@ public:
             "    }\n";
   }
 
-  std::string finish() const {
+  /// The schedule; `f16Panels`: some GEMM reads f16 panels.
+  std::string finish(bool f16Panels) const {
+    // f16 panels: a panel row is widened once, then broadcast over the
+    // register tile's rows (vector.extf sunk below the broadcast and
+    // transpose the vectorizer reads it through). Without it each
+    // element was converted on its own (a vcvtph2ps and a vpinsrw per
+    // weight: 5x slower GEMMs). Only there: it changes other kernels'
+    // code too, which is measured for f32 and bf16 as it is.
+    std::string rows = kRowsAndCleanup;
+    size_t at = rows.find("@SINK_OPS@");
+    rows.replace(at, strlen("@SINK_OPS@"),
+                 f16Panels
+                     ? "transform.apply_patterns to %func {\n"
+                       "        transform.apply_patterns.vector.sink_ops\n"
+                       "      } : !transform.any_op"
+                     : "");
     return "module attributes {transform.with_named_sequence} {\n"
            "  transform.named_sequence @__transform_main(%root: "
            "!transform.any_op {transform.readonly}) {\n" +
-           text + kRowsAndCleanup +
+           text + rows +
            "    transform.yield\n"
            "  }\n"
            "}\n";
@@ -281,6 +298,7 @@ private:
         transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
         transform.apply_patterns.canonicalization
       } : !transform.any_op
+      @SINK_OPS@
       transform.apply_cse to %func : !transform.any_op
       %loops = transform.structured.match ops{["scf.for"]} in %func
           : (!transform.any_op) -> !transform.any_op
@@ -344,7 +362,14 @@ struct AttuneTileGemmPass
       builder.addGemms(t);
     for (auto &[t, _] : tileGemms)
       builder.addTileGemms(t);
-    std::string text = builder.finish();
+    bool f16Panels = false;
+    module.walk([&](linalg::GenericOp op) {
+      if (tilingOf(op) && llvm::any_of(op.getDpsInputs(), [](Value v) {
+            return getElementTypeOrSelf(v.getType()).isF16();
+          }))
+        f16Panels = true;
+    });
+    std::string text = builder.finish(f16Panels);
     OwningOpRef<ModuleOp> schedule =
         parseSourceString<ModuleOp>(text, &getContext());
     if (!schedule) {
