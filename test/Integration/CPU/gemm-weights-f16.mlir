@@ -27,6 +27,11 @@
 // CHECK-SAME:  f16>
 // CHECK-NOT:   arith.truncf
 // CHECK:       return
+// Each panel row is widened once, as a whole vector (attune-tile-gemm's
+// vector.sink_ops), not element by element after its broadcast over the
+// register tile's rows.
+// RUN: attune-compile %s --weights %golden/gemm-weights-f16/weights.safetensors --cpu=icelake-server --gemm-weights=f16 --emit=llvm-ir | FileCheck %s --check-prefix=WIDEN --implicit-check-not="fpext half" --implicit-check-not="fpext <1 x half>"
+// WIDEN: fpext <64 x half>
 //
 // f16 reaches 65504: a weight beyond that is an error naming it and the
 // value (a linear layer's, and a layer function's, rounded in its caller),
