@@ -31,6 +31,12 @@ inline constexpr llvm::StringLiteral kTileQCapAttr = "attune.tile_q_cap";
 /// (attune-externalize-weights; read by the compile flow for the metadata).
 inline constexpr llvm::StringLiteral kWeightNameAttr = "attune.weight_name";
 
+/// On the module: the names of the external weights the code rounds to f16
+/// at run time (f16 GEMM panels; attune-hoist-weight-preparation), for the
+/// runtime to check their range at load (the compile flow records them in
+/// the metadata, artifact::WeightSpec::f16, and removes the attribute).
+inline constexpr llvm::StringLiteral kF16WeightsAttr = "attune.f16_weights";
+
 /// func.func argument: a weight (or a value computed from weights alone) of
 /// a layer function made by attune-outline-layers; what
 /// attune-hoist-weight-preparation may prepare in the callers, and then
@@ -82,11 +88,15 @@ inline constexpr llvm::StringLiteral kInitTileAttr = "attune.init_tile";
 /// The init of a GEMM that writes attention heads (attune-pack-head-gemms),
 /// already on the GEMM's output layout.
 inline constexpr llvm::StringLiteral kHeadsInitAttr = "attune.heads_init";
-/// The rounding of a GEMM's weight panels to f16 (the pack passes with
-/// weight-type=f16): it must fold at compile time, where the weights' range
-/// is checked (f16's largest finite value is 65504);
-/// attune-hoist-weight-preparation reports one left for run time.
-inline constexpr llvm::StringLiteral kF16PanelsAttr = "attune.f16_panels";
+/// The rounding of a GEMM's weight panels to bf16 or f16 (the pack passes'
+/// weight-type): a weight preparation for attune-hoist-weight-preparation to
+/// fold on constants, which the row kernels (attune-vectorize-rows) leave
+/// alone. To f16 it must fold, where the weights' range is checked (f16's
+/// largest finite value is 65504), or round an external weight, whose range
+/// the runtime checks (kF16WeightsAttr); attune-hoist-weight-preparation
+/// reports any other left for run time.
+inline constexpr llvm::StringLiteral kPanelRoundingAttr =
+    "attune.panel_rounding";
 
 //===----------------------------------------------------------------------===//
 // After attune-tile-gemm, on the bufferized loops

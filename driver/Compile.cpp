@@ -556,6 +556,14 @@ LogicalResult compileModule(MLIRContext &context, OwningOpRef<ModuleOp> module,
       return failure();
     if (emit == Emit::Attune || emit == Emit::Linalg || emit == Emit::LLVMMLIR)
       return printModule(*module, options.output);
+    // External weights the code rounds to f16: the runtime checks their
+    // range at load.
+    if (auto names = (*module)->getAttrOfType<ArrayAttr>(kF16WeightsAttr)) {
+      for (artifact::WeightSpec &w : metadata.weights)
+        w.f16 =
+            llvm::is_contained(names, StringAttr::get(&context, w.tensor.name));
+      (*module)->removeAttr(kF16WeightsAttr);
+    }
   }
 
   if (hasVulkan) {

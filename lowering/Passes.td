@@ -440,7 +440,7 @@ def AttuneHoistWeightPreparation
     compile time. Runs after `attune-pack-gemms`, before the GEMMs are tiled.
 
     f16 panels are rounded at compile time, where their range is checked:
-    a rounding to f16 left for run time (marked `attune.f16_panels` by the
+    a rounding to f16 left for run time (marked `attune.panel_rounding` by the
     pack passes: a weight with a value beyond 65504, or weights known only
     at run time) is an error naming the weight and the value.
 
@@ -715,7 +715,7 @@ def AttunePackGemms : Pass<"attune-pack-gemms", "::mlir::ModuleOp"> {
     the panels are stored in that type: half the bytes a memory-bound GEMM
     (a decoding step) reads. f16 panels of constant weights are rounded
     here; a weight with a value beyond f16's range (or one known only at
-    run time) keeps its rounding as an op (`attune.f16_panels`), which
+    run time) keeps its rounding as an op (`attune.panel_rounding`), which
     `--attune-hoist-weight-preparation` reports as an error.
   }];
   let options = [

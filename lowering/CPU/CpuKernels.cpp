@@ -3,6 +3,8 @@
 #include "lowering/CPU/CpuKernels.h"
 #include "passes/Passes.h"
 
+#include "attune/artifact.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -20,10 +22,9 @@ namespace {
 /// The marks the lowering and attune-tile-attention put on ops for the
 /// kernel passes, and those the passes put on each other's ops.
 constexpr StringLiteral kMarks[] = {
-    kGemmAttr,          kEpilogueAttr,    kGemmCacheTileAttr,
-    kInitTileAttr,      kHeadsInitAttr,   kTileGemmAttr,
-    kVectorizeAttr,     kVectorize1DAttr, kTransposeTilesAttr,
-    kTilingAttr};
+    kGemmAttr,           kEpilogueAttr, kGemmCacheTileAttr, kInitTileAttr,
+    kHeadsInitAttr,      kTileGemmAttr, kVectorizeAttr,     kVectorize1DAttr,
+    kTransposeTilesAttr, kTilingAttr,   kPanelRoundingAttr};
 } // namespace
 
 GemmTilingAttr tilingOf(Operation *op) {
@@ -90,8 +91,7 @@ static Value narrowPanels(OpBuilder &b, Location loc, Value panels,
         Value narrow = arith::TruncFOp::create(nb, l, storage, args[0]);
         linalg::YieldOp::create(nb, l, narrow);
       });
-  if (storage.isF16())
-    rounding->setAttr(kF16PanelsAttr, UnitAttr::get(b.getContext()));
+  rounding->setAttr(kPanelRoundingAttr, UnitAttr::get(b.getContext()));
   return rounding.getResult(0);
 }
 
@@ -121,10 +121,8 @@ Type panelStorage(Operation *root, StringRef pass, StringRef name) {
 std::optional<float> firstOutOfRange(ArrayRef<float> data, Type storage) {
   if (!storage || !storage.isF16())
     return std::nullopt;
-  // 65520 = 65504 + half of f16's last step: the smallest magnitude that
-  // rounds (to nearest even) to infinity.
   for (float v : data)
-    if (std::isfinite(v) && std::fabs(v) >= 65520.0f)
+    if (std::isfinite(v) && std::fabs(v) >= ::attune::artifact::kF16Overflow)
       return v;
   return std::nullopt;
 }

@@ -45,7 +45,7 @@ Value joinColumns(OpBuilder &b, Location loc, Value v);
 /// B[k, W nb + r], zero past column N, of element type `storage` (B's when
 /// null; f32 B to bf16 or f16 rounds to nearest even): a new constant for
 /// constant weights, else a transpose of the (padded) reshaped B, then the
-/// rounding (marked kF16PanelsAttr to f16; also the form of constant weights
+/// rounding (marked kPanelRoundingAttr; also the form of constant weights
 /// beyond f16's range, left for attune-hoist-weight-preparation to report).
 Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
                  Type storage = {});

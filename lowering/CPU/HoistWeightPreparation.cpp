@@ -14,7 +14,9 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
@@ -399,14 +401,45 @@ static std::string weightName(StringRef key) {
   }
 }
 
-/// f16 panels are rounded at compile time, where their range is checked: a
-/// rounding to f16 still left for run time (its weights beyond f16's range,
-/// or not known until run time) is an error.
+/// The external weight (attune-externalize-weights' global) `v` is
+/// prepared from by transposes, reshapes, slices and padding alone, if any.
+static memref::GlobalOp externalWeight(Value v, ModuleOp module) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto t = dyn_cast<linalg::TransposeOp>(def)) {
+      v = t.getInput();
+    } else if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                   tensor::ExtractSliceOp, tensor::PadOp>(def)) {
+      v = def->getOperand(0);
+    } else if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(def)) {
+      auto get = toTensor.getBuffer().getDefiningOp<memref::GetGlobalOp>();
+      if (!get)
+        return {};
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          module, get.getNameAttr());
+      return global && global->hasAttr(kWeightNameAttr) ? global : nullptr;
+    } else {
+      return {};
+    }
+  }
+  return {};
+}
+
+/// f16 panels are rounded at compile time, where their range is checked, or
+/// from an external weight, whose range the runtime checks at load (its
+/// name is recorded in the module's kF16WeightsAttr): a rounding to f16
+/// left for run time of anything else (its weights beyond f16's range, or
+/// computed at run time) is an error.
 LogicalResult checkF16Panels(ModuleOp module) {
-  WalkResult result = module.walk([](linalg::GenericOp op) {
-    if (!op->hasAttr(kF16PanelsAttr))
+  llvm::SetVector<Attribute> external;
+  WalkResult result = module.walk([&](linalg::GenericOp op) {
+    if (!op->hasAttr(kPanelRoundingAttr) || !roundingTo(op) ||
+        !roundingTo(op).isF16())
       return WalkResult::advance();
     Value input = op.getDpsInputs()[0];
+    if (memref::GlobalOp global = externalWeight(input, module)) {
+      external.insert(global->getAttr(kWeightNameAttr));
+      return WalkResult::advance();
+    }
     InFlightDiagnostic diag =
         op.emitError("f16 weight panels (--gemm-weights=f16): ");
     if (std::optional<std::vector<char>> bytes = constantBytes(input)) {
@@ -421,12 +454,15 @@ LogicalResult checkF16Panels(ModuleOp module) {
            << ", beyond f16's range (largest finite value 65504); "
               "--gemm-weights=bf16 keeps f32's range";
     } else {
-      diag << "this GEMM's weights are only known at run time "
-              "(--weights-external), where their range cannot be checked; "
-              "--gemm-weights=bf16 keeps f32's range";
+      diag << "this GEMM's weights are computed at run time, where their "
+              "range cannot be checked; --gemm-weights=bf16 keeps f32's "
+              "range";
     }
     return WalkResult::interrupt();
   });
+  if (!external.empty())
+    module->setAttr(kF16WeightsAttr, ArrayAttr::get(module.getContext(),
+                                                    external.getArrayRef()));
   return failure(result.wasInterrupted());
 }
 

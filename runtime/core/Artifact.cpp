@@ -18,6 +18,8 @@
 //   generation-encoder                   (the entry before it is one)
 //   weights-file PATH                    (- : none)
 //   weight SYMBOL NAME DTYPE RANK DIMS...
+//   weight-f16                           (the weight before it is rounded
+//                                         to f16 by the code)
 //   end
 //
 //===----------------------------------------------------------------------===//
@@ -123,8 +125,11 @@ std::string serialize(const Metadata &m) {
   }
   if (!m.weights.empty()) {
     text += "weights-file " + m.weightsFile + "\n";
-    for (const WeightSpec &w : m.weights)
+    for (const WeightSpec &w : m.weights) {
       tensorLine(text, "weight " + w.symbol, w.tensor);
+      if (w.f16)
+        text += "weight-f16\n";
+    }
   }
   return text + "end\n";
 }
@@ -290,6 +295,12 @@ private:
       if (!(in >> w.symbol) || !readTensor(w.tensor))
         return corrupt("bad 'weight' record");
       m.weights.push_back(std::move(w));
+      return "";
+    }
+    if (word == "weight-f16") {
+      if (m.weights.empty() || m.weights.back().f16)
+        return corrupt("a 'weight-f16' record without its weight");
+      m.weights.back().f16 = true;
       return "";
     }
     return corrupt("unknown record '" + word + "'");

@@ -11,9 +11,11 @@
 
 #include <dlfcn.h>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 
 using namespace attune;
 using namespace attune::runtime;
@@ -23,6 +25,30 @@ namespace {
 /// opened twice shares its globals, so a second, different file is refused.
 std::mutex registryMutex;
 std::map<void *, std::pair<std::string, int>> registry;
+/// The first finite value of `t` (f32 or bf16) that rounds to an f16
+/// infinity, if any. The data may be only 2-byte aligned.
+std::optional<float> beyondF16(const SafetensorsTensor &t) {
+  const char *data = static_cast<const char *>(t.data);
+  bool bf16 = t.dtype == "BF16";
+  if (!bf16 && t.dtype != "F32")
+    return std::nullopt;
+  size_t width = bf16 ? 2 : 4;
+  for (size_t i = 0; i < t.bytes / width; ++i) {
+    uint32_t bits = 0;
+    if (bf16) {
+      uint16_t h;
+      std::memcpy(&h, data + i * 2, 2);
+      bits = uint32_t(h) << 16;
+    } else {
+      std::memcpy(&bits, data + i * 4, 4);
+    }
+    float v;
+    std::memcpy(&v, &bits, 4);
+    if (std::isfinite(v) && std::fabs(v) >= artifact::kF16Overflow)
+      return v;
+  }
+  return std::nullopt;
+}
 } // namespace
 
 attune_status *attune::runtime::loadExternalWeights(
@@ -62,6 +88,13 @@ attune_status *attune::runtime::loadExternalWeights(
                    shapeString(t->shape.data(), t->shape.size()).c_str(),
                    file.c_str(),
                    shapeString(want.shape.data(), want.shape.size()).c_str());
+    if (w.f16)
+      if (std::optional<float> v = beyondF16(*t))
+        return error("%s: weight '%s' holds %.9g in %s, beyond f16's range "
+                     "(largest finite value 65504): the model stores it as "
+                     "f16 (compiled with --gemm-weights=f16; bf16 keeps "
+                     "f32's range)",
+                     modelPath.c_str(), want.name.c_str(), *v, file.c_str());
     void *global = dlsym(library, w.symbol.c_str());
     if (!global)
       return error("%s: no symbol %s for weight '%s'", modelPath.c_str(),

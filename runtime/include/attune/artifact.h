@@ -49,7 +49,15 @@ namespace attune::artifact {
 /// 2: adds the `cpu` record (target CPU and features).
 /// 3: adds `state` and `context` inputs and the `generation-step` and
 /// `generation-encoder` records.
-inline constexpr int kFormatVersion = 3;
+/// 4: adds the `weight-f16` record.
+inline constexpr int kFormatVersion = 4;
+
+/// The smallest magnitude an f32 value rounds (to nearest even) to an f16
+/// infinity: 65504, f16's largest finite value, plus half its last step. A
+/// weight the code stores as f16 (--gemm-weights=f16) must stay below it;
+/// the compiler checks bound weights, the runtime external ones
+/// (WeightSpec::f16).
+inline constexpr float kF16Overflow = 65520.0f;
 
 //===----------------------------------------------------------------------===//
 // Symbols
@@ -255,6 +263,10 @@ struct GlobalSpec {
 struct WeightSpec {
   std::string symbol;
   TensorSpec tensor;
+  /// The code rounds it to f16 (f16 GEMM panels, rounded at run time): the
+  /// runtime refuses a file whose tensor has a value of magnitude
+  /// kF16Overflow or more, which would become an infinity.
+  bool f16 = false;
 };
 
 struct Metadata {

@@ -38,16 +38,37 @@
 // as is a model whose weights are known only at run time.
 // RUN: %python %S/Inputs/set-weight.py %golden/gemm-weights-f16/weights.safetensors %t/big-a.safetensors a.weight 5 -70000
 // RUN: not attune-compile %s --weights %t/big-a.safetensors --gemm-weights=f16 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=RANGE-A
-// RANGE-A: gemm-weights-f16.mlir:[[@LINE+17]]:{{[0-9]+}}: error: f16 weight panels (--gemm-weights=f16): weight 'a.weight' holds -70000, beyond f16's range (largest finite value 65504); --gemm-weights=bf16 keeps f32's range
+// RANGE-A: gemm-weights-f16.mlir:[[@LINE+38]]:{{[0-9]+}}: error: f16 weight panels (--gemm-weights=f16): weight 'a.weight' holds -70000, beyond f16's range (largest finite value 65504); --gemm-weights=bf16 keeps f32's range
 // RUN: %python %S/Inputs/set-weight.py %golden/gemm-weights-f16/weights.safetensors %t/big-l.safetensors enc.layers.1.linear2.weight 3 65520
 // RUN: not attune-compile %s --weights %t/big-l.safetensors --gemm-weights=f16 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=RANGE-L
 // RANGE-L: error: f16 weight panels (--gemm-weights=f16): weight 'enc.layers.1.linear2.weight' holds 65520, beyond f16's range
 // 65504 itself (and 65519, which rounds to it) is f16's.
 // RUN: %python %S/Inputs/set-weight.py %golden/gemm-weights-f16/weights.safetensors %t/max.safetensors enc.layers.1.linear2.weight 3 65519
 // RUN: attune-compile %s --weights %t/max.safetensors --gemm-weights=f16 -o %t/max.so
-// RUN: not attune-compile %s --weights %golden/gemm-weights-f16/weights.safetensors --gemm-weights=f16 --weights-external -o %t/ext.so 2>&1 | FileCheck %s --check-prefix=EXTERNAL
-// EXTERNAL: error: f16 weight panels (--gemm-weights=f16): this GEMM's weights are only known at run time (--weights-external), where their range cannot be checked; --gemm-weights=bf16 keeps f32's range
-// RUN: not ls %t/ext.so
+//
+// External weights are rounded at run time: the library records which
+// (metadata `weight-f16`), and the runtime checks their range at load.
+// RUN: %check-golden %s --work %t/external --atol 3e-5 --compile-arg=--gemm-weights=f16 --compile-arg=--weights-external
+// RUN: strings %t/external/gemm-weights-f16.so | FileCheck %s --check-prefix=RECORDS
+// RECORDS:      weight attune_weight_0 a.weight f32 2 333 200
+// RECORDS-NEXT: weight-f16
+// RECORDS-NEXT: weight attune_weight_1 a.bias f32 1 333
+// RECORDS-NEXT: weight attune_weight_2 b.weight f32 2 96 333
+// RECORDS-NEXT: weight-f16
+// RECORDS:      weight attune_weight_4 enc.layers.0.self_attn.in_proj_weight f32 2 192 64
+// RECORDS-NEXT: weight-f16
+// RUN: not attune-run %t/external/gemm-weights-f16.so --weights %t/big-l.safetensors --input x=%golden/gemm-weights-f16/case0/x.npy --input y=%golden/gemm-weights-f16/case0/y.npy 2>&1 | FileCheck %s --check-prefix=LOAD
+// LOAD: error: {{.*}}gemm-weights-f16.so: weight 'enc.layers.1.linear2.weight' holds 65520 in {{.*}}big-l.safetensors, beyond f16's range (largest finite value 65504): the model stores it as f16 (compiled with --gemm-weights=f16; bf16 keeps f32's range)
+// RUN: attune-run %t/external/gemm-weights-f16.so --weights %t/max.safetensors --input x=%golden/gemm-weights-f16/case0/x.npy --input y=%golden/gemm-weights-f16/case0/y.npy
+//
+// With the heads' GEMM (attune-pack-head-gemms: a head of the panel's
+// width, as on AVX2), the layer's Q/K/V panels are rounded in the callers
+// too, not at each call.
+// RUN: attune-compile %s --weights %golden/gemm-weights-f16/weights.safetensors --cpu=znver3 --gemm-weights=f16 --emit=linalg | FileCheck %s --check-prefix=HEADS
+// HEADS-LABEL: func.func private @forward_encoder_layer(
+// HEADS-SAME:  tensor<2x64x32xf16>, %{{.*}}: tensor<2x64x32xf16>, %{{.*}}: tensor<2x64x32xf16>
+// HEADS-NOT:   arith.truncf
+// HEADS:       return
 
 func.func @forward(%x: tensor<?x?x200xf32> {attune.name = "x"}, %y: tensor<?x?x64xf32> {attune.name = "y"})
     -> (tensor<?x?x96xf32>, tensor<?x?x64xf32>) {
