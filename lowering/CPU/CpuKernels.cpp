@@ -14,8 +14,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
-#include <cmath>
-
 namespace mlir::attune::cpu {
 
 namespace {
@@ -122,9 +120,16 @@ std::optional<float> firstOutOfRange(ArrayRef<float> data, Type storage) {
   if (!storage || !storage.isF16())
     return std::nullopt;
   for (float v : data)
-    if (std::isfinite(v) && std::fabs(v) >= ::attune::artifact::kF16Overflow)
+    if (::attune::artifact::roundsToF16Infinity(v))
       return v;
   return std::nullopt;
+}
+
+std::optional<float> firstOutOfRange(ArrayRef<char> f32Bytes, Type storage) {
+  return firstOutOfRange(
+      ArrayRef<float>(reinterpret_cast<const float *>(f32Bytes.data()),
+                      f32Bytes.size() / sizeof(float)),
+      storage);
 }
 
 void widenPanelOperand(linalg::GenericOp gemm) {

@@ -62,6 +62,8 @@ Type panelStorage(Operation *root, StringRef pass, StringRef name);
 /// (f16: |x| >= 65520, which rounds to infinity; f32 and bf16 have f32's
 /// range), if any.
 std::optional<float> firstOutOfRange(ArrayRef<float> data, Type storage);
+/// The same for f32 data given as its bytes.
+std::optional<float> firstOutOfRange(ArrayRef<char> f32Bytes, Type storage);
 /// Where `gemm`'s panels (input 1) are stored narrower than its body
 /// computes, the body widens each panel element first (arith.extf).
 void widenPanelOperand(linalg::GenericOp gemm);

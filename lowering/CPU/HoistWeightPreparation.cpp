@@ -214,11 +214,7 @@ Value foldOnConstants(Operation *op, FoldCache &cache,
     source = op->getOperand(0);
     std::optional<std::vector<char>> wide = constantBytes(source);
     // A value beyond f16's range stays unfolded, for the pass to report.
-    if (wide &&
-        cpu::firstOutOfRange(
-            ArrayRef<float>(reinterpret_cast<const float *>(wide->data()),
-                            wide->size() / sizeof(float)),
-            to))
+    if (wide && cpu::firstOutOfRange(*wide, to))
       return {};
     if (wide)
       bytes = convertFloatData(*wide, Float32Type::get(op->getContext()), to);
@@ -432,8 +428,8 @@ static memref::GlobalOp externalWeight(Value v, ModuleOp module) {
 LogicalResult checkF16Panels(ModuleOp module) {
   llvm::SetVector<Attribute> external;
   WalkResult result = module.walk([&](linalg::GenericOp op) {
-    if (!op->hasAttr(kPanelRoundingAttr) || !roundingTo(op) ||
-        !roundingTo(op).isF16())
+    FloatType to = roundingTo(op);
+    if (!op->hasAttr(kPanelRoundingAttr) || !to || !to.isF16())
       return WalkResult::advance();
     Value input = op.getDpsInputs()[0];
     if (memref::GlobalOp global = externalWeight(input, module)) {
@@ -443,10 +439,7 @@ LogicalResult checkF16Panels(ModuleOp module) {
     std::optional<std::vector<char>> bytes = constantBytes(input);
     std::optional<float> v;
     if (bytes) {
-      v = cpu::firstOutOfRange(
-          ArrayRef<float>(reinterpret_cast<const float *>(bytes->data()),
-                          bytes->size() / sizeof(float)),
-          Float16Type::get(op.getContext()));
+      v = cpu::firstOutOfRange(*bytes, to);
       // Constant and in range (a rounding that did not fold): exact at run
       // time too.
       if (!v)

@@ -28,9 +28,8 @@
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Parser/Parser.h"
 
-#include <map>
-
 #include <cstring>
+#include <map>
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNETILEGEMM

@@ -11,7 +11,6 @@
 
 #include <dlfcn.h>
 
-#include <cmath>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -34,17 +33,15 @@ std::optional<float> beyondF16(const SafetensorsTensor &t) {
     return std::nullopt;
   size_t width = bf16 ? 2 : 4;
   for (size_t i = 0; i < t.bytes / width; ++i) {
-    uint32_t bits = 0;
+    float v;
     if (bf16) {
       uint16_t h;
       std::memcpy(&h, data + i * 2, 2);
-      bits = uint32_t(h) << 16;
+      v = artifact::bf16ToFloat(h);
     } else {
-      std::memcpy(&bits, data + i * 4, 4);
+      std::memcpy(&v, data + i * 4, 4);
     }
-    float v;
-    std::memcpy(&v, &bits, 4);
-    if (std::isfinite(v) && std::fabs(v) >= artifact::kF16Overflow)
+    if (artifact::roundsToF16Infinity(v))
       return v;
   }
   return std::nullopt;

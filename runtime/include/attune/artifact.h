@@ -59,6 +59,11 @@ inline constexpr int kFormatVersion = 4;
 /// (WeightSpec::f16).
 inline constexpr float kF16Overflow = 65520.0f;
 
+/// Whether finite `v` becomes an infinity when rounded to f16.
+inline bool roundsToF16Infinity(float v) {
+  return std::isfinite(v) && std::fabs(v) >= kF16Overflow;
+}
+
 //===----------------------------------------------------------------------===//
 // Symbols
 //===----------------------------------------------------------------------===//
