@@ -37,6 +37,14 @@ inline constexpr llvm::StringLiteral kWeightNameAttr = "attune.weight_name";
 /// the metadata, artifact::WeightSpec::f16, and removes the attribute).
 inline constexpr llvm::StringLiteral kF16WeightsAttr = "attune.f16_weights";
 
+/// On the module: the names of the external weights that only the weight
+/// preparation run at load reads (attune-prepare-weights-at-load), whose
+/// memory the runtime may release once it has run (the compile flow records
+/// them in the metadata, artifact::WeightSpec::preparedOnly, and removes the
+/// attribute).
+inline constexpr llvm::StringLiteral kPreparedOnlyWeightsAttr =
+    "attune.prepared_only_weights";
+
 /// func.func argument: a weight (or a value computed from weights alone) of
 /// a layer function made by attune-outline-layers; what
 /// attune-hoist-weight-preparation may prepare in the callers, and then

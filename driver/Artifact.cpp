@@ -199,6 +199,8 @@ buildArtifactModule(llvm::LLVMContext &llvmContext, ModuleOp cpuModule,
   llvm::StringSet<> exported;
   for (const auto &[from, to] : wrappers)
     exported.insert(to);
+  if (metadata.prepareWeights)
+    exported.insert(artifact::kPrepareWeightsSymbol);
   for (llvm::Function &fn : module)
     if (!fn.isDeclaration() && fn.hasExternalLinkage() &&
         !exported.contains(fn.getName()))

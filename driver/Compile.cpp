@@ -564,6 +564,19 @@ LogicalResult compileModule(MLIRContext &context, OwningOpRef<ModuleOp> module,
             llvm::is_contained(names, StringAttr::get(&context, w.tensor.name));
       (*module)->removeAttr(kF16WeightsAttr);
     }
+    // External weights prepared once at load (attune-prepare-weights-at-load):
+    // the runtime calls the preparation, then may release the weights only
+    // it reads (not where the Vulkan code of the same library reads them).
+    metadata.prepareWeights = static_cast<bool>(
+        (*module).lookupSymbol(artifact::kPrepareWeightsSymbol));
+    if (auto names =
+            (*module)->getAttrOfType<ArrayAttr>(kPreparedOnlyWeightsAttr)) {
+      for (artifact::WeightSpec &w : metadata.weights)
+        w.preparedOnly =
+            !hasVulkan &&
+            llvm::is_contained(names, StringAttr::get(&context, w.tensor.name));
+      (*module)->removeAttr(kPreparedOnlyWeightsAttr);
+    }
   }
 
   if (hasVulkan) {

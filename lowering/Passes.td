@@ -850,6 +850,59 @@ def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
   ];
 }
 
+def AttunePrepareWeightsAtLoad
+    : Pass<"attune-prepare-weights-at-load", "::mlir::ModuleOp"> {
+  let summary = "Prepare external weights once, when the model loads";
+  let description = [{
+    With `--weights-external` the weights are globals the runtime fills at
+    load (`attune-externalize-weights`), so the preparation of the GEMM
+    weights (the transposes and packing into panels, the bf16/f16 rounding of
+    `--gemm-weights`) cannot fold at compile time as it does on bound
+    weights, and would run at every call: a decoding step would read every
+    weight twice and write it once. This pass moves the pure ops that compute
+    from external weights (and constants) alone out of each function into
+    one function, `@attune_prepare_weights` (`artifact::kPrepareWeightsSymbol`),
+    which stores each value the function reads into a private global of its
+    own (`@attune_prepared_N`, 64-byte aligned); the function reads the
+    global instead. Values that several functions prepare alike (the entries
+    of a generation model) are computed and stored once. The runtime calls
+    the function once, after it has read the weights file (metadata record
+    `prepare-weights`). External weights that only the preparation reads are
+    listed on the module (`attune.prepared_only_weights`), for the runtime to
+    release their memory after it (`weight-prepared` records). Runs after
+    `attune-hoist-weight-preparation`, before the GEMMs are tiled.
+
+    Before:
+    ```mlir
+    memref.global @attune_weight_0 : memref<64x128xf32> = uninitialized {attune.weight_name = "w"}
+    func.func @forward(%x: tensor<?x128xf32>) -> tensor<?x64xf32> {
+      %0 = memref.get_global @attune_weight_0 : memref<64x128xf32>
+      %w = bufferization.to_tensor %0 restrict : memref<64x128xf32> to tensor<64x128xf32>
+      %e = tensor.expand_shape %w [[0, 1], [2]] output_shape [2, 32, 128] ...
+      %p = linalg.transpose ins(%e : tensor<2x32x128xf32>) ... permutation = [0, 2, 1]
+      ... GEMM reading %p ...
+    }
+    ```
+    After:
+    ```mlir
+    func.func @forward(%x: tensor<?x128xf32>) -> tensor<?x64xf32> {
+      %0 = memref.get_global @attune_prepared_0 : memref<2x128x32xf32>
+      %p = bufferization.to_tensor %0 restrict : memref<2x128x32xf32> to tensor<2x128x32xf32>
+      ... GEMM reading %p ...
+    }
+    func.func @attune_prepare_weights() {
+      ... %p computed from @attune_weight_0 ...
+      %1 = memref.get_global @attune_prepared_0 : memref<2x128x32xf32>
+      bufferization.materialize_in_destination %p in restrict writable %1 ...
+      return
+    }
+    memref.global "private" @attune_prepared_0 : memref<2x128x32xf32> = uninitialized {alignment = 64 : i64}
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def AttuneRouteRuntimeCalls
     : Pass<"attune-route-runtime-calls", "::mlir::ModuleOp"> {
   let summary = "Call the runtime through pointer slots it fills at load";

@@ -114,6 +114,7 @@ static void addCpuKernelPasses(OpPassManager &pm, const CpuOptions &options) {
   pm.addPass(createAttunePackGemms({options.gemmWeights}));
   pm.addPass(createAttuneGatherFromPanels());
   pm.addPass(createAttuneHoistWeightPreparation());
+  pm.addPass(createAttunePrepareWeightsAtLoad());
   pm.addPass(createAttuneFuseGemmInits({parallel}));
   pm.addPass(createAttuneTileGemm({parallel}));
   pm.addPass(createAttuneAccumulatorsInRegisters());

@@ -20,6 +20,10 @@
 //   weight SYMBOL NAME DTYPE RANK DIMS...
 //   weight-f16                           (the weight before it is rounded
 //                                         to f16 by the code)
+//   weight-prepared                      (only the weight preparation reads
+//                                         the weight before it)
+//   prepare-weights                      (the library exports
+//                                         kPrepareWeightsSymbol)
 //   end
 //
 //===----------------------------------------------------------------------===//
@@ -129,8 +133,12 @@ std::string serialize(const Metadata &m) {
       tensorLine(text, "weight " + w.symbol, w.tensor);
       if (w.f16)
         text += "weight-f16\n";
+      if (w.preparedOnly)
+        text += "weight-prepared\n";
     }
   }
+  if (m.prepareWeights)
+    text += "prepare-weights\n";
   return text + "end\n";
 }
 
@@ -301,6 +309,18 @@ private:
       if (m.weights.empty() || m.weights.back().f16)
         return corrupt("a 'weight-f16' record without its weight");
       m.weights.back().f16 = true;
+      return "";
+    }
+    if (word == "weight-prepared") {
+      if (m.weights.empty() || m.weights.back().preparedOnly)
+        return corrupt("a 'weight-prepared' record without its weight");
+      m.weights.back().preparedOnly = true;
+      return "";
+    }
+    if (word == "prepare-weights") {
+      if (m.weights.empty() || m.prepareWeights)
+        return corrupt("a 'prepare-weights' record without external weights");
+      m.prepareWeights = true;
       return "";
     }
     return corrupt("unknown record '" + word + "'");

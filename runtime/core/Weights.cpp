@@ -10,6 +10,8 @@
 #include "attune/safetensors.h"
 
 #include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <map>
@@ -46,11 +48,16 @@ std::optional<float> beyondF16(const SafetensorsTensor &t) {
   }
   return std::nullopt;
 }
+/// The weight preparation being called (under registryMutex), and the
+/// wrapper invokeGuarded calls for it.
+void (*preparing)() = nullptr;
+void callPreparation(void **) { preparing(); }
 } // namespace
 
 attune_status *attune::runtime::loadExternalWeights(
-    void *library, const std::string &modelPath,
-    const std::vector<artifact::WeightSpec> &weights, const std::string &file) {
+    void *library, const std::string &modelPath, const artifact::Metadata &meta,
+    const std::string &file) {
+  const std::vector<artifact::WeightSpec> &weights = meta.weights;
   std::lock_guard<std::mutex> lock(registryMutex);
   auto known = registry.find(library);
   if (known != registry.end()) {
@@ -97,6 +104,41 @@ attune_status *attune::runtime::loadExternalWeights(
       return error("%s: no symbol %s for weight '%s'", modelPath.c_str(),
                    w.symbol.c_str(), want.name.c_str());
     std::memcpy(global, t->data, t->bytes);
+  }
+  if (meta.prepareWeights) {
+    void *prepare = dlsym(library, artifact::kPrepareWeightsSymbol);
+    if (!prepare)
+      return error("%s: no symbol %s, which its metadata promises",
+                   modelPath.c_str(), artifact::kPrepareWeightsSymbol);
+    // The file's mapping goes before the preparation adds its copies.
+    st.reset();
+    std::memcpy(&preparing, &prepare, sizeof(preparing));
+    std::string where = modelPath + ": preparing the weights of " + file;
+    attune_status *failed =
+        invokeGuarded(callPreparation, nullptr, where.c_str());
+    // Its temporaries are not kept for reuse (the buffer cache).
+    releaseBuffers();
+    if (failed)
+      return failed;
+    // The pages wholly inside a weight only the preparation reads go back
+    // to the system (.bss: they read as zeros if touched again, and the
+    // next load writes them anew).
+    long page = sysconf(_SC_PAGESIZE);
+    for (const artifact::WeightSpec &w : weights) {
+      if (!w.preparedOnly || page <= 0)
+        continue;
+      auto *global = static_cast<char *>(dlsym(library, w.symbol.c_str()));
+      const artifact::DtypeInfo *dtype = artifact::dtypeInfo(w.tensor.dtype);
+      size_t bytes = dtype ? dtype->size : 0;
+      for (int64_t d : w.tensor.shape)
+        bytes *= static_cast<size_t>(d);
+      uintptr_t begin =
+          (reinterpret_cast<uintptr_t>(global) + page - 1) / page * page;
+      uintptr_t end =
+          (reinterpret_cast<uintptr_t>(global) + bytes) / page * page;
+      if (global && end > begin)
+        madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+    }
   }
   registry[library] = {file, 1};
   return nullptr;

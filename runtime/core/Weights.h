@@ -8,11 +8,14 @@
 
 namespace attune::runtime {
 
-/// Fills the weight globals of `library` from the safetensors `file`. Safe to
-/// call again for the same library (a second open) with the same file.
-attune_status *loadExternalWeights(
-    void *library, const std::string &modelPath,
-    const std::vector<artifact::WeightSpec> &weights, const std::string &file);
+/// Fills the weight globals of `library` from the safetensors `file` (the
+/// weights of `meta`), then runs the library's weight preparation
+/// (Metadata::prepareWeights) and releases the memory of the weights only
+/// that reads. Safe to call again for the same library (a second open) with
+/// the same file.
+attune_status *loadExternalWeights(void *library, const std::string &modelPath,
+                                   const artifact::Metadata &meta,
+                                   const std::string &file);
 /// Undoes one loadExternalWeights (on close).
 void releaseExternalWeights(void *library);
 

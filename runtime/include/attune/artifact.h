@@ -50,7 +50,8 @@ namespace attune::artifact {
 /// 3: adds `state` and `context` inputs and the `generation-step` and
 /// `generation-encoder` records.
 /// 4: adds the `weight-f16` record.
-inline constexpr int kFormatVersion = 4;
+/// 5: adds the `prepare-weights` and `weight-prepared` records.
+inline constexpr int kFormatVersion = 5;
 
 /// The smallest magnitude an f32 value rounds (to nearest even) to an f16
 /// infinity: 65504, f16's largest finite value, plus half its last step. A
@@ -79,6 +80,11 @@ inline constexpr char kSpirvPrefix[] = "attune_vk_spirv_";
 inline constexpr char kVulkanGlobalPrefix[] = "attune_vk_global_";
 /// External weights: kWeightPrefix + N.
 inline constexpr char kWeightPrefix[] = "attune_weight_";
+/// External weights: `void attune_prepare_weights(void)` computes what the
+/// code reads of them (packed panels, half-precision roundings) into the
+/// library's own globals; the runtime calls it once, after it has filled
+/// the weight globals (Metadata::prepareWeights).
+inline constexpr char kPrepareWeightsSymbol[] = "attune_prepare_weights";
 inline constexpr char kCheckHandler[] = "attune_check_handler";
 /// Outputs added by `attune-compile --attention-maps`: the weights of
 /// attention site S are output kAttentionMapPrefix + S ([B, H, Lq, Lk], or
@@ -272,6 +278,9 @@ struct WeightSpec {
   /// runtime refuses a file whose tensor has a value of magnitude
   /// kF16Overflow or more, which would become an infinity.
   bool f16 = false;
+  /// Only kPrepareWeightsSymbol reads it: once that has run, the runtime may
+  /// release the global's memory.
+  bool preparedOnly = false;
 };
 
 struct Metadata {
@@ -287,6 +296,9 @@ struct Metadata {
   /// --weights-external: the file recorded at compile time ("-": none).
   std::string weightsFile = "-";
   std::vector<WeightSpec> weights;
+  /// The library exports kPrepareWeightsSymbol, which must run after the
+  /// weights are read and before any entry.
+  bool prepareWeights = false;
 };
 
 /// The metadata text (ends in "end\n"). Names must hold no white space.

@@ -38,7 +38,7 @@
 // as is a model whose weights are known only at run time.
 // RUN: %python %S/Inputs/set-weight.py %golden/gemm-weights-f16/weights.safetensors %t/big-a.safetensors a.weight 5 -70000
 // RUN: not attune-compile %s --weights %t/big-a.safetensors --gemm-weights=f16 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=RANGE-A
-// RANGE-A: gemm-weights-f16.mlir:[[@LINE+38]]:{{[0-9]+}}: error: f16 weight panels (--gemm-weights=f16): weight 'a.weight' holds -70000, beyond f16's range (largest finite value 65504); --gemm-weights=bf16 keeps f32's range
+// RANGE-A: gemm-weights-f16.mlir:[[@LINE+45]]:{{[0-9]+}}: error: f16 weight panels (--gemm-weights=f16): weight 'a.weight' holds -70000, beyond f16's range (largest finite value 65504); --gemm-weights=bf16 keeps f32's range
 // RUN: %python %S/Inputs/set-weight.py %golden/gemm-weights-f16/weights.safetensors %t/big-l.safetensors enc.layers.1.linear2.weight 3 65520
 // RUN: not attune-compile %s --weights %t/big-l.safetensors --gemm-weights=f16 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=RANGE-L
 // RANGE-L: error: f16 weight panels (--gemm-weights=f16): weight 'enc.layers.1.linear2.weight' holds 65520, beyond f16's range
@@ -46,17 +46,24 @@
 // RUN: %python %S/Inputs/set-weight.py %golden/gemm-weights-f16/weights.safetensors %t/max.safetensors enc.layers.1.linear2.weight 3 65519
 // RUN: attune-compile %s --weights %t/max.safetensors --gemm-weights=f16 -o %t/max.so
 //
-// External weights are rounded at run time: the library records which
-// (metadata `weight-f16`), and the runtime checks their range at load.
+// External weights are rounded when the model loads (with their packing,
+// by the library's weight preparation: attune-prepare-weights-at-load): the
+// library records which (metadata `weight-f16`), and the runtime checks
+// their range at load, before it prepares them. Only the preparation reads
+// the GEMM weights (`weight-prepared`); the biases are read as they are.
 // RUN: %check-golden %s --work %t/external --atol 3e-5 --compile-arg=--gemm-weights=f16 --compile-arg=--weights-external
 // RUN: strings %t/external/gemm-weights-f16.so | FileCheck %s --check-prefix=RECORDS
 // RECORDS:      weight attune_weight_0 a.weight f32 2 333 200
 // RECORDS-NEXT: weight-f16
+// RECORDS-NEXT: weight-prepared
 // RECORDS-NEXT: weight attune_weight_1 a.bias f32 1 333
 // RECORDS-NEXT: weight attune_weight_2 b.weight f32 2 96 333
 // RECORDS-NEXT: weight-f16
+// RECORDS-NEXT: weight-prepared
 // RECORDS:      weight attune_weight_4 enc.layers.0.self_attn.in_proj_weight f32 2 192 64
 // RECORDS-NEXT: weight-f16
+// RECORDS-NEXT: weight-prepared
+// RECORDS:      prepare-weights
 // RUN: not attune-run %t/external/gemm-weights-f16.so --weights %t/big-l.safetensors --input x=%golden/gemm-weights-f16/case0/x.npy --input y=%golden/gemm-weights-f16/case0/y.npy 2>&1 | FileCheck %s --check-prefix=LOAD
 // LOAD: error: {{.*}}gemm-weights-f16.so: weight 'enc.layers.1.linear2.weight' holds 65520 in {{.*}}big-l.safetensors, beyond f16's range (largest finite value 65504): the model stores it as f16 (compiled with --gemm-weights=f16; bf16 keeps f32's range)
 // RUN: attune-run %t/external/gemm-weights-f16.so --weights %t/max.safetensors --input x=%golden/gemm-weights-f16/case0/x.npy --input y=%golden/gemm-weights-f16/case0/y.npy

@@ -1,0 +1,280 @@
+//===- PrepareWeightsAtLoad.cpp - external weights prepared once ----------===//
+//
+// attune-prepare-weights-at-load: with --weights-external the GEMM weights'
+// preparation (the transposes and packing into panels, the bf16/f16
+// rounding) cannot fold at compile time, and would run at every call: a
+// decoding step would read each weight twice and write it once. The pure
+// ops that compute from external weights alone move into one function,
+// artifact::kPrepareWeightsSymbol, which writes each prepared value into a
+// global of its own; the runtime calls it once, after it has read the
+// weights. The entries read the prepared globals.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/Markers.h"
+#include "lowering/Passes.h"
+
+#include "attune/artifact.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::attune {
+#define GEN_PASS_DEF_ATTUNEPREPAREWEIGHTSATLOAD
+#include "lowering/Passes.h.inc"
+} // namespace mlir::attune
+
+using namespace mlir;
+using namespace mlir::attune;
+
+namespace {
+
+/// The prepared values' globals: kPreparedPrefix + N.
+constexpr llvm::StringLiteral kPreparedPrefix = "attune_prepared_";
+
+/// Ops that do no work on their operands: views, constants, empty tensors.
+bool isFree(Operation *op) {
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             tensor::ExtractSliceOp, tensor::CastOp, tensor::EmptyOp,
+             bufferization::ToTensorOp, memref::GetGlobalOp, arith::ConstantOp>(
+      op);
+}
+
+/// The ops of one function's entry block that compute from external weights
+/// and constants alone, in block order.
+struct WeightSlice {
+  llvm::SetVector<Operation *> ops;
+  /// Values that depend on an external weight, and those whose computation
+  /// does work (an op that is not free).
+  DenseSet<Value> fromWeights, computed;
+};
+
+WeightSlice findWeightSlice(func::FuncOp func, SymbolTableCollection &symbols) {
+  WeightSlice slice;
+  Block &body = func.getBody().front();
+  for (Operation &op : body) {
+    if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
+      auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
+          get, get.getNameAttr());
+      if (global && global->hasAttr(kWeightNameAttr)) {
+        slice.ops.insert(&op);
+        slice.fromWeights.insert(get.getResult());
+      }
+      continue;
+    }
+    // Region ops only where the region computes one element (linalg,
+    // tensor.pad), not loops.
+    if (op.getNumResults() == 0 ||
+        (op.getNumRegions() > 0 && !isa<linalg::LinalgOp, tensor::PadOp>(op)))
+      continue;
+    if (!isMemoryEffectFree(&op) && !isa<bufferization::ToTensorOp>(op))
+      continue;
+    // Every value it reads, its regions' captures included, from the slice
+    // (or a constant that is itself in the slice).
+    llvm::SetVector<Value> read(op.getOperands().begin(),
+                                op.getOperands().end());
+    for (Region &region : op.getRegions())
+      getUsedValuesDefinedAbove(region, read);
+    bool inSlice = llvm::all_of(read, [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && slice.ops.contains(def);
+    });
+    if (!inSlice)
+      continue;
+    // A to_tensor only of a weight's global (read-only, restrict).
+    if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(op))
+      if (!slice.fromWeights.contains(toTensor.getBuffer()))
+        continue;
+    slice.ops.insert(&op);
+    bool fromWeights = llvm::any_of(
+        read, [&](Value v) { return slice.fromWeights.contains(v); });
+    bool computed = !isFree(&op) || llvm::any_of(read, [&](Value v) {
+      return slice.computed.contains(v);
+    });
+    for (Value result : op.getResults()) {
+      if (fromWeights)
+        slice.fromWeights.insert(result);
+      if (fromWeights && computed)
+        slice.computed.insert(result);
+    }
+  }
+  return slice;
+}
+
+struct AttunePrepareWeightsAtLoadPass
+    : mlir::attune::impl::AttunePrepareWeightsAtLoadBase<
+          AttunePrepareWeightsAtLoadPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    SymbolTableCollection symbols;
+    StringRef prepareName = ::attune::artifact::kPrepareWeightsSymbol;
+    if (module.lookupSymbol(prepareName)) {
+      module.emitError("attune-prepare-weights-at-load: the module already "
+                       "has a symbol @")
+          << prepareName;
+      return signalPassFailure();
+    }
+    OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
+    func::FuncOp prepare;
+    int64_t next = 0;
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (func.isExternal() || !func.getBody().hasOneBlock())
+        continue;
+      WeightSlice slice = findWeightSlice(func, symbols);
+      // The values to prepare: computed from the weights, of static shape,
+      // read by something outside the slice.
+      SmallVector<Value> prepared;
+      Block &body = func.getBody().front();
+      for (Operation *op : slice.ops)
+        for (Value result : op->getResults()) {
+          auto type = dyn_cast<RankedTensorType>(result.getType());
+          if (!slice.computed.contains(result) || !type ||
+              !type.hasStaticShape())
+            continue;
+          if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+                Operation *top = body.findAncestorOpInBlock(*user);
+                return !top || !slice.ops.contains(top);
+              }))
+            prepared.push_back(result);
+        }
+      if (prepared.empty())
+        continue;
+      if (!prepare) {
+        prepare =
+            func::FuncOp::create(moduleBuilder, module.getLoc(), prepareName,
+                                 FunctionType::get(ctx, {}, {}));
+        OpBuilder end = OpBuilder::atBlockEnd(prepare.addEntryBlock());
+        func::ReturnOp::create(end, module.getLoc());
+      }
+      // The ops they need, cloned in block order into the preparation.
+      llvm::SetVector<Operation *> needed;
+      SmallVector<Operation *> worklist;
+      for (Value v : prepared)
+        worklist.push_back(v.getDefiningOp());
+      while (!worklist.empty()) {
+        Operation *op = worklist.pop_back_val();
+        if (!needed.insert(op))
+          continue;
+        llvm::SetVector<Value> read(op->getOperands().begin(),
+                                    op->getOperands().end());
+        for (Region &region : op->getRegions())
+          getUsedValuesDefinedAbove(region, read);
+        for (Value v : read)
+          worklist.push_back(v.getDefiningOp());
+      }
+      OpBuilder b(prepare.getBody().front().getTerminator());
+      IRMapping mapping;
+      for (Operation *op : slice.ops)
+        if (needed.contains(op))
+          b.clone(*op, mapping);
+      // Each value written into a global of its own, which the function
+      // reads instead.
+      for (Value v : prepared) {
+        auto type = cast<RankedTensorType>(v.getType());
+        auto memrefType =
+            MemRefType::get(type.getShape(), type.getElementType());
+        std::string name;
+        do
+          name = (kPreparedPrefix + Twine(next++)).str();
+        while (module.lookupSymbol(name));
+        memref::GlobalOp::create(moduleBuilder, v.getLoc(), name,
+                                 moduleBuilder.getStringAttr("private"),
+                                 memrefType, moduleBuilder.getUnitAttr(),
+                                 /*constant=*/false,
+                                 moduleBuilder.getI64IntegerAttr(64));
+        Value target =
+            memref::GetGlobalOp::create(b, v.getLoc(), memrefType, name);
+        bufferization::MaterializeInDestinationOp::create(
+            b, v.getLoc(), /*result=*/Type(), mapping.lookup(v), target,
+            /*restrict=*/true, /*writable=*/true);
+        OpBuilder fb(v.getDefiningOp());
+        Value global =
+            memref::GetGlobalOp::create(fb, v.getLoc(), memrefType, name);
+        auto read =
+            bufferization::ToTensorOp::create(fb, v.getLoc(), type, global);
+        read.setRestrict(true);
+        v.replaceAllUsesWith(read.getResult());
+      }
+      // What the function no longer reads.
+      for (Operation *op : llvm::reverse(slice.ops.getArrayRef()))
+        if (op->use_empty())
+          op->erase();
+    }
+    if (!prepare)
+      return;
+    // Values several functions prepared alike (a generation model's
+    // entries) are computed and stored once.
+    // (CSE does not merge the reads of a global, bufferization.to_tensor,
+    // which are not free of effects: merged first.)
+    DenseMap<std::pair<Value, Type>, Value> reads;
+    IRRewriter rewriter(ctx);
+    DominanceInfo dominance(prepare);
+    eliminateCommonSubExpressions(rewriter, dominance, prepare);
+    for (auto read :
+         llvm::to_vector(prepare.getOps<bufferization::ToTensorOp>())) {
+      auto [it, first] = reads.try_emplace({read.getBuffer(), read.getType()},
+                                           read.getResult());
+      if (!first)
+        rewriter.replaceOp(read, it->second);
+    }
+    eliminateCommonSubExpressions(rewriter, dominance, prepare);
+    DenseMap<Value, FlatSymbolRefAttr> storedIn;
+    for (auto store : llvm::to_vector(
+             prepare.getOps<bufferization::MaterializeInDestinationOp>())) {
+      auto get = store.getDest().getDefiningOp<memref::GetGlobalOp>();
+      auto [it, first] =
+          storedIn.try_emplace(store.getSource(), get.getNameAttr());
+      if (first)
+        continue;
+      auto duplicate =
+          cast<memref::GlobalOp>(module.lookupSymbol(get.getNameAttr()));
+      if (failed(SymbolTable::replaceAllSymbolUses(
+              duplicate, it->second.getAttr(), module)))
+        return signalPassFailure();
+      store.erase();
+      if (get.use_empty())
+        get.erase();
+      duplicate.erase();
+    }
+    // The last op of each value writes into the global itself, rather than
+    // into a buffer of its own that is then copied (and would stay in the
+    // runtime's buffer cache).
+    if (failed(bufferization::eliminateEmptyTensors(rewriter, prepare))) {
+      prepare.emitError("attune-prepare-weights-at-load: empty tensor "
+                        "elimination failed");
+      return signalPassFailure();
+    }
+    // The external weights only the preparation reads: the runtime may
+    // release their memory once it has run (kPreparedOnlyWeightsAttr).
+    SmallVector<Attribute> preparedOnly;
+    for (auto global : module.getOps<memref::GlobalOp>()) {
+      auto name = global->getAttrOfType<StringAttr>(kWeightNameAttr);
+      if (!name)
+        continue;
+      std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(global, module);
+      if (uses && llvm::all_of(*uses, [&](const SymbolTable::SymbolUse &use) {
+            return prepare->isAncestor(use.getUser());
+          }))
+        preparedOnly.push_back(name);
+    }
+    if (!preparedOnly.empty())
+      module->setAttr(kPreparedOnlyWeightsAttr,
+                      ArrayAttr::get(ctx, preparedOnly));
+  }
+};
+
+} // namespace

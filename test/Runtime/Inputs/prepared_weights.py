@@ -1,0 +1,123 @@
+"""External weights prepared at load (attune-prepare-weights-at-load),
+through libattune_runtime.so from ctypes:
+
+  prepared_weights.py LIBDIR MODEL.so WORKDIR
+
+MODEL.so is Inputs/big-linear.mlir compiled with --weights-external and no
+weights file. Writes two weights files A and B (same names and shapes,
+other values) and checks, against NumPy:
+- A: the output; the anonymous memory the open adds stays below 1.5x the
+  16 MiB weight (the packed copy is kept, the unpacked one released);
+- a second open with A shares the first one's weights; one with B while
+  A's are open is refused;
+- B, after both handles are closed: the output (prepared again from B's
+  values, into the memory released before).
+Prints one 'ok: ...' line per check.
+"""
+import ctypes
+import json
+import struct
+import sys
+
+import numpy as np
+
+libdir, model_path, work = sys.argv[1:4]
+N = 2048
+rt = ctypes.CDLL(f"{libdir}/libattune_runtime.so")
+rt.attune_status_message.restype = ctypes.c_char_p
+rt.attune_status_message.argtypes = [ctypes.c_void_p]
+rt.attune_tensor_data.restype = ctypes.c_void_p
+for name in ["attune_model_open_with_weights", "attune_tensor_wrap",
+             "attune_model_run"]:
+    getattr(rt, name).restype = ctypes.c_void_p
+
+
+def check(status):
+    if status:
+        sys.exit("error: " + rt.attune_status_message(status).decode())
+
+
+def write_weights(path, tensors):
+    header, offset, blobs = {}, 0, []
+    for name, a in tensors.items():
+        blob = np.ascontiguousarray(a, dtype=np.float32).tobytes()
+        header[name] = {"dtype": "F32", "shape": list(a.shape),
+                        "data_offsets": [offset, offset + len(blob)]}
+        offset += len(blob)
+        blobs.append(blob)
+    text = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def rss_anon_kib():
+    for line in open("/proc/self/status"):
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1])
+    sys.exit("error: no RssAnon in /proc/self/status")
+
+
+def open_model(weights):
+    model = ctypes.c_void_p()
+    status = rt.attune_model_open_with_weights(
+        model_path.encode(), weights.encode(), ctypes.byref(model))
+    return model, status
+
+
+rng = np.random.default_rng(0)
+files = {}
+for key in "AB":
+    w = (rng.standard_normal((N, N)) * 0.02).astype(np.float32)
+    b = rng.standard_normal(N).astype(np.float32)
+    files[key] = (f"{work}/{key}.safetensors", w, b)
+    write_weights(files[key][0], {"w": w, "b": b})
+x = rng.standard_normal((3, N)).astype(np.float32)
+
+
+def run_and_check(model, key):
+    shape = (ctypes.c_int64 * 2)(*x.shape)
+    t = ctypes.c_void_p()
+    check(rt.attune_tensor_wrap(0, 2, shape, x.ctypes.data_as(ctypes.c_void_p),
+                                ctypes.byref(t)))
+    inputs = (ctypes.c_void_p * 1)(t)
+    outputs = (ctypes.c_void_p * 1)()
+    check(rt.attune_model_run(model, ctypes.c_size_t(0), inputs,
+                              ctypes.c_size_t(1), outputs, ctypes.c_size_t(1)))
+    y = np.ctypeslib.as_array(
+        ctypes.cast(rt.attune_tensor_data(ctypes.c_void_p(outputs[0])),
+                    ctypes.POINTER(ctypes.c_float)), shape=x.shape).copy()
+    rt.attune_tensor_free(t)
+    rt.attune_tensor_free(ctypes.c_void_p(outputs[0]))
+    _, w, b = files[key]
+    expected = x.astype(np.float64) @ w.T.astype(np.float64) + b
+    err = float(np.abs(y - expected).max())
+    if err > 1e-4:
+        sys.exit(f"error: weights {key}: max |err| = {err}")
+    return err
+
+
+before = rss_anon_kib()
+first, status = open_model(files["A"][0])
+check(status)
+added = (rss_anon_kib() - before) * 1024
+weight_bytes = N * N * 4
+print(f"ok: A max |err| = {run_and_check(first, 'A'):.1e}")
+if added > 1.5 * weight_bytes:
+    sys.exit(f"error: the open added {added / 2**20:.1f} MiB of anonymous "
+             f"memory for a {weight_bytes / 2**20:.0f} MiB weight: the "
+             "unpacked weight was not released")
+print("ok: the unpacked weight's memory is released")
+second, status = open_model(files["A"][0])
+check(status)
+print(f"ok: second open, A max |err| = {run_and_check(second, 'A'):.1e}")
+other, status = open_model(files["B"][0])
+if not status:
+    sys.exit("error: a second weights file was accepted while A is open")
+print("ok: refused: " + rt.attune_status_message(status).decode().split(": ", 1)[1])
+rt.attune_status_free(ctypes.c_void_p(status))
+rt.attune_model_close(first)
+rt.attune_model_close(second)
+third, status = open_model(files["B"][0])
+check(status)
+print(f"ok: B max |err| = {run_and_check(third, 'B'):.1e}")
+rt.attune_model_close(third)
