@@ -44,6 +44,12 @@ inline constexpr llvm::StringLiteral kF16WeightsAttr = "attune.f16_weights";
 /// attribute).
 inline constexpr llvm::StringLiteral kPreparedOnlyWeightsAttr =
     "attune.prepared_only_weights";
+/// On the module: the external weights (their globals' symbols) each weight
+/// preparation function reads, in the order of the functions
+/// (attune-prepare-weights-at-load; recorded in the metadata,
+/// artifact::Metadata::preparations, and removed by the compile flow).
+inline constexpr llvm::StringLiteral kWeightPreparationsAttr =
+    "attune.weight_preparations";
 
 /// func.func argument: a weight (or a value computed from weights alone) of
 /// a layer function made by attune-outline-layers; what

@@ -199,8 +199,8 @@ buildArtifactModule(llvm::LLVMContext &llvmContext, ModuleOp cpuModule,
   llvm::StringSet<> exported;
   for (const auto &[from, to] : wrappers)
     exported.insert(to);
-  if (metadata.prepareWeights)
-    exported.insert(artifact::kPrepareWeightsSymbol);
+  for (size_t i = 0; i < metadata.preparations.size(); ++i)
+    exported.insert(artifact::kPrepareWeightsPrefix + std::to_string(i));
   for (llvm::Function &fn : module)
     if (!fn.isDeclaration() && fn.hasExternalLinkage() &&
         !exported.contains(fn.getName()))

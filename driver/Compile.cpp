@@ -567,8 +567,16 @@ LogicalResult compileModule(MLIRContext &context, OwningOpRef<ModuleOp> module,
     // External weights prepared once at load (attune-prepare-weights-at-load):
     // the runtime calls the preparation, then may release the weights only
     // it reads (not where the Vulkan code of the same library reads them).
-    metadata.prepareWeights = static_cast<bool>(
-        (*module).lookupSymbol(artifact::kPrepareWeightsSymbol));
+    if (auto groups =
+            (*module)->getAttrOfType<ArrayAttr>(kWeightPreparationsAttr)) {
+      for (Attribute group : groups) {
+        metadata.preparations.emplace_back();
+        for (Attribute symbol : cast<ArrayAttr>(group))
+          metadata.preparations.back().push_back(
+              cast<StringAttr>(symbol).str());
+      }
+      (*module)->removeAttr(kWeightPreparationsAttr);
+    }
     if (auto names =
             (*module)->getAttrOfType<ArrayAttr>(kPreparedOnlyWeightsAttr)) {
       for (artifact::WeightSpec &w : metadata.weights)

@@ -861,15 +861,18 @@ def AttunePrepareWeightsAtLoad
     weights, and would run at every call: a decoding step would read every
     weight twice and write it once. This pass moves the pure ops that compute
     from external weights (and constants) alone out of each function into
-    one function, `@attune_prepare_weights` (`artifact::kPrepareWeightsSymbol`),
-    which stores each value the function reads into a private global of its
-    own (`@attune_prepared_N`, 64-byte aligned); the function reads the
+    preparation functions, `@attune_prepare_weights_N`
+    (`artifact::kPrepareWeightsPrefix`), which store each value the function
+    reads into a private global of its own (`@attune_prepared_N`, 64-byte
+    aligned; the last op writes into it directly); the function reads the
     global instead. Values that several functions prepare alike (the entries
-    of a generation model) are computed and stored once. The runtime calls
-    the function once, after it has read the weights file (metadata record
-    `prepare-weights`). External weights that only the preparation reads are
-    listed on the module (`attune.prepared_only_weights`), for the runtime to
-    release their memory after it (`weight-prepared` records). Runs after
+    of a generation model) are computed and stored once; the preparations
+    are split into groups that share no weight and no computation (usually
+    one weight each), listed on the module (`attune.weight_preparations`, the
+    metadata's `prepare-weights` records). The runtime reads a group's
+    weights, calls its function, and releases the memory of the weights only
+    preparations read (`attune.prepared_only_weights`, `weight-prepared`
+    records) before the next group. Runs after
     `attune-hoist-weight-preparation`, before the GEMMs are tiled.
 
     Before:
@@ -890,8 +893,8 @@ def AttunePrepareWeightsAtLoad
       %p = bufferization.to_tensor %0 restrict : memref<2x128x32xf32> to tensor<2x128x32xf32>
       ... GEMM reading %p ...
     }
-    func.func @attune_prepare_weights() {
-      ... %p computed from @attune_weight_0 ...
+    func.func @attune_prepare_weights_0() {
+      ... %p computed from @attune_weight_0, into @attune_prepared_0 ...
       %1 = memref.get_global @attune_prepared_0 : memref<2x128x32xf32>
       bufferization.materialize_in_destination %p in restrict writable %1 ...
       return

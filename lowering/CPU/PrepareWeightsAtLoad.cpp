@@ -4,10 +4,11 @@
 // preparation (the transposes and packing into panels, the bf16/f16
 // rounding) cannot fold at compile time, and would run at every call: a
 // decoding step would read each weight twice and write it once. The pure
-// ops that compute from external weights alone move into one function,
-// artifact::kPrepareWeightsSymbol, which writes each prepared value into a
-// global of its own; the runtime calls it once, after it has read the
-// weights. The entries read the prepared globals.
+// ops that compute from external weights alone move into preparation
+// functions (artifact::kPrepareWeightsPrefix + N, one per group of weights
+// prepared together, usually one weight), which write each prepared value
+// into a global of its own; the runtime calls each once, right after it has
+// read that group's weights. The entries read the prepared globals.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +30,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::attune {
@@ -113,6 +115,78 @@ WeightSlice findWeightSlice(func::FuncOp func, SymbolTableCollection &symbols) {
   return slice;
 }
 
+/// Splits `all` (each value stored by a materialize_in_destination) into
+/// functions kPrepareWeightsPrefix + N that share no weight and no
+/// computation: the runtime reads one group's weights, runs its function
+/// and may release the weights before it reads the next group's, so that
+/// the raw and the prepared copies of all weights are never in memory
+/// together. Groups are numbered in the order of their first store.
+SmallVector<func::FuncOp> splitByWeights(func::FuncOp all) {
+  Block &body = all.getBody().front();
+  SmallVector<bufferization::MaterializeInDestinationOp> stores(
+      all.getOps<bufferization::MaterializeInDestinationOp>());
+  // The ops each store needs.
+  SmallVector<llvm::SetVector<Operation *>> needs(stores.size());
+  for (auto [i, store] : llvm::enumerate(stores)) {
+    SmallVector<Operation *> worklist = {store};
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      if (!needs[i].insert(op))
+        continue;
+      llvm::SetVector<Value> read(op->getOperands().begin(),
+                                  op->getOperands().end());
+      for (Region &region : op->getRegions())
+        getUsedValuesDefinedAbove(region, read);
+      for (Value v : read)
+        if (Operation *def = v.getDefiningOp())
+          worklist.push_back(def);
+    }
+  }
+  // Stores that share an op other than a constant or an empty tensor (a
+  // weight's read, a computation) go together.
+  llvm::EquivalenceClasses<unsigned> classes;
+  DenseMap<Operation *, unsigned> firstNeed;
+  for (unsigned i = 0; i < stores.size(); ++i) {
+    classes.insert(i);
+    for (Operation *op : needs[i]) {
+      if (isa<arith::ConstantOp, tensor::EmptyOp>(op))
+        continue;
+      auto [it, first] = firstNeed.try_emplace(op, i);
+      if (!first)
+        classes.unionSets(it->second, i);
+    }
+  }
+  OpBuilder moduleBuilder(all);
+  SmallVector<func::FuncOp> functions;
+  DenseMap<unsigned, unsigned> functionOf; // class leader -> functions index
+  SmallVector<llvm::DenseSet<Operation *>> members;
+  for (unsigned i = 0; i < stores.size(); ++i) {
+    unsigned leader = classes.getLeaderValue(i);
+    auto [it, first] = functionOf.try_emplace(leader, functions.size());
+    if (first) {
+      std::string name =
+          (::attune::artifact::kPrepareWeightsPrefix + Twine(functions.size()))
+              .str();
+      auto f = func::FuncOp::create(moduleBuilder, all.getLoc(), name,
+                                    all.getFunctionType());
+      OpBuilder end = OpBuilder::atBlockEnd(f.addEntryBlock());
+      func::ReturnOp::create(end, all.getLoc());
+      functions.push_back(f);
+      members.emplace_back();
+    }
+    members[it->second].insert(needs[i].begin(), needs[i].end());
+  }
+  // Each function clones its ops in the order of `all`.
+  for (auto [f, ops] : llvm::zip(functions, members)) {
+    OpBuilder b(f.getBody().front().getTerminator());
+    IRMapping mapping;
+    for (Operation &op : body)
+      if (ops.contains(&op))
+        b.clone(op, mapping);
+  }
+  return functions;
+}
+
 struct AttunePrepareWeightsAtLoadPass
     : mlir::attune::impl::AttunePrepareWeightsAtLoadBase<
           AttunePrepareWeightsAtLoadPass> {
@@ -120,13 +194,18 @@ struct AttunePrepareWeightsAtLoadPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     SymbolTableCollection symbols;
-    StringRef prepareName = ::attune::artifact::kPrepareWeightsSymbol;
-    if (module.lookupSymbol(prepareName)) {
-      module.emitError("attune-prepare-weights-at-load: the module already "
-                       "has a symbol @")
-          << prepareName;
-      return signalPassFailure();
-    }
+    StringRef prefix = ::attune::artifact::kPrepareWeightsPrefix;
+    for (Operation &op : *module.getBody())
+      if (auto symbol = dyn_cast<SymbolOpInterface>(op))
+        if (symbol.getName().starts_with(prefix)) {
+          op.emitError("attune-prepare-weights-at-load: the symbol @")
+              << symbol.getName() << " takes a name the preparation uses ("
+              << prefix << "N)";
+          return signalPassFailure();
+        }
+    // All preparations are built in one function first (so that CSE finds
+    // what several functions prepare alike), then split by weights.
+    std::string prepareName = (prefix + Twine("all")).str();
     OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
     func::FuncOp prepare;
     int64_t next = 0;
@@ -257,8 +336,22 @@ struct AttunePrepareWeightsAtLoadPass
                         "elimination failed");
       return signalPassFailure();
     }
-    // The external weights only the preparation reads: the runtime may
-    // release their memory once it has run (kPreparedOnlyWeightsAttr).
+    SmallVector<func::FuncOp> preparations = splitByWeights(prepare);
+    prepare.erase();
+    SmallVector<Attribute> groups;
+    for (func::FuncOp f : preparations) {
+      llvm::SetVector<Attribute> weights;
+      f.walk([&](memref::GetGlobalOp get) {
+        auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
+            get, get.getNameAttr());
+        if (global && global->hasAttr(kWeightNameAttr))
+          weights.insert(get.getNameAttr().getAttr());
+      });
+      groups.push_back(ArrayAttr::get(ctx, weights.getArrayRef()));
+    }
+    module->setAttr(kWeightPreparationsAttr, ArrayAttr::get(ctx, groups));
+    // The external weights only the preparations read: the runtime may
+    // release their memory once theirs has run (kPreparedOnlyWeightsAttr).
     SmallVector<Attribute> preparedOnly;
     for (auto global : module.getOps<memref::GlobalOp>()) {
       auto name = global->getAttrOfType<StringAttr>(kWeightNameAttr);
@@ -267,7 +360,8 @@ struct AttunePrepareWeightsAtLoadPass
       std::optional<SymbolTable::UseRange> uses =
           SymbolTable::getSymbolUses(global, module);
       if (uses && llvm::all_of(*uses, [&](const SymbolTable::SymbolUse &use) {
-            return prepare->isAncestor(use.getUser());
+            auto f = use.getUser()->getParentOfType<func::FuncOp>();
+            return f && llvm::is_contained(preparations, f);
           }))
         preparedOnly.push_back(name);
     }

@@ -20,10 +20,10 @@
 //   weight SYMBOL NAME DTYPE RANK DIMS...
 //   weight-f16                           (the weight before it is rounded
 //                                         to f16 by the code)
-//   weight-prepared                      (only the weight preparation reads
-//                                         the weight before it)
-//   prepare-weights                      (the library exports
-//                                         kPrepareWeightsSymbol)
+//   weight-prepared                      (only its preparation reads the
+//                                         weight before it)
+//   prepare-weights SYMBOLS...           (preparation N, the Nth such
+//                                         record, reads these weights)
 //   end
 //
 //===----------------------------------------------------------------------===//
@@ -137,8 +137,12 @@ std::string serialize(const Metadata &m) {
         text += "weight-prepared\n";
     }
   }
-  if (m.prepareWeights)
-    text += "prepare-weights\n";
+  for (const std::vector<std::string> &symbols : m.preparations) {
+    text += "prepare-weights";
+    for (const std::string &symbol : symbols)
+      text += " " + symbol;
+    text += "\n";
+  }
   return text + "end\n";
 }
 
@@ -318,9 +322,28 @@ private:
       return "";
     }
     if (word == "prepare-weights") {
-      if (m.weights.empty() || m.prepareWeights)
-        return corrupt("a 'prepare-weights' record without external weights");
-      m.prepareWeights = true;
+      std::vector<std::string> symbols;
+      std::string line, symbol;
+      std::getline(in, line);
+      std::istringstream list(line);
+      while (list >> symbol) {
+        bool known = false, taken = false;
+        for (const WeightSpec &w : m.weights)
+          known |= w.symbol == symbol;
+        for (const std::vector<std::string> &p : m.preparations)
+          for (const std::string &s : p)
+            taken |= s == symbol;
+        for (const std::string &s : symbols)
+          taken |= s == symbol;
+        if (!known || taken)
+          return corrupt("a 'prepare-weights' record names " +
+                         std::string(known ? "again" : "no") + " weight '" +
+                         symbol + "'");
+        symbols.push_back(symbol);
+      }
+      if (symbols.empty())
+        return corrupt("a 'prepare-weights' record without weights");
+      m.preparations.push_back(std::move(symbols));
       return "";
     }
     return corrupt("unknown record '" + word + "'");

@@ -17,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 
 using namespace attune;
 using namespace attune::runtime;
@@ -48,6 +49,21 @@ std::optional<float> beyondF16(const SafetensorsTensor &t) {
   }
   return std::nullopt;
 }
+/// Gives the pages wholly inside [data, data + bytes) back to the system:
+/// a raw weight in `.bss` (it reads as zeros if touched again; the next
+/// load writes it anew), or a read-only mapping of the weights file (read
+/// again from the file if touched).
+void releasePages(const void *data, size_t bytes) {
+  long page = sysconf(_SC_PAGESIZE);
+  if (page <= 0)
+    return;
+  uintptr_t at = reinterpret_cast<uintptr_t>(data);
+  uintptr_t begin = (at + page - 1) / page * page;
+  uintptr_t end = (at + bytes) / page * page;
+  if (end > begin)
+    madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+}
+
 /// The weight preparation being called (under registryMutex), and the
 /// wrapper invokeGuarded calls for it.
 void (*preparing)() = nullptr;
@@ -75,6 +91,8 @@ attune_status *attune::runtime::loadExternalWeights(
   if (!st)
     return error("%s: cannot open the weights file %s", modelPath.c_str(),
                  problem.c_str());
+  // Every weight checked before any is read.
+  std::map<std::string, std::pair<const SafetensorsTensor *, void *>> found;
   for (const artifact::WeightSpec &w : weights) {
     const artifact::TensorSpec &want = w.tensor;
     const SafetensorsTensor *t = st->find(want.name);
@@ -103,16 +121,38 @@ attune_status *attune::runtime::loadExternalWeights(
     if (!global)
       return error("%s: no symbol %s for weight '%s'", modelPath.c_str(),
                    w.symbol.c_str(), want.name.c_str());
-    std::memcpy(global, t->data, t->bytes);
+    found[w.symbol] = {t, global};
   }
-  if (meta.prepareWeights) {
-    void *prepare = dlsym(library, artifact::kPrepareWeightsSymbol);
-    if (!prepare)
+  std::vector<void (*)()> preparations;
+  for (size_t i = 0; i < meta.preparations.size(); ++i) {
+    std::string symbol = artifact::kPrepareWeightsPrefix + std::to_string(i);
+    void *fn = dlsym(library, symbol.c_str());
+    if (!fn)
       return error("%s: no symbol %s, which its metadata promises",
-                   modelPath.c_str(), artifact::kPrepareWeightsSymbol);
-    // The file's mapping goes before the preparation adds its copies.
-    st.reset();
-    std::memcpy(&preparing, &prepare, sizeof(preparing));
+                   modelPath.c_str(), symbol.c_str());
+    preparations.emplace_back();
+    std::memcpy(&preparations.back(), &fn, sizeof(fn));
+  }
+  // Reads a weight into its global; the file's pages it came from leave
+  // this process's memory.
+  std::set<std::string> read;
+  auto readWeight = [&](const std::string &symbol) {
+    if (!read.insert(symbol).second)
+      return;
+    auto [t, global] = found.at(symbol);
+    std::memcpy(global, t->data, t->bytes);
+    releasePages(t->data, t->bytes);
+  };
+  // Preparation by preparation: its weights read, prepared, and those only
+  // it reads released, so that the raw and the prepared copies of all
+  // weights are never in memory together.
+  std::map<std::string, const artifact::WeightSpec *> bySymbol;
+  for (const artifact::WeightSpec &w : weights)
+    bySymbol[w.symbol] = &w;
+  for (size_t i = 0; i < preparations.size(); ++i) {
+    for (const std::string &symbol : meta.preparations[i])
+      readWeight(symbol);
+    preparing = preparations[i];
     std::string where = modelPath + ": preparing the weights of " + file;
     attune_status *failed =
         invokeGuarded(callPreparation, nullptr, where.c_str());
@@ -120,26 +160,14 @@ attune_status *attune::runtime::loadExternalWeights(
     releaseBuffers();
     if (failed)
       return failed;
-    // The pages wholly inside a weight only the preparation reads go back
-    // to the system (.bss: they read as zeros if touched again, and the
-    // next load writes them anew).
-    long page = sysconf(_SC_PAGESIZE);
-    for (const artifact::WeightSpec &w : weights) {
-      if (!w.preparedOnly || page <= 0)
-        continue;
-      auto *global = static_cast<char *>(dlsym(library, w.symbol.c_str()));
-      const artifact::DtypeInfo *dtype = artifact::dtypeInfo(w.tensor.dtype);
-      size_t bytes = dtype ? dtype->size : 0;
-      for (int64_t d : w.tensor.shape)
-        bytes *= static_cast<size_t>(d);
-      uintptr_t begin =
-          (reinterpret_cast<uintptr_t>(global) + page - 1) / page * page;
-      uintptr_t end =
-          (reinterpret_cast<uintptr_t>(global) + bytes) / page * page;
-      if (global && end > begin)
-        madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+    for (const std::string &symbol : meta.preparations[i]) {
+      const artifact::WeightSpec &w = *bySymbol.at(symbol);
+      if (w.preparedOnly)
+        releasePages(found.at(symbol).second, found.at(symbol).first->bytes);
     }
   }
+  for (const artifact::WeightSpec &w : weights)
+    readWeight(w.symbol);
   registry[library] = {file, 1};
   return nullptr;
 }

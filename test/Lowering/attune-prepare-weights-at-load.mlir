@@ -1,12 +1,12 @@
 // RUN: attune-opt %s --split-input-file --verify-diagnostics --attune-prepare-weights-at-load | FileCheck %s
 
 // Two entries pack the same external weight alike (expand, transpose into
-// panels): the packing moves into @attune_prepare_weights, computed and
+// panels): the packing moves into @attune_prepare_weights_0, computed and
 // stored once (the transpose writes into the global), and both entries read
 // the packed global. The bias, read as
 // it is (views only), stays a read of its weight in the entries. The weight
 // only the preparation reads is listed on the module; the bias is not.
-// CHECK:       module attributes {attune.prepared_only_weights = ["w"]}
+// CHECK:       module attributes {attune.prepared_only_weights = ["w"], attune.weight_preparations = {{\[\[}}"attune_weight_0"]]}
 // CHECK-LABEL: func.func @prefill
 // CHECK-NOT:   linalg.transpose
 // CHECK-NOT:   @attune_weight_0
@@ -17,7 +17,7 @@
 // CHECK-LABEL: func.func @step
 // CHECK-NOT:   linalg.transpose
 // CHECK:       memref.get_global @attune_prepared_0 : memref<2x3x2xf32>
-// CHECK-LABEL: func.func @attune_prepare_weights()
+// CHECK-LABEL: func.func @attune_prepare_weights_0()
 // CHECK:       %[[W:.*]] = memref.get_global @attune_weight_0 : memref<4x3xf32>
 // CHECK:       %[[WT:.*]] = bufferization.to_tensor %[[W]] restrict
 // CHECK:       %[[E:.*]] = tensor.expand_shape %[[WT]]
@@ -70,6 +70,48 @@ func.func @step(%x: tensor<1x3xf32>) -> tensor<2x3x2xf32> {
 
 // -----
 
+// One preparation per group of weights prepared together: the runtime
+// reads a group's weights, runs its function and releases them before the
+// next group's. @attune_weight_0 feeds two packed values (its two halves),
+// both in preparation 0; @attune_weight_1 is preparation 1.
+// CHECK:       attune.weight_preparations = {{\[\[}}"attune_weight_0"], ["attune_weight_1"]]
+// CHECK-LABEL: func.func @two
+// CHECK-NOT:   linalg.transpose
+// CHECK-LABEL: func.func @attune_prepare_weights_0()
+// CHECK-NOT:   @attune_weight_1
+// CHECK:       memref.get_global @attune_weight_0
+// CHECK-NOT:   @attune_weight_1
+// CHECK:       linalg.transpose
+// CHECK-NOT:   @attune_weight_1
+// CHECK:       linalg.transpose
+// CHECK-NOT:   @attune_weight_1
+// CHECK:       return
+// CHECK-LABEL: func.func @attune_prepare_weights_1()
+// CHECK-NOT:   @attune_weight_0
+// CHECK:       memref.get_global @attune_weight_1
+// CHECK-NOT:   @attune_weight_0
+// CHECK:       linalg.transpose
+// CHECK-NOT:   @attune_weight_0
+// CHECK:       return
+memref.global @attune_weight_0 : memref<4x2xf32> = uninitialized {alignment = 64 : i64, attune.weight_name = "w0"}
+memref.global @attune_weight_1 : memref<4x2xf32> = uninitialized {alignment = 64 : i64, attune.weight_name = "w1"}
+func.func @two() -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x4xf32>) {
+  %0 = memref.get_global @attune_weight_0 : memref<4x2xf32>
+  %w0 = bufferization.to_tensor %0 restrict : memref<4x2xf32> to tensor<4x2xf32>
+  %1 = memref.get_global @attune_weight_1 : memref<4x2xf32>
+  %w1 = bufferization.to_tensor %1 restrict : memref<4x2xf32> to tensor<4x2xf32>
+  %top = tensor.extract_slice %w0[0, 0] [2, 2] [1, 1] : tensor<4x2xf32> to tensor<2x2xf32>
+  %bottom = tensor.extract_slice %w0[2, 0] [2, 2] [1, 1] : tensor<4x2xf32> to tensor<2x2xf32>
+  %e = tensor.empty() : tensor<2x2xf32>
+  %t0 = linalg.transpose ins(%top : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) permutation = [1, 0]
+  %t1 = linalg.transpose ins(%bottom : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) permutation = [1, 0]
+  %e4 = tensor.empty() : tensor<2x4xf32>
+  %t2 = linalg.transpose ins(%w1 : tensor<4x2xf32>) outs(%e4 : tensor<2x4xf32>) permutation = [1, 0]
+  return %t0, %t1, %t2 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x4xf32>
+}
+
+// -----
+
 // Bound weights (constants) fold at compile time: nothing to prepare, no
 // function.
 // CHECK-LABEL: func.func @bound
@@ -100,11 +142,11 @@ func.func @mixed(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// The preparation's name is the runtime's contract: a module that already
-// uses it is refused.
-// expected-error @below {{attune-prepare-weights-at-load: the module already has a symbol @attune_prepare_weights}}
+// The preparations' names are the runtime's contract: a module that already
+// uses one is refused.
 module {
-  func.func @attune_prepare_weights() {
+  // expected-error @below {{attune-prepare-weights-at-load: the symbol @attune_prepare_weights_3 takes a name the preparation uses (attune_prepare_weights_N)}}
+  func.func @attune_prepare_weights_3() {
     return
   }
 }

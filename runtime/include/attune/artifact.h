@@ -80,11 +80,11 @@ inline constexpr char kSpirvPrefix[] = "attune_vk_spirv_";
 inline constexpr char kVulkanGlobalPrefix[] = "attune_vk_global_";
 /// External weights: kWeightPrefix + N.
 inline constexpr char kWeightPrefix[] = "attune_weight_";
-/// External weights: `void attune_prepare_weights(void)` computes what the
-/// code reads of them (packed panels, half-precision roundings) into the
-/// library's own globals; the runtime calls it once, after it has filled
-/// the weight globals (Metadata::prepareWeights).
-inline constexpr char kPrepareWeightsSymbol[] = "attune_prepare_weights";
+/// External weights: `void kPrepareWeightsPrefix + N(void)` computes what
+/// the code reads of the weights of preparation N (Metadata::preparations:
+/// packed panels, half-precision roundings) into the library's own globals;
+/// the runtime calls it once, after it has filled those weights' globals.
+inline constexpr char kPrepareWeightsPrefix[] = "attune_prepare_weights_";
 inline constexpr char kCheckHandler[] = "attune_check_handler";
 /// Outputs added by `attune-compile --attention-maps`: the weights of
 /// attention site S are output kAttentionMapPrefix + S ([B, H, Lq, Lk], or
@@ -278,7 +278,7 @@ struct WeightSpec {
   /// runtime refuses a file whose tensor has a value of magnitude
   /// kF16Overflow or more, which would become an infinity.
   bool f16 = false;
-  /// Only kPrepareWeightsSymbol reads it: once that has run, the runtime may
+  /// Only its preparation reads it: once that has run, the runtime may
   /// release the global's memory.
   bool preparedOnly = false;
 };
@@ -296,9 +296,10 @@ struct Metadata {
   /// --weights-external: the file recorded at compile time ("-": none).
   std::string weightsFile = "-";
   std::vector<WeightSpec> weights;
-  /// The library exports kPrepareWeightsSymbol, which must run after the
-  /// weights are read and before any entry.
-  bool prepareWeights = false;
+  /// Preparation N (the function kPrepareWeightsPrefix + N) reads the
+  /// weights with these symbols (no two share one); it must run after they
+  /// are read and before any entry.
+  std::vector<std::vector<std::string>> preparations;
 };
 
 /// The metadata text (ends in "end\n"). Names must hold no white space.

@@ -38,7 +38,7 @@
 // as is a model whose weights are known only at run time.
 // RUN: %python %S/Inputs/set-weight.py %golden/gemm-weights-f16/weights.safetensors %t/big-a.safetensors a.weight 5 -70000
 // RUN: not attune-compile %s --weights %t/big-a.safetensors --gemm-weights=f16 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=RANGE-A
-// RANGE-A: gemm-weights-f16.mlir:[[@LINE+45]]:{{[0-9]+}}: error: f16 weight panels (--gemm-weights=f16): weight 'a.weight' holds -70000, beyond f16's range (largest finite value 65504); --gemm-weights=bf16 keeps f32's range
+// RANGE-A: gemm-weights-f16.mlir:[[@LINE+47]]:{{[0-9]+}}: error: f16 weight panels (--gemm-weights=f16): weight 'a.weight' holds -70000, beyond f16's range (largest finite value 65504); --gemm-weights=bf16 keeps f32's range
 // RUN: %python %S/Inputs/set-weight.py %golden/gemm-weights-f16/weights.safetensors %t/big-l.safetensors enc.layers.1.linear2.weight 3 65520
 // RUN: not attune-compile %s --weights %t/big-l.safetensors --gemm-weights=f16 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=RANGE-L
 // RANGE-L: error: f16 weight panels (--gemm-weights=f16): weight 'enc.layers.1.linear2.weight' holds 65520, beyond f16's range
@@ -63,7 +63,9 @@
 // RECORDS:      weight attune_weight_4 enc.layers.0.self_attn.in_proj_weight f32 2 192 64
 // RECORDS-NEXT: weight-f16
 // RECORDS-NEXT: weight-prepared
-// RECORDS:      prepare-weights
+// RECORDS:      prepare-weights attune_weight_0
+// RECORDS-NEXT: prepare-weights attune_weight_1
+// RECORDS-NEXT: prepare-weights attune_weight_2
 // RUN: not attune-run %t/external/gemm-weights-f16.so --weights %t/big-l.safetensors --input x=%golden/gemm-weights-f16/case0/x.npy --input y=%golden/gemm-weights-f16/case0/y.npy 2>&1 | FileCheck %s --check-prefix=LOAD
 // LOAD: error: {{.*}}gemm-weights-f16.so: weight 'enc.layers.1.linear2.weight' holds 65520 in {{.*}}big-l.safetensors, beyond f16's range (largest finite value 65504): the model stores it as f16 (compiled with --gemm-weights=f16; bf16 keeps f32's range)
 // RUN: attune-run %t/external/gemm-weights-f16.so --weights %t/max.safetensors --input x=%golden/gemm-weights-f16/case0/x.npy --input y=%golden/gemm-weights-f16/case0/y.npy
