@@ -2,7 +2,10 @@
 //
 // A model compiled with --weights-external has one exported global per
 // weight (artifact::WeightSpec). Opening it checks each weight's dtype and
-// shape against the safetensors file and copies the data into the global.
+// shape against the safetensors file and copies the data into the global,
+// group by group for the weights the library prepares (packs into panels)
+// at load: each group's preparation runs right after its weights are read,
+// and the raw copies only preparations read are released before the next.
 //
 //===----------------------------------------------------------------------===//
 

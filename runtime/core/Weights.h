@@ -9,10 +9,11 @@
 namespace attune::runtime {
 
 /// Fills the weight globals of `library` from the safetensors `file` (the
-/// weights of `meta`), then runs the library's weight preparation
-/// (Metadata::prepareWeights) and releases the memory of the weights only
-/// that reads. Safe to call again for the same library (a second open) with
-/// the same file.
+/// weights of `meta`, all checked before any is read), running each of the
+/// library's weight preparations (Metadata::preparations) right after its
+/// weights are read and releasing the memory of the weights only
+/// preparations read before the next. Safe to call again for the same
+/// library (a second open) with the same file.
 attune_status *loadExternalWeights(void *library, const std::string &modelPath,
                                    const artifact::Metadata &meta,
                                    const std::string &file);
