@@ -565,8 +565,9 @@ LogicalResult compileModule(MLIRContext &context, OwningOpRef<ModuleOp> module,
       (*module)->removeAttr(kF16WeightsAttr);
     }
     // External weights prepared once at load (attune-prepare-weights-at-load):
-    // the runtime calls the preparation, then may release the weights only
-    // it reads (not where the Vulkan code of the same library reads them).
+    // the runtime calls each preparation after reading its weights, then may
+    // release the weights only preparations read (not where the Vulkan code
+    // of the same library reads them).
     if (auto groups =
             (*module)->getAttrOfType<ArrayAttr>(kWeightPreparationsAttr)) {
       for (Attribute group : groups) {

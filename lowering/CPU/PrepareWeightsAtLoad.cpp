@@ -54,6 +54,41 @@ bool isFree(Operation *op) {
       op);
 }
 
+/// The values `op` reads: its operands and what its regions use from above.
+llvm::SetVector<Value> valuesRead(Operation *op) {
+  llvm::SetVector<Value> read(op->getOperands().begin(),
+                              op->getOperands().end());
+  for (Region &region : op->getRegions())
+    getUsedValuesDefinedAbove(region, read);
+  return read;
+}
+
+/// `roots` and the ops of their block that they read from, transitively.
+llvm::SetVector<Operation *> opsNeededBy(ArrayRef<Operation *> roots) {
+  llvm::SetVector<Operation *> needed;
+  SmallVector<Operation *> worklist(roots.begin(), roots.end());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!needed.insert(op))
+      continue;
+    for (Value v : valuesRead(op))
+      if (Operation *def = v.getDefiningOp())
+        worklist.push_back(def);
+  }
+  return needed;
+}
+
+/// A new public `func.func @name()` that only returns, before `builder`'s
+/// insertion point.
+func::FuncOp createPreparation(OpBuilder &builder, Location loc,
+                               StringRef name) {
+  auto f =
+      func::FuncOp::create(builder, loc, name, builder.getFunctionType({}, {}));
+  OpBuilder end = OpBuilder::atBlockEnd(f.addEntryBlock());
+  func::ReturnOp::create(end, loc);
+  return f;
+}
+
 /// The ops of one function's entry block that compute from external weights
 /// and constants alone, in block order.
 struct WeightSlice {
@@ -85,10 +120,7 @@ WeightSlice findWeightSlice(func::FuncOp func, SymbolTableCollection &symbols) {
       continue;
     // Every value it reads, its regions' captures included, from the slice
     // (or a constant that is itself in the slice).
-    llvm::SetVector<Value> read(op.getOperands().begin(),
-                                op.getOperands().end());
-    for (Region &region : op.getRegions())
-      getUsedValuesDefinedAbove(region, read);
+    llvm::SetVector<Value> read = valuesRead(&op);
     bool inSlice = llvm::all_of(read, [&](Value v) {
       Operation *def = v.getDefiningOp();
       return def && slice.ops.contains(def);
@@ -126,22 +158,9 @@ SmallVector<func::FuncOp> splitByWeights(func::FuncOp all) {
   SmallVector<bufferization::MaterializeInDestinationOp> stores(
       all.getOps<bufferization::MaterializeInDestinationOp>());
   // The ops each store needs.
-  SmallVector<llvm::SetVector<Operation *>> needs(stores.size());
-  for (auto [i, store] : llvm::enumerate(stores)) {
-    SmallVector<Operation *> worklist = {store};
-    while (!worklist.empty()) {
-      Operation *op = worklist.pop_back_val();
-      if (!needs[i].insert(op))
-        continue;
-      llvm::SetVector<Value> read(op->getOperands().begin(),
-                                  op->getOperands().end());
-      for (Region &region : op->getRegions())
-        getUsedValuesDefinedAbove(region, read);
-      for (Value v : read)
-        if (Operation *def = v.getDefiningOp())
-          worklist.push_back(def);
-    }
-  }
+  SmallVector<llvm::SetVector<Operation *>> needs;
+  for (auto store : stores)
+    needs.push_back(opsNeededBy({store.getOperation()}));
   // Stores that share an op other than a constant or an empty tensor (a
   // weight's read, a computation) go together.
   llvm::EquivalenceClasses<unsigned> classes;
@@ -167,11 +186,7 @@ SmallVector<func::FuncOp> splitByWeights(func::FuncOp all) {
       std::string name =
           (::attune::artifact::kPrepareWeightsPrefix + Twine(functions.size()))
               .str();
-      auto f = func::FuncOp::create(moduleBuilder, all.getLoc(), name,
-                                    all.getFunctionType());
-      OpBuilder end = OpBuilder::atBlockEnd(f.addEntryBlock());
-      func::ReturnOp::create(end, all.getLoc());
-      functions.push_back(f);
+      functions.push_back(createPreparation(moduleBuilder, all.getLoc(), name));
       members.emplace_back();
     }
     members[it->second].insert(needs[i].begin(), needs[i].end());
@@ -233,27 +248,13 @@ struct AttunePrepareWeightsAtLoadPass
         continue;
       if (!prepare) {
         prepare =
-            func::FuncOp::create(moduleBuilder, module.getLoc(), prepareName,
-                                 FunctionType::get(ctx, {}, {}));
-        OpBuilder end = OpBuilder::atBlockEnd(prepare.addEntryBlock());
-        func::ReturnOp::create(end, module.getLoc());
+            createPreparation(moduleBuilder, module.getLoc(), prepareName);
       }
       // The ops they need, cloned in block order into the preparation.
-      llvm::SetVector<Operation *> needed;
-      SmallVector<Operation *> worklist;
+      SmallVector<Operation *> roots;
       for (Value v : prepared)
-        worklist.push_back(v.getDefiningOp());
-      while (!worklist.empty()) {
-        Operation *op = worklist.pop_back_val();
-        if (!needed.insert(op))
-          continue;
-        llvm::SetVector<Value> read(op->getOperands().begin(),
-                                    op->getOperands().end());
-        for (Region &region : op->getRegions())
-          getUsedValuesDefinedAbove(region, read);
-        for (Value v : read)
-          worklist.push_back(v.getDefiningOp());
-      }
+        roots.push_back(v.getDefiningOp());
+      llvm::SetVector<Operation *> needed = opsNeededBy(roots);
       OpBuilder b(prepare.getBody().front().getTerminator());
       IRMapping mapping;
       for (Operation *op : slice.ops)

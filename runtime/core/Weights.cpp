@@ -20,7 +20,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 
 using namespace attune;
 using namespace attune::runtime;
@@ -95,7 +94,13 @@ attune_status *attune::runtime::loadExternalWeights(
     return error("%s: cannot open the weights file %s", modelPath.c_str(),
                  problem.c_str());
   // Every weight checked before any is read.
-  std::map<std::string, std::pair<const SafetensorsTensor *, void *>> found;
+  struct Found {
+    const artifact::WeightSpec *spec;
+    const SafetensorsTensor *tensor;
+    void *global;
+    bool read = false;
+  };
+  std::map<std::string, Found> found;
   for (const artifact::WeightSpec &w : weights) {
     const artifact::TensorSpec &want = w.tensor;
     const SafetensorsTensor *t = st->find(want.name);
@@ -124,7 +129,7 @@ attune_status *attune::runtime::loadExternalWeights(
     if (!global)
       return error("%s: no symbol %s for weight '%s'", modelPath.c_str(),
                    w.symbol.c_str(), want.name.c_str());
-    found[w.symbol] = {t, global};
+    found[w.symbol] = {&w, t, global};
   }
   std::vector<void (*)()> preparations;
   for (size_t i = 0; i < meta.preparations.size(); ++i) {
@@ -138,25 +143,21 @@ attune_status *attune::runtime::loadExternalWeights(
   }
   // Reads a weight into its global; the file's pages it came from leave
   // this process's memory.
-  std::set<std::string> read;
-  auto readWeight = [&](const std::string &symbol) {
-    if (!read.insert(symbol).second)
+  auto readWeight = [&](Found &f) {
+    if (f.read)
       return;
-    auto [t, global] = found.at(symbol);
-    std::memcpy(global, t->data, t->bytes);
-    releasePages(t->data, t->bytes);
+    f.read = true;
+    std::memcpy(f.global, f.tensor->data, f.tensor->bytes);
+    releasePages(f.tensor->data, f.tensor->bytes);
   };
   // Preparation by preparation: its weights read, prepared, and those only
   // it reads released, so that the raw and the prepared copies of all
   // weights are never in memory together.
-  std::map<std::string, const artifact::WeightSpec *> bySymbol;
-  for (const artifact::WeightSpec &w : weights)
-    bySymbol[w.symbol] = &w;
+  std::string where = modelPath + ": preparing the weights of " + file;
   for (size_t i = 0; i < preparations.size(); ++i) {
     for (const std::string &symbol : meta.preparations[i])
-      readWeight(symbol);
+      readWeight(found.at(symbol));
     preparing = preparations[i];
-    std::string where = modelPath + ": preparing the weights of " + file;
     attune_status *failed =
         invokeGuarded(callPreparation, nullptr, where.c_str());
     // Its temporaries are not kept for reuse (the buffer cache).
@@ -164,13 +165,13 @@ attune_status *attune::runtime::loadExternalWeights(
     if (failed)
       return failed;
     for (const std::string &symbol : meta.preparations[i]) {
-      const artifact::WeightSpec &w = *bySymbol.at(symbol);
-      if (w.preparedOnly)
-        releasePages(found.at(symbol).second, found.at(symbol).first->bytes);
+      const Found &f = found.at(symbol);
+      if (f.spec->preparedOnly)
+        releasePages(f.global, f.tensor->bytes);
     }
   }
-  for (const artifact::WeightSpec &w : weights)
-    readWeight(w.symbol);
+  for (auto &[symbol, f] : found)
+    readWeight(f);
   registry[library] = {file, 1};
   return nullptr;
 }
