@@ -1,22 +1,23 @@
 #!/usr/bin/env python3
 """The generation benchmark: a GPT-2-small-sized decoder-only model
 (bench/models/gpt2_generate.mlir: 12 layers, d 768, 12 heads, vocabulary
-50,257, 1,024 positions, f32 weights on every side), greedy, batch 1,
+50,257, 2,048 positions, f32 weights on every side), greedy, batch 1,
 Attune (attune-run --generate) against PyTorch eager with a key/value cache
 (bench/generate_torch.py) and ONNX Runtime running the exported decoding
 step with past key/value inputs (export_generate_onnx.py, generate_ort.js),
 in the same run, 1 and 2 threads.
 
   /usr/bin/python3 bench/generate.py [--build build] [--prompt 128] [--new 128]
-      [--contexts 128,512,1000] [--threads 1,2] [--repetitions 2]
+      [--contexts 128,512,1024,2039] [--threads 1,2] [--repetitions 2]
       [--only-contexts]
 
 Tables: tokens/s for prompt + new tokens (Attune's tokens must be
 PyTorch's); the time per step at each context (a prompt of that length,
-then 8 steps) next to the memory-bandwidth bound (the bytes a step reads,
-weights and cache, over a read-bandwidth probe's measure in the same run),
-with the no-cache loop (the whole prefix re-run per token) at the middle
-context to show what the cache saves. Not a test.
+then 8 steps: the last context 2,039 fills the 2,048 positions) next to the
+memory-bandwidth bound (the bytes a step reads, weights and cache, over a
+read-bandwidth probe's measure in the same run), with the no-cache loop
+(the whole prefix re-run per token) at the middle context to show what the
+cache saves. Not a test.
 """
 import argparse
 import json
@@ -32,6 +33,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 from run import cpu_model, openblas_core  # noqa: E402  (one definition)
 MODEL = ROOT / "bench/models/gpt2_generate.mlir"
+
+
+def model_positions():
+    """The learned positions of MODEL (its header's module): the caches'
+    capacity and the longest context."""
+    return int(re.search(r"positions=(\d+)\)", MODEL.read_text()).group(1))
 
 
 def sh(cmd, env=None):
@@ -92,7 +99,7 @@ def tensor_bytes(weights_path):
             for k, v in header.items() if k != "__metadata__"}
 
 
-def weight_and_cache_bytes(weights_path, capacity=1024, layers=12, heads=12,
+def weight_and_cache_bytes(weights_path, capacity, layers=12, heads=12,
                            head_dim=64):
     """The weights (each once) and the caches at the model's capacity."""
     return (sum(tensor_bytes(weights_path).values())
@@ -123,7 +130,7 @@ def main():
     p.add_argument("--build", default="build")
     p.add_argument("--prompt", type=int, default=128)
     p.add_argument("--new", type=int, default=128)
-    p.add_argument("--contexts", default="128,512,1000")
+    p.add_argument("--contexts", default="128,512,1024,2039")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--repetitions", type=int, default=2)
     p.add_argument("--only-contexts", action="store_true",
@@ -134,7 +141,9 @@ def main():
     work = build / "bench/generate"
     work.mkdir(parents=True, exist_ok=True)
     data = work / "gpt2_generate"
-    if not (data / "weights.safetensors").exists():
+    # Made again when the model is newer (another size).
+    if (not (data / "weights.safetensors").exists()
+            or (data / "weights.safetensors").stat().st_mtime < MODEL.stat().st_mtime):
         print("making the weights (PyTorch, seeded)", flush=True)
         sh([sys.executable, str(ROOT / "scripts/gen_golden.py"), "--out", str(work),
             str(MODEL)])
@@ -202,12 +211,16 @@ def main():
               f"{best_t['prefill_ms']:.0f} / {best_t['step_ms']:.1f} | {ort_times} | "
               f"{same} |", flush=True)
         peak = best_a["peak_rss"]
-        base = weight_and_cache_bytes(weights)
+        base = weight_and_cache_bytes(weights, model_positions())
         print(f"\n(Attune's peak resident memory, {threads} thread(s): {peak / 1e6:.0f} MB, "
               f"{peak / base:.2f}x the weights and caches, {base / 1e6:.0f} MB; the "
               "step's activations come on top)\n", flush=True)
 
     contexts = list(map(int, a.contexts.split(",")))
+    longest = model_positions() - 9
+    if max(contexts) > longest:
+        sys.exit(f"--contexts: {max(contexts)} is longer than {longest}, the longest "
+                 f"prompt that 8 more steps fit in {model_positions()} positions")
     mid = contexts[len(contexts) // 2]
     bandwidth = read_bandwidth(work)
     print(f"\nTime per step (ms) at each context, 1 thread (a prompt of that length, "

@@ -1,70 +1,71 @@
-// torch.module: ref.GPT(vocab=50257, d_model=768, heads=12, layers=12, positions=1024)
+// torch.module: ref.GPT(vocab=50257, d_model=768, heads=12, layers=12, positions=2048)
 // torch.inputs: tokens=i64[1,128]{0,50257}, lengths=i64[1]{128,129}
 // torch.generate: ref.greedy(module, tokens, lengths, max_new_tokens=4, eos=-1, pad=0)
 // torch.logits: ref.forced_logits(module, tokens, lengths, generated)
 // attune.generate: --max-new-tokens 4 --pad 0
 //
-// GPT-2 small's shape (bench/generate.py): written by
-// scripts/gen_generation_mlir.py gpt --vocab 50257 --d-model 768 --heads 12 --layers 12 --positions 1024
+// GPT-2 small's shape with twice its 1,024 learned positions, so that
+// bench/generate.py times steps at contexts up to 2,048: written by
+// scripts/gen_generation_mlir.py gpt --vocab 50257 --d-model 768 --heads 12 --layers 12 --positions 2048
 
 module {
   func.func @step(%tokens: tensor<?x?xi64> {attune.name = "tokens"},
       %positions: tensor<?xi64> {attune.name = "positions"},
       %lengths: tensor<?xi64> {attune.name = "lengths"},
-      %k0: tensor<?x12x1024x64xf32> {attune.state = "k0"},
-      %v0: tensor<?x12x1024x64xf32> {attune.state = "v0"},
-      %k1: tensor<?x12x1024x64xf32> {attune.state = "k1"},
-      %v1: tensor<?x12x1024x64xf32> {attune.state = "v1"},
-      %k2: tensor<?x12x1024x64xf32> {attune.state = "k2"},
-      %v2: tensor<?x12x1024x64xf32> {attune.state = "v2"},
-      %k3: tensor<?x12x1024x64xf32> {attune.state = "k3"},
-      %v3: tensor<?x12x1024x64xf32> {attune.state = "v3"},
-      %k4: tensor<?x12x1024x64xf32> {attune.state = "k4"},
-      %v4: tensor<?x12x1024x64xf32> {attune.state = "v4"},
-      %k5: tensor<?x12x1024x64xf32> {attune.state = "k5"},
-      %v5: tensor<?x12x1024x64xf32> {attune.state = "v5"},
-      %k6: tensor<?x12x1024x64xf32> {attune.state = "k6"},
-      %v6: tensor<?x12x1024x64xf32> {attune.state = "v6"},
-      %k7: tensor<?x12x1024x64xf32> {attune.state = "k7"},
-      %v7: tensor<?x12x1024x64xf32> {attune.state = "v7"},
-      %k8: tensor<?x12x1024x64xf32> {attune.state = "k8"},
-      %v8: tensor<?x12x1024x64xf32> {attune.state = "v8"},
-      %k9: tensor<?x12x1024x64xf32> {attune.state = "k9"},
-      %v9: tensor<?x12x1024x64xf32> {attune.state = "v9"},
-      %k10: tensor<?x12x1024x64xf32> {attune.state = "k10"},
-      %v10: tensor<?x12x1024x64xf32> {attune.state = "v10"},
-      %k11: tensor<?x12x1024x64xf32> {attune.state = "k11"},
-      %v11: tensor<?x12x1024x64xf32> {attune.state = "v11"})
+      %k0: tensor<?x12x2048x64xf32> {attune.state = "k0"},
+      %v0: tensor<?x12x2048x64xf32> {attune.state = "v0"},
+      %k1: tensor<?x12x2048x64xf32> {attune.state = "k1"},
+      %v1: tensor<?x12x2048x64xf32> {attune.state = "v1"},
+      %k2: tensor<?x12x2048x64xf32> {attune.state = "k2"},
+      %v2: tensor<?x12x2048x64xf32> {attune.state = "v2"},
+      %k3: tensor<?x12x2048x64xf32> {attune.state = "k3"},
+      %v3: tensor<?x12x2048x64xf32> {attune.state = "v3"},
+      %k4: tensor<?x12x2048x64xf32> {attune.state = "k4"},
+      %v4: tensor<?x12x2048x64xf32> {attune.state = "v4"},
+      %k5: tensor<?x12x2048x64xf32> {attune.state = "k5"},
+      %v5: tensor<?x12x2048x64xf32> {attune.state = "v5"},
+      %k6: tensor<?x12x2048x64xf32> {attune.state = "k6"},
+      %v6: tensor<?x12x2048x64xf32> {attune.state = "v6"},
+      %k7: tensor<?x12x2048x64xf32> {attune.state = "k7"},
+      %v7: tensor<?x12x2048x64xf32> {attune.state = "v7"},
+      %k8: tensor<?x12x2048x64xf32> {attune.state = "k8"},
+      %v8: tensor<?x12x2048x64xf32> {attune.state = "v8"},
+      %k9: tensor<?x12x2048x64xf32> {attune.state = "k9"},
+      %v9: tensor<?x12x2048x64xf32> {attune.state = "v9"},
+      %k10: tensor<?x12x2048x64xf32> {attune.state = "k10"},
+      %v10: tensor<?x12x2048x64xf32> {attune.state = "v10"},
+      %k11: tensor<?x12x2048x64xf32> {attune.state = "k11"},
+      %v11: tensor<?x12x2048x64xf32> {attune.state = "v11"})
       -> (tensor<?x50257xf32> {attune.name = "logits"},
-          tensor<?x12x1024x64xf32> {attune.state = "k0"},
-          tensor<?x12x1024x64xf32> {attune.state = "v0"},
-          tensor<?x12x1024x64xf32> {attune.state = "k1"},
-          tensor<?x12x1024x64xf32> {attune.state = "v1"},
-          tensor<?x12x1024x64xf32> {attune.state = "k2"},
-          tensor<?x12x1024x64xf32> {attune.state = "v2"},
-          tensor<?x12x1024x64xf32> {attune.state = "k3"},
-          tensor<?x12x1024x64xf32> {attune.state = "v3"},
-          tensor<?x12x1024x64xf32> {attune.state = "k4"},
-          tensor<?x12x1024x64xf32> {attune.state = "v4"},
-          tensor<?x12x1024x64xf32> {attune.state = "k5"},
-          tensor<?x12x1024x64xf32> {attune.state = "v5"},
-          tensor<?x12x1024x64xf32> {attune.state = "k6"},
-          tensor<?x12x1024x64xf32> {attune.state = "v6"},
-          tensor<?x12x1024x64xf32> {attune.state = "k7"},
-          tensor<?x12x1024x64xf32> {attune.state = "v7"},
-          tensor<?x12x1024x64xf32> {attune.state = "k8"},
-          tensor<?x12x1024x64xf32> {attune.state = "v8"},
-          tensor<?x12x1024x64xf32> {attune.state = "k9"},
-          tensor<?x12x1024x64xf32> {attune.state = "v9"},
-          tensor<?x12x1024x64xf32> {attune.state = "k10"},
-          tensor<?x12x1024x64xf32> {attune.state = "v10"},
-          tensor<?x12x1024x64xf32> {attune.state = "k11"},
-          tensor<?x12x1024x64xf32> {attune.state = "v11"})
+          tensor<?x12x2048x64xf32> {attune.state = "k0"},
+          tensor<?x12x2048x64xf32> {attune.state = "v0"},
+          tensor<?x12x2048x64xf32> {attune.state = "k1"},
+          tensor<?x12x2048x64xf32> {attune.state = "v1"},
+          tensor<?x12x2048x64xf32> {attune.state = "k2"},
+          tensor<?x12x2048x64xf32> {attune.state = "v2"},
+          tensor<?x12x2048x64xf32> {attune.state = "k3"},
+          tensor<?x12x2048x64xf32> {attune.state = "v3"},
+          tensor<?x12x2048x64xf32> {attune.state = "k4"},
+          tensor<?x12x2048x64xf32> {attune.state = "v4"},
+          tensor<?x12x2048x64xf32> {attune.state = "k5"},
+          tensor<?x12x2048x64xf32> {attune.state = "v5"},
+          tensor<?x12x2048x64xf32> {attune.state = "k6"},
+          tensor<?x12x2048x64xf32> {attune.state = "v6"},
+          tensor<?x12x2048x64xf32> {attune.state = "k7"},
+          tensor<?x12x2048x64xf32> {attune.state = "v7"},
+          tensor<?x12x2048x64xf32> {attune.state = "k8"},
+          tensor<?x12x2048x64xf32> {attune.state = "v8"},
+          tensor<?x12x2048x64xf32> {attune.state = "k9"},
+          tensor<?x12x2048x64xf32> {attune.state = "v9"},
+          tensor<?x12x2048x64xf32> {attune.state = "k10"},
+          tensor<?x12x2048x64xf32> {attune.state = "v10"},
+          tensor<?x12x2048x64xf32> {attune.state = "k11"},
+          tensor<?x12x2048x64xf32> {attune.state = "v11"})
       attributes {attune.generation_step} {
     %wte = attune.weight "wte.weight" : tensor<50257x768xf32>
-    %wpe = attune.weight "wpe.weight" : tensor<1024x768xf32>
+    %wpe = attune.weight "wpe.weight" : tensor<2048x768xf32>
     %tok = attune.embedding %tokens, %wte : (tensor<?x?xi64>, tensor<50257x768xf32>) -> tensor<?x?x768xf32>
-    %x0 = attune.positional_encoding <learned> %tok, %wpe offsets(%positions) : (tensor<?x?x768xf32>, tensor<1024x768xf32>, tensor<?xi64>) -> tensor<?x?x768xf32>
+    %x0 = attune.positional_encoding <learned> %tok, %wpe offsets(%positions) : (tensor<?x?x768xf32>, tensor<2048x768xf32>, tensor<?xi64>) -> tensor<?x?x768xf32>
     %g1_0 = attune.weight "h.0.ln_1.weight" : tensor<768xf32>
     %b1_0 = attune.weight "h.0.ln_1.bias" : tensor<768xf32>
     %wqkv0 = attune.weight "h.0.attn.c_attn.weight" : tensor<2304x768xf32>
@@ -85,9 +86,9 @@ module {
     %kh0 = attune.split_heads %ks0 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
     %vs0 = attune.slice %qkv0 {axis = -1 : i64, offset = 1536 : i64, size = 768 : i64} : (tensor<?x?x2304xf32>) -> tensor<?x?x768xf32>
     %vh0 = attune.split_heads %vs0 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
-    %kc0 = attune.cache_write %k0, %kh0, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %vc0 = attune.cache_write %v0, %vh0, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %a0 = attune.attention %qh0, %kc0, %vc0 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
+    %kc0 = attune.cache_write %k0, %kh0, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %vc0 = attune.cache_write %v0, %vh0, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %a0 = attune.attention %qh0, %kc0, %vc0 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
     %m0 = attune.merge_heads %a0 : (tensor<?x12x?x64xf32>) -> tensor<?x?x768xf32>
     %o0 = attune.linear %m0, %wo0, %bo0 : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
     %r0 = attune.add %x0, %o0 : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -115,9 +116,9 @@ module {
     %kh1 = attune.split_heads %ks1 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
     %vs1 = attune.slice %qkv1 {axis = -1 : i64, offset = 1536 : i64, size = 768 : i64} : (tensor<?x?x2304xf32>) -> tensor<?x?x768xf32>
     %vh1 = attune.split_heads %vs1 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
-    %kc1 = attune.cache_write %k1, %kh1, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %vc1 = attune.cache_write %v1, %vh1, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %a1 = attune.attention %qh1, %kc1, %vc1 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
+    %kc1 = attune.cache_write %k1, %kh1, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %vc1 = attune.cache_write %v1, %vh1, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %a1 = attune.attention %qh1, %kc1, %vc1 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
     %m1 = attune.merge_heads %a1 : (tensor<?x12x?x64xf32>) -> tensor<?x?x768xf32>
     %o1 = attune.linear %m1, %wo1, %bo1 : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
     %r1 = attune.add %x1, %o1 : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -145,9 +146,9 @@ module {
     %kh2 = attune.split_heads %ks2 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
     %vs2 = attune.slice %qkv2 {axis = -1 : i64, offset = 1536 : i64, size = 768 : i64} : (tensor<?x?x2304xf32>) -> tensor<?x?x768xf32>
     %vh2 = attune.split_heads %vs2 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
-    %kc2 = attune.cache_write %k2, %kh2, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %vc2 = attune.cache_write %v2, %vh2, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %a2 = attune.attention %qh2, %kc2, %vc2 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
+    %kc2 = attune.cache_write %k2, %kh2, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %vc2 = attune.cache_write %v2, %vh2, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %a2 = attune.attention %qh2, %kc2, %vc2 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
     %m2 = attune.merge_heads %a2 : (tensor<?x12x?x64xf32>) -> tensor<?x?x768xf32>
     %o2 = attune.linear %m2, %wo2, %bo2 : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
     %r2 = attune.add %x2, %o2 : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -175,9 +176,9 @@ module {
     %kh3 = attune.split_heads %ks3 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
     %vs3 = attune.slice %qkv3 {axis = -1 : i64, offset = 1536 : i64, size = 768 : i64} : (tensor<?x?x2304xf32>) -> tensor<?x?x768xf32>
     %vh3 = attune.split_heads %vs3 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
-    %kc3 = attune.cache_write %k3, %kh3, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %vc3 = attune.cache_write %v3, %vh3, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %a3 = attune.attention %qh3, %kc3, %vc3 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
+    %kc3 = attune.cache_write %k3, %kh3, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %vc3 = attune.cache_write %v3, %vh3, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %a3 = attune.attention %qh3, %kc3, %vc3 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
     %m3 = attune.merge_heads %a3 : (tensor<?x12x?x64xf32>) -> tensor<?x?x768xf32>
     %o3 = attune.linear %m3, %wo3, %bo3 : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
     %r3 = attune.add %x3, %o3 : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -205,9 +206,9 @@ module {
     %kh4 = attune.split_heads %ks4 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
     %vs4 = attune.slice %qkv4 {axis = -1 : i64, offset = 1536 : i64, size = 768 : i64} : (tensor<?x?x2304xf32>) -> tensor<?x?x768xf32>
     %vh4 = attune.split_heads %vs4 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
-    %kc4 = attune.cache_write %k4, %kh4, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %vc4 = attune.cache_write %v4, %vh4, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %a4 = attune.attention %qh4, %kc4, %vc4 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
+    %kc4 = attune.cache_write %k4, %kh4, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %vc4 = attune.cache_write %v4, %vh4, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %a4 = attune.attention %qh4, %kc4, %vc4 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
     %m4 = attune.merge_heads %a4 : (tensor<?x12x?x64xf32>) -> tensor<?x?x768xf32>
     %o4 = attune.linear %m4, %wo4, %bo4 : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
     %r4 = attune.add %x4, %o4 : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -235,9 +236,9 @@ module {
     %kh5 = attune.split_heads %ks5 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
     %vs5 = attune.slice %qkv5 {axis = -1 : i64, offset = 1536 : i64, size = 768 : i64} : (tensor<?x?x2304xf32>) -> tensor<?x?x768xf32>
     %vh5 = attune.split_heads %vs5 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
-    %kc5 = attune.cache_write %k5, %kh5, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %vc5 = attune.cache_write %v5, %vh5, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %a5 = attune.attention %qh5, %kc5, %vc5 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
+    %kc5 = attune.cache_write %k5, %kh5, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %vc5 = attune.cache_write %v5, %vh5, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %a5 = attune.attention %qh5, %kc5, %vc5 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
     %m5 = attune.merge_heads %a5 : (tensor<?x12x?x64xf32>) -> tensor<?x?x768xf32>
     %o5 = attune.linear %m5, %wo5, %bo5 : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
     %r5 = attune.add %x5, %o5 : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -265,9 +266,9 @@ module {
     %kh6 = attune.split_heads %ks6 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
     %vs6 = attune.slice %qkv6 {axis = -1 : i64, offset = 1536 : i64, size = 768 : i64} : (tensor<?x?x2304xf32>) -> tensor<?x?x768xf32>
     %vh6 = attune.split_heads %vs6 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
-    %kc6 = attune.cache_write %k6, %kh6, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %vc6 = attune.cache_write %v6, %vh6, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %a6 = attune.attention %qh6, %kc6, %vc6 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
+    %kc6 = attune.cache_write %k6, %kh6, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %vc6 = attune.cache_write %v6, %vh6, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %a6 = attune.attention %qh6, %kc6, %vc6 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
     %m6 = attune.merge_heads %a6 : (tensor<?x12x?x64xf32>) -> tensor<?x?x768xf32>
     %o6 = attune.linear %m6, %wo6, %bo6 : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
     %r6 = attune.add %x6, %o6 : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -295,9 +296,9 @@ module {
     %kh7 = attune.split_heads %ks7 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
     %vs7 = attune.slice %qkv7 {axis = -1 : i64, offset = 1536 : i64, size = 768 : i64} : (tensor<?x?x2304xf32>) -> tensor<?x?x768xf32>
     %vh7 = attune.split_heads %vs7 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
-    %kc7 = attune.cache_write %k7, %kh7, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %vc7 = attune.cache_write %v7, %vh7, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %a7 = attune.attention %qh7, %kc7, %vc7 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
+    %kc7 = attune.cache_write %k7, %kh7, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %vc7 = attune.cache_write %v7, %vh7, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %a7 = attune.attention %qh7, %kc7, %vc7 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
     %m7 = attune.merge_heads %a7 : (tensor<?x12x?x64xf32>) -> tensor<?x?x768xf32>
     %o7 = attune.linear %m7, %wo7, %bo7 : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
     %r7 = attune.add %x7, %o7 : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -325,9 +326,9 @@ module {
     %kh8 = attune.split_heads %ks8 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
     %vs8 = attune.slice %qkv8 {axis = -1 : i64, offset = 1536 : i64, size = 768 : i64} : (tensor<?x?x2304xf32>) -> tensor<?x?x768xf32>
     %vh8 = attune.split_heads %vs8 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
-    %kc8 = attune.cache_write %k8, %kh8, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %vc8 = attune.cache_write %v8, %vh8, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %a8 = attune.attention %qh8, %kc8, %vc8 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
+    %kc8 = attune.cache_write %k8, %kh8, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %vc8 = attune.cache_write %v8, %vh8, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %a8 = attune.attention %qh8, %kc8, %vc8 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
     %m8 = attune.merge_heads %a8 : (tensor<?x12x?x64xf32>) -> tensor<?x?x768xf32>
     %o8 = attune.linear %m8, %wo8, %bo8 : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
     %r8 = attune.add %x8, %o8 : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -355,9 +356,9 @@ module {
     %kh9 = attune.split_heads %ks9 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
     %vs9 = attune.slice %qkv9 {axis = -1 : i64, offset = 1536 : i64, size = 768 : i64} : (tensor<?x?x2304xf32>) -> tensor<?x?x768xf32>
     %vh9 = attune.split_heads %vs9 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
-    %kc9 = attune.cache_write %k9, %kh9, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %vc9 = attune.cache_write %v9, %vh9, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %a9 = attune.attention %qh9, %kc9, %vc9 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
+    %kc9 = attune.cache_write %k9, %kh9, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %vc9 = attune.cache_write %v9, %vh9, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %a9 = attune.attention %qh9, %kc9, %vc9 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
     %m9 = attune.merge_heads %a9 : (tensor<?x12x?x64xf32>) -> tensor<?x?x768xf32>
     %o9 = attune.linear %m9, %wo9, %bo9 : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
     %r9 = attune.add %x9, %o9 : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -385,9 +386,9 @@ module {
     %kh10 = attune.split_heads %ks10 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
     %vs10 = attune.slice %qkv10 {axis = -1 : i64, offset = 1536 : i64, size = 768 : i64} : (tensor<?x?x2304xf32>) -> tensor<?x?x768xf32>
     %vh10 = attune.split_heads %vs10 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
-    %kc10 = attune.cache_write %k10, %kh10, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %vc10 = attune.cache_write %v10, %vh10, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %a10 = attune.attention %qh10, %kc10, %vc10 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
+    %kc10 = attune.cache_write %k10, %kh10, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %vc10 = attune.cache_write %v10, %vh10, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %a10 = attune.attention %qh10, %kc10, %vc10 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
     %m10 = attune.merge_heads %a10 : (tensor<?x12x?x64xf32>) -> tensor<?x?x768xf32>
     %o10 = attune.linear %m10, %wo10, %bo10 : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
     %r10 = attune.add %x10, %o10 : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -415,9 +416,9 @@ module {
     %kh11 = attune.split_heads %ks11 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
     %vs11 = attune.slice %qkv11 {axis = -1 : i64, offset = 1536 : i64, size = 768 : i64} : (tensor<?x?x2304xf32>) -> tensor<?x?x768xf32>
     %vh11 = attune.split_heads %vs11 {num_heads = 12 : i64} : (tensor<?x?x768xf32>) -> tensor<?x12x?x64xf32>
-    %kc11 = attune.cache_write %k11, %kh11, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %vc11 = attune.cache_write %v11, %vh11, %positions : (tensor<?x12x1024x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x1024x64xf32>
-    %a11 = attune.attention %qh11, %kc11, %vc11 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
+    %kc11 = attune.cache_write %k11, %kh11, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %vc11 = attune.cache_write %v11, %vh11, %positions : (tensor<?x12x2048x64xf32>, tensor<?x12x?x64xf32>, tensor<?xi64>) -> tensor<?x12x2048x64xf32>
+    %a11 = attune.attention %qh11, %kc11, %vc11 query_offsets(%positions) {causal} : (tensor<?x12x?x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?xi64>) -> tensor<?x12x?x64xf32>
     %m11 = attune.merge_heads %a11 : (tensor<?x12x?x64xf32>) -> tensor<?x?x768xf32>
     %o11 = attune.linear %m11, %wo11, %bo11 : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
     %r11 = attune.add %x11, %o11 : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -431,6 +432,6 @@ module {
     %last = attune.select_last %nf, %lengths : (tensor<?x?x768xf32>, tensor<?xi64>) -> tensor<?x768xf32>
     %logits = attune.linear %last, %wte : (tensor<?x768xf32>, tensor<50257x768xf32>) -> tensor<?x50257xf32>
     return %logits, %kc0, %vc0, %kc1, %vc1, %kc2, %vc2, %kc3, %vc3, %kc4, %vc4, %kc5, %vc5, %kc6, %vc6, %kc7, %vc7, %kc8, %vc8, %kc9, %vc9, %kc10, %vc10, %kc11, %vc11
-        : tensor<?x50257xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>, tensor<?x12x1024x64xf32>
+        : tensor<?x50257xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>, tensor<?x12x2048x64xf32>
   }
 }
