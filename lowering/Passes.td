@@ -1062,7 +1062,7 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
     `--convert-attune-to-linalg`, which is cheaper when the scores fit in
     cache. Tile sizes are options; the defaults suit CPU caches. An
     `attune.tile_q_cap = N` attribute on an op caps its query tile at `N`
-    (attune-absorb-kv-projections sets 32 on its attention of few rows).
+    (attune-absorb-kv-projections sets 16 on its attention of few rows).
 
     Before:
     ```mlir

@@ -29,8 +29,13 @@ def AttuneAbsorbKvProjections : Pass<"attune-absorb-kv-projections"> {
     (`[B, H, Lq, Ek]`), runs one single-head attention of the `H Lq` rows
     over the raw memory with head dim `Ek` and the original scale, and
     projects the result with `Wv_h`, adding `bv`. That attention carries
-    `attune.tile_q_cap = 32`: its rows are few, and 32-query tiles pad them
-    less. It is exact in real
+    `attune.tile_q_cap = 16`: its rows are few (a BERT-sized decoding
+    step's 12), and 16-query tiles pad them less. `Wv_h` enters transposed,
+    `[H, Ek, D]`, so that the last product reduces over `Ek` with a head's
+    `D` outputs contiguous (vectorized across them; as a dot product over
+    `Ek` per output it was a scalar chain of dependent FMAs): a new
+    constant for bound weights, else an `attune.transpose` of weights alone
+    (done once at load for external weights). It is exact in real
     arithmetic; in floating point only the order of the sums changes.
 
     Cost rule (multiply-adds per head, decided at run time with an `scf.if`
@@ -68,9 +73,10 @@ def AttuneAbsorbKvProjections : Pass<"attune-absorb-kv-projections"> {
       %wk = tensor.expand_shape %wk2 [[0, 1], [2]] output_shape [4, 16, 64] : ...
       %qk = attune.matmul %qh, %wk : (...) -> tensor<?x4x?x64xf32>
       ...
-      %a = attune.attention %q1, %m1, %m1 {scale = 2.500000e-01 : f64} : ...
+      %a = attune.attention %q1, %m1, %m1 {attune.tile_q_cap = 16 : i64, scale = 2.500000e-01 : f64} : ...
       ...
-      %p = attune.matmul %ah, %wv {transpose_rhs} : (...) -> tensor<?x4x?x16xf32>
+      %wvt = attune.transpose %wv {permutation = array<i64: 0, 2, 1>} : ...
+      %p = attune.matmul %ah, %wvt : (...) -> tensor<?x4x?x16xf32>
       %r = attune.add %p, %bv : (...) -> tensor<?x4x?x16xf32>
       scf.yield %r : tensor<?x4x?x16xf32>
     } else { ... }

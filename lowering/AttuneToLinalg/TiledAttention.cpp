@@ -720,8 +720,10 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
     return AffineMap::get(dims, 0, exprs, ctx);
   };
   auto mark = [&](Value v, StringRef attr) { return markOp(v, attr); };
-  // Register tiles need M % 8 == 0 and N % 32 == 0.
-  bool scoreGemm = TK % 8 == 0 && TQ % 32 == 0;
+  // Register tiles need M % 8 == 0 and N % 16 == 0 (a panel of 16 columns
+  // is whole vectors on every x86 level; attune-select-cpu-tiling picks
+  // among the tiles that divide the contraction).
+  bool scoreGemm = TK % 8 == 0 && TQ % 16 == 0;
   bool valueGemm = TQ % 8 == 0 && valueDim % 32 == 0;
 
   // The query loop of one (batch, head): `outInit` is the [B, H, Lq, Dv]
@@ -958,7 +960,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                           {map(3, {j, e}), map(3, {e, i}), map(3, {j, i})},
                           {Iter::parallel, Iter::parallel, Iter::reduction},
                           KernelBuilder::multiplyAccumulate);
-                      if (TQ % 32 == 0)
+                      if (TQ % 16 == 0)
                         mark(dots, kTileGemmAttr);
                       Value masked = k3.generic(
                           ValueRange{}, dots, {map(2, {j, i})},

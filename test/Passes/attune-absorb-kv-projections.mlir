@@ -27,15 +27,18 @@
 // CHECK:        %[[WV2:.*]] = attune.slice %[[WKV]] {axis = 0 : i64, offset = 64 : i64, size = 64 : i64}
 // CHECK:        %[[WV:.*]] = tensor.expand_shape %[[WV2]] {{\[}}[0, 1], [2]] output_shape [4, 16, 64]
 // q_h Wk_h, then the 4 Lq rows as one head over the raw memory, scaled by
-// the original 1/sqrt(16), with query tiles of at most 32 for the few rows.
+// the original 1/sqrt(16), with query tiles of at most 16 for the few rows.
 // CHECK:        %[[QK:.*]] = attune.matmul %[[QH]], %[[WK]] : (tensor<?x4x?x16xf32>, tensor<4x16x64xf32>) -> tensor<?x4x?x64xf32>
 // CHECK:        %[[ROWS:.*]] = tensor.collapse_shape %[[QK]] {{\[}}[0], [1, 2], [3]]
 // CHECK:        %[[Q1:.*]] = attune.expand_dims %[[ROWS]] {axis = 1 : i64}
 // CHECK:        %[[M1:.*]] = attune.expand_dims %[[MEM]] {axis = 1 : i64}
-// CHECK:        %[[A:.*]] = attune.attention %[[Q1]], %[[M1]], %[[M1]] {attune.tile_q_cap = 32 : i64, scale = 2.500000e-01 : f64} : (tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32>) -> tensor<?x1x?x64xf32>
+// CHECK:        %[[A:.*]] = attune.attention %[[Q1]], %[[M1]], %[[M1]] {attune.tile_q_cap = 16 : i64, scale = 2.500000e-01 : f64} : (tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32>) -> tensor<?x1x?x64xf32>
 // CHECK:        %[[A3:.*]] = attune.squeeze %[[A]] {axis = 1 : i64}
 // CHECK:        %[[AH:.*]] = tensor.expand_shape %[[A3]] {{\[}}[0], [1, 2], [3]] output_shape [%{{.*}}, 4, %{{.*}}, 64] : tensor<?x?x64xf32> into tensor<?x4x?x64xf32>
-// CHECK:        %[[O:.*]] = attune.matmul %[[AH]], %[[WV]] {transpose_rhs} : (tensor<?x4x?x64xf32>, tensor<4x16x64xf32>) -> tensor<?x4x?x16xf32>
+// Wv_h transposed to [4, 64, 16], so that the product reduces over the
+// memory's features with a head's 16 outputs contiguous.
+// CHECK:        %[[WVT:.*]] = attune.transpose %[[WV]] {permutation = array<i64: 0, 2, 1>} : (tensor<4x16x64xf32>) -> tensor<4x64x16xf32>
+// CHECK:        %[[O:.*]] = attune.matmul %[[AH]], %[[WVT]] : (tensor<?x4x?x64xf32>, tensor<4x64x16xf32>) -> tensor<?x4x?x16xf32>
 // V's bias, once per head (the weights of a row sum to 1).
 // CHECK:        %[[BV:.*]] = attune.slice %[[BKV]] {axis = 0 : i64, offset = 64 : i64, size = 64 : i64}
 // CHECK:        %[[BVH:.*]] = tensor.expand_shape %[[BV]] {{\[}}[0, 1, 2]] output_shape [4, 1, 16]
@@ -75,7 +78,7 @@ func.func @packed(%x: !x, %mem: !x, %wq: tensor<64x64xf32>, %wkv: tensor<128x64x
 // FOLD-LABEL:  func @separate
 // FOLD-NOT:    scf.if
 // FOLD-NOT:    attune.linear %{{.*}}, %{{.*}} : (tensor<1x64x32xf32>
-// FOLD:        attune.attention %{{.*}}, %{{.*}}, %{{.*}} {attune.tile_q_cap = 32 : i64, scale = 1.000000e+00 : f64} : (tensor<1x1x4x32xf32>, tensor<1x1x64x32xf32>, tensor<1x1x64x32xf32>) -> tensor<1x1x4x32xf32>
+// FOLD:        attune.attention %{{.*}}, %{{.*}}, %{{.*}} {attune.tile_q_cap = 16 : i64, scale = 1.000000e+00 : f64} : (tensor<1x1x4x32xf32>, tensor<1x1x64x32xf32>, tensor<1x1x64x32xf32>) -> tensor<1x1x4x32xf32>
 // FOLD-NOT:    attune.add
 // FOLD:        return
 func.func @separate(%qh: tensor<1x4x1x8xf32>, %mem: tensor<1x64x32xf32>, %wk: tensor<32x32xf32>, %bk: tensor<32xf32>, %wv: tensor<32x32xf32>) -> tensor<1x4x1x8xf32> {
@@ -126,7 +129,7 @@ func.func @projected_wins(%qh: tensor<1x4x16x8xf32>, %mem: tensor<1x16x32xf32>, 
 // CHECK:         %[[AND:.*]] = arith.andi %[[OK]], %[[POS]]
 // CHECK:         scf.yield %[[AND]]
 // CHECK:       scf.if %[[ALL]]
-// CHECK:         attune.attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%[[LEN]]) {attune.tile_q_cap = 32 : i64, scale = 2.500000e-01 : f64}
+// CHECK:         attune.attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%[[LEN]]) {attune.tile_q_cap = 16 : i64, scale = 2.500000e-01 : f64}
 // CHECK:       } else {
 // CHECK:         attune.attention %{{.*}}, %{{.*}}, %{{.*}} key_lengths(%[[LEN]]) :
 func.func @key_lengths(%qh: tensor<?x4x?x16xf32>, %mem: tensor<?x?x64xf32>, %w: tensor<64x64xf32>, %len: tensor<?xi32>) -> tensor<?x4x?x16xf32> {
@@ -252,4 +255,28 @@ func.func @other_block(%qh: tensor<?x4x?x16xf32>, %mem: tensor<?x?x64xf32>, %w: 
     scf.yield %qh : tensor<?x4x?x16xf32>
   }
   return %r : tensor<?x4x?x16xf32>
+}
+
+// -----
+
+// Bound weights (constants, as attune-compile gives the pass) and V the rows
+// of a packed K/V weight: Wv_h transposed is a new constant, made at compile
+// time. Wv is rows 4..7 of %wkv, two heads of dim 2: head 0 is rows
+// [16, 17], [20, 21], transposed [[16, 20], [17, 21]]; head 1 [[24, 28],
+// [25, 29]] (the blob: its alignment, then 16, 20, 17, 21, 24, 28, 25, 29).
+// CHECK-LABEL: func @bound_weights
+// CHECK:       %[[WVT:.*]] = arith.constant dense_resource<weight_v4_t> : tensor<2x2x2xf32>
+// CHECK:       attune.matmul %{{.*}}, %[[WVT]] : (tensor<1x2x1x2xf32>, tensor<2x2x2xf32>) -> tensor<1x2x1x2xf32>
+// CHECK-NOT:   attune.transpose
+// CHECK:       weight_v4_t: "0x40000000000080410000A041000088410000A8410000C0410000E0410000C8410000E841"
+func.func @bound_weights(%qh: tensor<1x2x1x2xf32>, %mem: tensor<1x64x2xf32>) -> tensor<1x2x1x2xf32> {
+  %wkv = arith.constant dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0], [16.0, 17.0], [20.0, 21.0], [24.0, 25.0], [28.0, 29.0]]> : tensor<8x2xf32>
+  %kv = attune.linear %mem, %wkv : (tensor<1x64x2xf32>, tensor<8x2xf32>) -> tensor<1x64x8xf32>
+  %k = attune.slice %kv {axis = -1 : i64, offset = 0 : i64, size = 4 : i64} : (tensor<1x64x8xf32>) -> tensor<1x64x4xf32>
+  %v = attune.slice %kv {axis = -1 : i64, offset = 4 : i64, size = 4 : i64} : (tensor<1x64x8xf32>) -> tensor<1x64x4xf32>
+  %kh = attune.split_heads %k {num_heads = 2 : i64} : (tensor<1x64x4xf32>) -> tensor<1x2x64x2xf32>
+  %vh = attune.split_heads %v {num_heads = 2 : i64} : (tensor<1x64x4xf32>) -> tensor<1x2x64x2xf32>
+  // expected-remark @+1 {{absorbed the K and V projections into the queries}}
+  %o = attune.attention %qh, %kh, %vh : (tensor<1x2x1x2xf32>, tensor<1x2x64x2xf32>, tensor<1x2x64x2xf32>) -> tensor<1x2x1x2xf32>
+  return %o : tensor<1x2x1x2xf32>
 }
