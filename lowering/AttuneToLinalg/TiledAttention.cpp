@@ -215,16 +215,29 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
         linalg::YieldOp::create(
             b, l, ValueRange{arith::MulFOp::create(b, l, a[1], a[0])});
       }));
-  // acc'[i, e] = acc[i, e] c + sum_j p[i, j] v[j, e]: dims (i, e, j).
-  Value accNew = k.generic(
-      ValueRange{p, vTile}, accScaled,
-      {map(3, transposed ? ArrayRef<AffineExpr>{d2, d0}
-                         : ArrayRef<AffineExpr>{d0, d2}),
-       map(3, {d2, d1}), map(3, {d0, d1})},
-      {Iter::parallel, Iter::parallel, Iter::reduction},
-      KernelBuilder::multiplyAccumulate);
-  if (marks.valueGemm)
+  // acc'[i, e] = acc[i, e] c + sum_j p[i, j] v[j, e]. A register-tiled
+  // product (valueGemm) has dims (i, e, j), as the tile GEMMs do. Any
+  // other runs as plain loops in dim order, (i, j, e): the innermost loop
+  // then runs along a row of v and of acc, one broadcast p each, which LLVM
+  // vectorizes; with j innermost it read a column of v, gathered element
+  // by element (a quarter of a GPT-2-sized decoding step at context 1,024).
+  Value accNew;
+  if (marks.valueGemm) {
+    accNew = k.generic(ValueRange{p, vTile}, accScaled,
+                       {map(3, transposed ? ArrayRef<AffineExpr>{d2, d0}
+                                          : ArrayRef<AffineExpr>{d0, d2}),
+                        map(3, {d2, d1}), map(3, {d0, d1})},
+                       {Iter::parallel, Iter::parallel, Iter::reduction},
+                       KernelBuilder::multiplyAccumulate);
     markOp(accNew, kTileGemmAttr);
+  } else {
+    accNew = k.generic(ValueRange{p, vTile}, accScaled,
+                       {map(3, transposed ? ArrayRef<AffineExpr>{d1, d0}
+                                          : ArrayRef<AffineExpr>{d0, d1}),
+                        map(3, {d1, d2}), map(3, {d0, d2})},
+                       {Iter::parallel, Iter::reduction, Iter::parallel},
+                       KernelBuilder::multiplyAccumulate);
+  }
   // m' back into m's buffer once c has been read (a named copy: the
   // canonicalizer keeps its output).
   Value mCarried = linalg::CopyOp::create(k.builder(), k.location(), mNew,

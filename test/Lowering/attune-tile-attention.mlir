@@ -231,3 +231,21 @@ func.func @dilated(%q: tensor<1x4x?x64xf32>, %k: tensor<1x2x?x64xf32>) -> tensor
       : (tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x4x?x64xf32>
   return %0 : tensor<1x4x?x64xf32>
 }
+
+// -----
+
+// Queries at offsets over a cache: a run-time choice between the static form
+// (many queries) and the dynamic one (a decoding step's few). A value product
+// that is no register-tiled tile GEMM (here the dynamic form's, and the
+// static form's with values 16 wide) has dims (i, j, e): its plain loops run
+// along rows of v, vectorized, rather than gathering a column of v per
+// output.
+// CHECK-LABEL: func @cache
+// CHECK:       scf.if
+// CHECK:         linalg.generic {{.*}}["parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<16x32xf32>, tensor<16x16xf32>) outs(%{{.*}} : tensor<32x16xf32>) {
+// CHECK:       } else {
+// CHECK:         linalg.generic {{.*}}["parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<?x16xf32>, tensor<16x16xf32>) outs(%{{.*}} : tensor<?x16xf32>) {
+func.func @cache(%q: tensor<?x2x?x16xf32>, %k: tensor<?x2x128x16xf32>, %pos: tensor<?xi64>) -> tensor<?x2x?x16xf32> {
+  %o = attune.attention %q, %k, %k query_offsets(%pos) {causal} : (tensor<?x2x?x16xf32>, tensor<?x2x128x16xf32>, tensor<?x2x128x16xf32>, tensor<?xi64>) -> tensor<?x2x?x16xf32>
+  return %o : tensor<?x2x?x16xf32>
+}
