@@ -1172,7 +1172,10 @@ def AttuneVectorizeRows : Pass<"attune-vectorize-rows", "::mlir::ModuleOp"> {
     contiguous along it or broadcast across it; no gathers: layer norms,
     residual adds, the softmax of short attention) runs one row at a time,
     vectorized along the row in chunks of 64 (or 32, 16, the whole row),
-    its sums `reassoc` vector reductions. Row kernels that only other row
+    its sums `reassoc` vector reductions (lowered to 1-D vector reductions
+    here, so that the kernel schedule's `reduction_to_contract` does not
+    make a row's dot product a contraction whose outer-product lowering
+    chains one scalar FMA per element). Row kernels that only other row
     kernels of the same rows read (a layer norm's mean and variance) are
     fused into the row loop of the element-wise one they feed. With
     `parallel`, the rows of a kernel outside any loop are an `scf.forall`.

@@ -11,6 +11,8 @@
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNEVECTORIZEROWS
@@ -240,8 +242,20 @@ struct AttuneVectorizeRowsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // The vector code needs the kernel schedule's lowering patterns.
-    if (vectorizeRows(module, parallel))
-      module->setAttr(kCpuKernelsAttr, UnitAttr::get(&getContext()));
+    if (!vectorizeRows(module, parallel))
+      return;
+    module->setAttr(kCpuKernelsAttr, UnitAttr::get(&getContext()));
+    // The rows' reductions as 1-D vector reductions now, before the
+    // schedule's reduction_to_contract sees them: a row's dot product (the
+    // scores of a decoding step's attention, q . k_j) made a contraction
+    // whose outer-product lowering is one dependent scalar FMA per element
+    // (64 in a chain per score), where a vector reduction multiplies whole
+    // vectors and adds them in a tree (`reassoc`, attune-finish-cpu-kernels).
+    RewritePatternSet patterns(&getContext());
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerReduction);
+    if (failed(applyPatternsGreedily(module, std::move(patterns))))
+      return signalPassFailure();
   }
 };
 } // namespace
