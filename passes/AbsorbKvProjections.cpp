@@ -11,10 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
-
-#include <cstring>
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNEABSORBKVPROJECTIONS
@@ -80,33 +77,6 @@ Value projectionRows(OpBuilder &b, Location loc, Value v, int64_t offset,
              cast<RankedTensorType>(v.getType()).getDimSize(0) == size))
     return v;
   return SliceOp::create(b, loc, v, /*axis=*/0, offset, size);
-}
-
-/// Rows [offset, offset + H D) of the projection weight `w` [*, Ek] as
-/// [H, Ek, D] (head h's rows transposed): a new constant when `w` is one
-/// (bound weights), else an attune.transpose of `perHead` (those rows as
-/// [H, D, Ek]).
-Value transposedPerHead(OpBuilder &b, Location loc, Value w, int64_t offset,
-                        int64_t heads, int64_t headDim, int64_t embed,
-                        Value perHead) {
-  auto type = cast<RankedTensorType>(w.getType());
-  Type elem = type.getElementType();
-  auto tType = RankedTensorType::get({heads, embed, headDim}, elem);
-  std::optional<std::vector<char>> bytes = constantBytes(w);
-  if (!bytes || !isa<FloatType>(elem))
-    return TransposeOp::create(b, loc, perHead, ArrayRef<int64_t>{0, 2, 1});
-  size_t width = elem.getIntOrFloatBitWidth() / 8;
-  std::vector<char> dst(bytes->size() / type.getDimSize(0) * heads * headDim);
-  for (int64_t h = 0; h < heads; ++h)
-    for (int64_t d = 0; d < headDim; ++d)
-      for (int64_t e = 0; e < embed; ++e)
-        std::memcpy(&dst[((h * embed + e) * headDim + d) * width],
-                    &(*bytes)[((offset + h * headDim + d) * embed + e) * width],
-                    width);
-  auto attr = DenseResourceElementsAttr::get(
-      tType, constantKey(w, "weight") + "_v" + std::to_string(offset) + "_t",
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(dst), 64));
-  return arith::ConstantOp::create(b, loc, tType, attr);
 }
 
 /// The attention's rejection reason, or "" when it can be rewritten.
@@ -285,15 +255,10 @@ LogicalResult absorb(AttentionOp att, std::string &reason) {
                              qkType.getDimSize(2), embed},
                             elemType),
       ctxRows, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}}, shape);
-  // Wv_h transposed, [H, Ek, D]: the product then reduces over Ek with the
-  // D outputs contiguous, vectorized across them; with the transpose in
-  // the matmul instead, each output was a dot product over Ek, a scalar
-  // chain of dependent FMAs (a quarter of a BERT-sized decoding step's
-  // time on one thread). The transpose is of weights alone: folded on
-  // bound weights, done once at load for external ones.
-  Value wvT = transposedPerHead(b, loc, v->linear.getWeight(), v->offset, heads,
-                                headDim, embed, wv);
-  Value out = MatmulOp::create(b, loc, ctxHeads, wvT, false, false);
+  // o_h Wv_h^T: each output a dot product over Ek, a row kernel that
+  // attune-vectorize-rows vectorizes (and with --parallel spreads over the
+  // threads).
+  Value out = MatmulOp::create(b, loc, ctxHeads, wv, false, true);
   if (Value bias = v->linear.getBias()) {
     Value rowsBias = weightRows(*v, bias);
     // [H*D] -> [H, 1, D], broadcast over B and Lq.

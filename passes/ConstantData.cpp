@@ -62,66 +62,45 @@ static std::vector<char> padBytes(ArrayRef<char> src, RankedTensorType srcType,
   return bytes;
 }
 
-/// The elements [offsets, offsets + sizes) of the constant `source` (static
-/// shape), row-major; nullopt when `source` is no constant.
-static std::optional<std::vector<char>>
-sliceBytes(Value source, ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes) {
-  auto srcType = dyn_cast<RankedTensorType>(source.getType());
-  if (!srcType || !srcType.hasStaticShape())
-    return std::nullopt;
-  std::optional<std::vector<char>> src = mlir::attune::constantBytes(source);
-  if (!src)
-    return std::nullopt;
-  size_t width = srcType.getElementTypeBitWidth() / 8;
-  ArrayRef<int64_t> shape = srcType.getShape();
-  int64_t rank = srcType.getRank(), count = 1;
-  for (int64_t d : sizes)
-    count *= d;
-  std::vector<char> bytes;
-  bytes.reserve(count * width);
-  // Rows of the innermost dim, copied whole.
-  int64_t rowLen = sizes.empty() ? 1 : sizes.back();
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t n = 0; n < count; n += rowLen) {
-    int64_t at = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      at = at * shape[d] + offsets[d] + index[d];
-    const char *from = src->data() + at * width;
-    bytes.insert(bytes.end(), from, from + rowLen * width);
-    for (int64_t d = rank - 2; d >= 0; --d) {
-      if (++index[d] < sizes[d])
-        break;
-      index[d] = 0;
-    }
-  }
-  return bytes;
-}
-
 std::optional<std::vector<char>> mlir::attune::constantBytes(Value v) {
   // A static, unit-stride slice of a constant (a part of a packed in_proj
   // weight): its elements, row-major, from the source's.
   if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
-    if (ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+    auto srcType = dyn_cast<RankedTensorType>(slice.getSourceType());
+    if (!srcType || !srcType.hasStaticShape() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
         ShapedType::isDynamicShape(slice.getStaticSizes()) ||
         llvm::any_of(slice.getStaticStrides(),
                      [](int64_t s) { return s != 1; }))
       return std::nullopt;
-    return sliceBytes(slice.getSource(), slice.getStaticOffsets(),
-                      slice.getStaticSizes());
-  }
-  // The same before the lowering: attune.slice along one axis.
-  if (auto slice = v.getDefiningOp<SliceOp>()) {
-    auto type = dyn_cast<RankedTensorType>(slice.getInput().getType());
-    if (!type || !type.hasStaticShape())
+    std::optional<std::vector<char>> src = constantBytes(slice.getSource());
+    if (!src)
       return std::nullopt;
-    int64_t rank = type.getRank();
-    int64_t axis = static_cast<int64_t>(slice.getAxis());
-    if (axis < 0)
-      axis += rank;
-    SmallVector<int64_t> offsets(rank, 0), sizes(type.getShape());
-    offsets[axis] = static_cast<int64_t>(slice.getOffset());
-    sizes[axis] = static_cast<int64_t>(slice.getSize());
-    return sliceBytes(slice.getInput(), offsets, sizes);
+    size_t width = srcType.getElementTypeBitWidth() / 8;
+    ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+    ArrayRef<int64_t> sizes = slice.getStaticSizes();
+    ArrayRef<int64_t> shape = srcType.getShape();
+    int64_t rank = srcType.getRank(), count = 1;
+    for (int64_t d : sizes)
+      count *= d;
+    std::vector<char> bytes;
+    bytes.reserve(count * width);
+    // Rows of the innermost dim, copied whole.
+    int64_t rowLen = sizes.empty() ? 1 : sizes.back();
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t n = 0; n < count; n += rowLen) {
+      int64_t at = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        at = at * shape[d] + offsets[d] + index[d];
+      const char *from = src->data() + at * width;
+      bytes.insert(bytes.end(), from, from + rowLen * width);
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        if (++index[d] < sizes[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    return bytes;
   }
   // A constant zero-padded at the end of its dims (a weight or bias padded
   // to whole GEMM panels): the source's rows, then zeros.

@@ -30,12 +30,7 @@ def AttuneAbsorbKvProjections : Pass<"attune-absorb-kv-projections"> {
     over the raw memory with head dim `Ek` and the original scale, and
     projects the result with `Wv_h`, adding `bv`. That attention carries
     `attune.tile_q_cap = 16`: its rows are few (a BERT-sized decoding
-    step's 12), and 16-query tiles pad them less. `Wv_h` enters transposed,
-    `[H, Ek, D]`, so that the last product reduces over `Ek` with a head's
-    `D` outputs contiguous (vectorized across them; as a dot product over
-    `Ek` per output it was a scalar chain of dependent FMAs): a new
-    constant for bound weights, else an `attune.transpose` of weights alone
-    (done once at load for external weights). It is exact in real
+    step's 12), and 16-query tiles pad them less. It is exact in real
     arithmetic; in floating point only the order of the sums changes.
 
     Cost rule (multiply-adds per head, decided at run time with an `scf.if`
@@ -75,8 +70,7 @@ def AttuneAbsorbKvProjections : Pass<"attune-absorb-kv-projections"> {
       ...
       %a = attune.attention %q1, %m1, %m1 {attune.tile_q_cap = 16 : i64, scale = 2.500000e-01 : f64} : ...
       ...
-      %wvt = attune.transpose %wv {permutation = array<i64: 0, 2, 1>} : ...
-      %p = attune.matmul %ah, %wvt : (...) -> tensor<?x4x?x16xf32>
+      %p = attune.matmul %ah, %wv {transpose_rhs} : (...) -> tensor<?x4x?x16xf32>
       %r = attune.add %p, %bv : (...) -> tensor<?x4x?x16xf32>
       scf.yield %r : tensor<?x4x?x16xf32>
     } else { ... }

@@ -35,10 +35,7 @@
 // CHECK:        %[[A:.*]] = attune.attention %[[Q1]], %[[M1]], %[[M1]] {attune.tile_q_cap = 16 : i64, scale = 2.500000e-01 : f64} : (tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32>) -> tensor<?x1x?x64xf32>
 // CHECK:        %[[A3:.*]] = attune.squeeze %[[A]] {axis = 1 : i64}
 // CHECK:        %[[AH:.*]] = tensor.expand_shape %[[A3]] {{\[}}[0], [1, 2], [3]] output_shape [%{{.*}}, 4, %{{.*}}, 64] : tensor<?x?x64xf32> into tensor<?x4x?x64xf32>
-// Wv_h transposed to [4, 64, 16], so that the product reduces over the
-// memory's features with a head's 16 outputs contiguous.
-// CHECK:        %[[WVT:.*]] = attune.transpose %[[WV]] {permutation = array<i64: 0, 2, 1>} : (tensor<4x16x64xf32>) -> tensor<4x64x16xf32>
-// CHECK:        %[[O:.*]] = attune.matmul %[[AH]], %[[WVT]] : (tensor<?x4x?x64xf32>, tensor<4x64x16xf32>) -> tensor<?x4x?x16xf32>
+// CHECK:        %[[O:.*]] = attune.matmul %[[AH]], %[[WV]] {transpose_rhs} : (tensor<?x4x?x64xf32>, tensor<4x16x64xf32>) -> tensor<?x4x?x16xf32>
 // V's bias, once per head (the weights of a row sum to 1).
 // CHECK:        %[[BV:.*]] = attune.slice %[[BKV]] {axis = 0 : i64, offset = 64 : i64, size = 64 : i64}
 // CHECK:        %[[BVH:.*]] = tensor.expand_shape %[[BV]] {{\[}}[0, 1, 2]] output_shape [4, 1, 16]
@@ -257,26 +254,3 @@ func.func @other_block(%qh: tensor<?x4x?x16xf32>, %mem: tensor<?x?x64xf32>, %w: 
   return %r : tensor<?x4x?x16xf32>
 }
 
-// -----
-
-// Bound weights (constants, as attune-compile gives the pass) and V the rows
-// of a packed K/V weight: Wv_h transposed is a new constant, made at compile
-// time. Wv is rows 4..7 of %wkv, two heads of dim 2: head 0 is rows
-// [16, 17], [20, 21], transposed [[16, 20], [17, 21]]; head 1 [[24, 28],
-// [25, 29]] (the blob: its alignment, then 16, 20, 17, 21, 24, 28, 25, 29).
-// CHECK-LABEL: func @bound_weights
-// CHECK:       %[[WVT:.*]] = arith.constant dense_resource<weight_v4_t> : tensor<2x2x2xf32>
-// CHECK:       attune.matmul %{{.*}}, %[[WVT]] : (tensor<1x2x1x2xf32>, tensor<2x2x2xf32>) -> tensor<1x2x1x2xf32>
-// CHECK-NOT:   attune.transpose
-// CHECK:       weight_v4_t: "0x40000000000080410000A041000088410000A8410000C0410000E0410000C8410000E841"
-func.func @bound_weights(%qh: tensor<1x2x1x2xf32>, %mem: tensor<1x64x2xf32>) -> tensor<1x2x1x2xf32> {
-  %wkv = arith.constant dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0], [16.0, 17.0], [20.0, 21.0], [24.0, 25.0], [28.0, 29.0]]> : tensor<8x2xf32>
-  %kv = attune.linear %mem, %wkv : (tensor<1x64x2xf32>, tensor<8x2xf32>) -> tensor<1x64x8xf32>
-  %k = attune.slice %kv {axis = -1 : i64, offset = 0 : i64, size = 4 : i64} : (tensor<1x64x8xf32>) -> tensor<1x64x4xf32>
-  %v = attune.slice %kv {axis = -1 : i64, offset = 4 : i64, size = 4 : i64} : (tensor<1x64x8xf32>) -> tensor<1x64x4xf32>
-  %kh = attune.split_heads %k {num_heads = 2 : i64} : (tensor<1x64x4xf32>) -> tensor<1x2x64x2xf32>
-  %vh = attune.split_heads %v {num_heads = 2 : i64} : (tensor<1x64x4xf32>) -> tensor<1x2x64x2xf32>
-  // expected-remark @+1 {{absorbed the K and V projections into the queries}}
-  %o = attune.attention %qh, %kh, %vh : (tensor<1x2x1x2xf32>, tensor<1x2x64x2xf32>, tensor<1x2x64x2xf32>) -> tensor<1x2x1x2xf32>
-  return %o : tensor<1x2x1x2xf32>
-}
