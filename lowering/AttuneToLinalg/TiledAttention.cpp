@@ -221,23 +221,19 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
   // then runs along a row of v and of acc, one broadcast p each, which LLVM
   // vectorizes; with j innermost it read a column of v, gathered element
   // by element (a quarter of a GPT-2-sized decoding step at context 1,024).
-  Value accNew;
-  if (marks.valueGemm) {
-    accNew = k.generic(ValueRange{p, vTile}, accScaled,
-                       {map(3, transposed ? ArrayRef<AffineExpr>{d2, d0}
-                                          : ArrayRef<AffineExpr>{d0, d2}),
-                        map(3, {d2, d1}), map(3, {d0, d1})},
-                       {Iter::parallel, Iter::parallel, Iter::reduction},
-                       KernelBuilder::multiplyAccumulate);
+  AffineExpr iDim = d0, jDim = marks.valueGemm ? d2 : d1,
+             eDim = marks.valueGemm ? d1 : d2;
+  Value accNew = k.generic(
+      ValueRange{p, vTile}, accScaled,
+      {map(3, transposed ? ArrayRef<AffineExpr>{jDim, iDim}
+                         : ArrayRef<AffineExpr>{iDim, jDim}),
+       map(3, {jDim, eDim}), map(3, {iDim, eDim})},
+      marks.valueGemm
+          ? SmallVector<Iter>{Iter::parallel, Iter::parallel, Iter::reduction}
+          : SmallVector<Iter>{Iter::parallel, Iter::reduction, Iter::parallel},
+      KernelBuilder::multiplyAccumulate);
+  if (marks.valueGemm)
     markOp(accNew, kTileGemmAttr);
-  } else {
-    accNew = k.generic(ValueRange{p, vTile}, accScaled,
-                       {map(3, transposed ? ArrayRef<AffineExpr>{d1, d0}
-                                          : ArrayRef<AffineExpr>{d0, d1}),
-                        map(3, {d1, d2}), map(3, {d0, d2})},
-                       {Iter::parallel, Iter::reduction, Iter::parallel},
-                       KernelBuilder::multiplyAccumulate);
-  }
   // m' back into m's buffer once c has been read (a named copy: the
   // canonicalizer keeps its output).
   Value mCarried = linalg::CopyOp::create(k.builder(), k.location(), mNew,
