@@ -1064,6 +1064,17 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
     `attune.tile_q_cap = N` attribute on an op caps its query tile at `N`
     (attune-absorb-kv-projections sets 16 on its attention of few rows).
 
+    With `parallel`, the static form's `scf.forall` runs over (batch,
+    head); with fewer than 4 heads (and no global tokens) it runs over
+    (batch, head, key range) instead, flash-decoding: each head's visible
+    keys of a query tile are split into ranges of whole key tiles, one range
+    per 4 key tiles (at most 16, counted when the model runs), each range
+    keeps its own unnormalized state, and after the loop the states are
+    combined: `M = max_s m_s`, `w_s = exp(m_s - M)`, `L = sum_s w_s l_s`,
+    `out = sum_s (w_s / L) acc_s` (0 where `L = 0`). The absorbed
+    cross-attention of a decoding step is one head of a few rows over the
+    whole memory: without the ranges it ran on one thread.
+
     Before:
     ```mlir
     %o = attune.attention %q, %k, %v {causal}
@@ -1093,7 +1104,8 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
            "lengths are always tiled)">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
            "Batch and heads as an scf.forall (threads with "
-           "attune-cpu-pipeline{parallel}), in both tiled forms">,
+           "attune-cpu-pipeline{parallel}), in both tiled forms; with "
+           "fewer than 4 heads, the static form's key ranges too">,
     Option<"linearChunk", "linear-chunk", "int64_t", /*default=*/"32",
            "Rows per chunk of linear attention">,
   ];

@@ -341,6 +341,112 @@ void parallelHeadLoops(
   replaceWithCast(rewriter, op, forall.getResults());
 }
 
+/// Below this many heads, the parallel static form splits each head's keys
+/// over the threads: one split per kKeyTilesPerSplit key tiles, at most
+/// kMaxKeySplits (see tileAttentionStatic).
+constexpr int64_t kSplitKeysBelowHeads = 4;
+constexpr int64_t kKeyTilesPerSplit = 4;
+constexpr int64_t kMaxKeySplits = 16;
+
+/// The parallel form for few heads: an scf.forall over (batch, head, key
+/// range), `range` filling one range's unnormalized state (the accumulator
+/// [Lq, Dv], the row maximum and the row sum [Lq]) from the empty tensors
+/// it is given; then the ranges' states are combined (flash-decoding):
+///   M = max_s m_s;  w_s = exp(m_s - M);  L = sum_s w_s l_s
+///   out = sum_s (w_s / L) acc_s   (0 where L = 0: no key visible)
+/// and `op` is replaced by `out`.
+void splitKeyLoops(Operation *op, RewriterBase &rewriter,
+                   OpFoldResult batchSize, int64_t heads, Value numSplits,
+                   OpFoldResult lqSize, int64_t valueDim, Type elem,
+                   function_ref<SmallVector<Value>(OpBuilder &, Location, Value,
+                                                   Value, Value, ValueRange)>
+                       range) {
+  Location loc = op->getLoc();
+  KernelBuilder kb(rewriter, loc);
+  MLIRContext *ctx = rewriter.getContext();
+  OpFoldResult h = rewriter.getIndexAttr(heads), s = numSplits,
+               dv = rewriter.getIndexAttr(valueDim);
+  auto forall = scf::ForallOp::create(
+      rewriter, loc, ArrayRef<OpFoldResult>{batchSize, h, s},
+      ValueRange{kb.empty({batchSize, h, s, lqSize, dv}, elem),
+                 kb.empty({batchSize, h, s, lqSize}, elem),
+                 kb.empty({batchSize, h, s, lqSize}, elem)},
+      std::nullopt, [&](OpBuilder &b, Location l, ValueRange args) {
+        KernelBuilder k(b, l);
+        SmallVector<Value> parts =
+            range(b, l, args[0], args[1], args[2],
+                  ValueRange{k.empty({lqSize, dv}, elem),
+                             k.empty({lqSize}, elem), k.empty({lqSize}, elem)});
+        auto inParallel = scf::InParallelOp::create(b, l);
+        OpBuilder ib = OpBuilder::atBlockBegin(inParallel.getBody());
+        OpFoldResult one = ib.getIndexAttr(1), zero = ib.getIndexAttr(0);
+        tensor::ParallelInsertSliceOp::create(
+            ib, l, parts[0], args[3],
+            ArrayRef<OpFoldResult>{args[0], args[1], args[2], zero, zero},
+            ArrayRef<OpFoldResult>{one, one, one, lqSize, dv},
+            SmallVector<OpFoldResult>(5, one));
+        for (int t = 1; t < 3; ++t)
+          tensor::ParallelInsertSliceOp::create(
+              ib, l, parts[t], args[3 + t],
+              ArrayRef<OpFoldResult>{args[0], args[1], args[2], zero},
+              ArrayRef<OpFoldResult>{one, one, one, lqSize},
+              SmallVector<OpFoldResult>(4, one));
+      });
+  Value acc = forall.getResult(0), m = forall.getResult(1),
+        sums = forall.getResult(2);
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+             d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx),
+             d4 = getAffineDimExpr(4, ctx);
+  auto map = [&](unsigned dims, ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(dims, 0, exprs, ctx);
+  };
+  SmallVector<OpFoldResult> rowSizes = {batchSize, h, lqSize};
+  // Over (b, h, i, s): a state row [b, h, s, i] into [b, h, i].
+  AffineMap stateRow = map(4, {d0, d1, d3, d2}), row = map(4, {d0, d1, d2});
+  SmallVector<Iter> overSplits = {Iter::parallel, Iter::parallel,
+                                  Iter::parallel, Iter::reduction};
+  Value mMax = kb.generic(
+      ValueRange{m}, kb.filled(rowSizes, elem, kNegInf), {stateRow, row},
+      overSplits, [](OpBuilder &b, Location l, ValueRange a) {
+        linalg::YieldOp::create(
+            b, l, ValueRange{arith::MaxNumFOp::create(b, l, a[0], a[1])});
+      });
+  // w[b, h, s, i] = exp(m - M): 0 for a range that saw no key of the row.
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  SmallVector<Iter> all4(4, Iter::parallel);
+  Value w =
+      kb.generic(ValueRange{m, mMax}, kb.empty({batchSize, h, s, lqSize}, elem),
+                 {id4, map(4, {d0, d1, d3}), id4}, all4,
+                 [](OpBuilder &b, Location l, ValueRange a) {
+                   expShiftedBody(b, l, ValueRange{a[0], a[1]});
+                 });
+  Value total = kb.generic(ValueRange{w, sums}, kb.filled(rowSizes, elem, 0.0),
+                           {stateRow, stateRow, row}, overSplits,
+                           KernelBuilder::multiplyAccumulate);
+  // w / L, 0 where no key was visible.
+  Value weights = kb.generic(
+      ValueRange{total}, w, {map(4, {d0, d1, d3}), id4}, all4,
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
+        Value none =
+            arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[0], zero);
+        Value q = arith::DivFOp::create(b, l, a[1], a[0]);
+        linalg::YieldOp::create(
+            b, l, ValueRange{arith::SelectOp::create(b, l, none, zero, q)});
+      });
+  // out[b, h, i, e] = sum_s weights[b, h, s, i] acc[b, h, s, i, e], over
+  // (b, h, i, s, e): e innermost, along the accumulators' rows.
+  Value out =
+      kb.generic(ValueRange{weights, acc},
+                 kb.filled({batchSize, h, lqSize, dv}, elem, 0.0),
+                 {map(5, {d0, d1, d3, d2}), map(5, {d0, d1, d3, d2, d4}),
+                  map(5, {d0, d1, d2, d4})},
+                 {Iter::parallel, Iter::parallel, Iter::parallel,
+                  Iter::reduction, Iter::parallel},
+                 KernelBuilder::multiplyAccumulate);
+  replaceWithCast(rewriter, op, out);
+}
+
 LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                             TileSizes tiles, bool parallel) {
   Location loc = op.getLoc();
@@ -735,109 +841,150 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   bool scoreGemm = TK % 8 == 0 && TQ % 16 == 0;
   bool valueGemm = TQ % 8 == 0 && valueDim % 32 == 0;
 
-  // The query loop of one (batch, head): `outInit` is the [B, H, Lq, Dv]
-  // result (serial form) or this head's [Lq, Dv] (parallel form).
+  // Few heads on many threads: each head's keys are split into ranges of
+  // whole key tiles, one scf.forall iteration each (flash-decoding), and the
+  // ranges' states are combined after the loop. The absorbed
+  // cross-attention of attune-absorb-kv-projections is one head of a
+  // decoding step's few rows over the whole memory: without the split it
+  // ran on one thread (a fifth of a decoder step at 2 threads). One split
+  // per kKeyTilesPerSplit key tiles, at most kMaxKeySplits, decided at run
+  // time from the key count; global tokens (recomputed rows over every key)
+  // keep the head loops.
+  Value numSplits;
+  if (parallel && heads < kSplitKeysBelowHeads && !globals) {
+    Value keyTiles = arith::DivUIOp::create(rewriter, loc, lkPad, im.c(TK));
+    numSplits = im.min(arith::CeilDivUIOp::create(rewriter, loc, keyTiles,
+                                                  im.c(kKeyTilesPerSplit)),
+                       im.c(kMaxKeySplits));
+    numSplits = arith::MaxUIOp::create(rewriter, loc, numSplits, im.c(1));
+  }
+
+  // The query loop of one (batch, head): `outInits` is the [B, H, Lq, Dv]
+  // result (serial form) or this head's [Lq, Dv] (parallel form); with a
+  // key range `split` (of numSplits), this range's unnormalized state: the
+  // accumulator [Lq, Dv], the row maximum and the row sum [Lq].
   auto queryLoopFor = [&](OpBuilder &b2, Location l2, Value bIdx, Value hIdx,
-                          Value outInit, bool headOnly) -> scf::ForOp {
-              IndexMath m2{b2, l2};
-              Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
-              Value len, qOffset;
-              if (lengths) {
-                Value raw = tensor::ExtractOp::create(b2, l2, lengths, bIdx);
-                len = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
-              }
-              if (queryOffsets) {
-                Value raw =
-                    tensor::ExtractOp::create(b2, l2, queryOffsets, bIdx);
-                qOffset =
-                    arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
-              }
-              return scf::ForOp::create(
-                  b2, l2, c0, lq, m2.c(TQ), ValueRange{outInit},
-                  [&](OpBuilder &b3, Location l3, Value i0, ValueRange out3) {
-                    KernelBuilder k3(b3, l3);
-                    IndexMath m3{b3, l3};
-                    Value tq = m3.min(m3.c(TQ), m3.sub(lq, i0));
-                    Value qtTile = tensor::ExtractSliceOp::create(
-                        b3, l3, RankedTensorType::get({headDim, TQ}, elem), qT,
-                        ArrayRef<OpFoldResult>{
-                            bIdx, hIdx,
-                            arith::DivUIOp::create(b3, l3, i0, m3.c(TQ))
-                                .getResult(),
-                            b3.getIndexAttr(0), b3.getIndexAttr(0)},
-                        ArrayRef<OpFoldResult>{
-                            b3.getIndexAttr(1), b3.getIndexAttr(1),
-                            b3.getIndexAttr(1), b3.getIndexAttr(headDim),
-                            b3.getIndexAttr(TQ)},
-                        SmallVector<OpFoldResult>(5, b3.getIndexAttr(1)));
-                    Value offset = qOffset ? qOffset
-                                   : align == MaskAlign::bottom_right
-                                       ? m3.sub(lk, lq)
-                                       : m3.c(0);
-                    Value pFirst = m3.add(i0, offset);
-                    Value pLast = m3.sub(m3.add(pFirst, tq), m3.c(1));
-                    auto range = visibleKeyRange(b3, l3, pFirst, pLast, lk, len,
-                                                 causal, window);
-                    Value lo0 = range.first, hi = range.second;
-                    // The keys every query of the tile sees: a key tile
-                    // inside [fullLo, fullHi) needs no mask.
-                    auto [fullLo, fullHi] = visibleKeyRange(
-                        b3, l3, pLast, pFirst, lk, len, causal, window);
-                    // Whole tiles: start on a tile boundary.
-                    Value lo = arith::MulIOp::create(
-                        b3, l3, arith::DivUIOp::create(b3, l3, lo0, m3.c(TK)),
-                        m3.c(TK));
-                    SmallVector<OpFoldResult> rowSizes = {b3.getIndexAttr(TQ)};
-                    SmallVector<OpFoldResult> accSizes = {
-                        b3.getIndexAttr(TQ), b3.getIndexAttr(valueDim)};
-                    SmallVector<OpFoldResult> scoreSizes = {
-                        b3.getIndexAttr(TK), b3.getIndexAttr(TQ)};
-                    Value m0 = k3.filled(rowSizes, elem, kNegInf);
-                    Value s0 = k3.filled(rowSizes, elem, 0.0);
-                    Value a0 = k3.filled(accSizes, elem, 0.0);
-                    // With a sparse layout: whether the key tile lies in
-                    // one visible block pair with the query tile (then the
-                    // layout needs no mask in it).
-                    Value singleBlock;
-                    // One key tile's online-softmax step: the new state.
-                    auto keyStep = [&](OpBuilder &b4, Location l4, Value j0,
-                                       ValueRange st) -> SmallVector<Value> {
-                      KernelBuilder k4(b4, l4);
-                      IndexMath m4{b4, l4};
-                      Value mOld = st[0], lOld = st[1], accOld = st[2];
-                      Value kTile = staticTile(b4, l4, kPad, bIdx, kvHead, j0,
-                                               TK, b4.getIndexAttr(0), headDim);
-                      Value vTile =
-                          staticTile(b4, l4, vPad, bIdx, kvHead, j0, TK,
-                                     b4.getIndexAttr(0), valueDim);
-                      // sT = k qT (q pre-scaled): dims (j, i, e).
-                      Value dots = k4.generic(
-                          ValueRange{kTile, qtTile},
-                          k4.filled(scoreSizes, elem, 0.0),
-                          {map(3, {j, e}), map(3, {e, i}), map(3, {j, i})},
-                          {Iter::parallel, Iter::parallel, Iter::reduction},
-                          KernelBuilder::multiplyAccumulate);
-                      if (scoreGemm)
-                        mark(dots, kTileGemmAttr);
-                      // Boundary tiles (causal diagonal, window edges,
-                      // key length, padding) are masked in place;
-                      // interior tiles are used as they are.
-                      auto sge =
-                          [&](Value x, Value y) {
+                          ValueRange outInits, bool headOnly,
+                          Value split = Value()) -> scf::ForOp {
+    IndexMath m2{b2, l2};
+    Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
+    Value len, qOffset;
+    if (lengths) {
+      Value raw = tensor::ExtractOp::create(b2, l2, lengths, bIdx);
+      len = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
+    }
+    if (queryOffsets) {
+      Value raw = tensor::ExtractOp::create(b2, l2, queryOffsets, bIdx);
+      qOffset = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
+    }
+    return scf::
+        ForOp::create(b2, l2, c0, lq, m2.c(TQ), outInits,
+                      [&](OpBuilder &b3, Location l3, Value i0,
+                          ValueRange out3) {
+                        KernelBuilder k3(b3, l3);
+                        IndexMath m3{b3, l3};
+                        Value tq = m3.min(m3.c(TQ), m3.sub(lq, i0));
+                        Value qtTile = tensor::ExtractSliceOp::create(
+                            b3, l3, RankedTensorType::get({headDim, TQ}, elem),
+                            qT,
+                            ArrayRef<OpFoldResult>{
+                                bIdx, hIdx,
+                                arith::DivUIOp::create(b3, l3, i0, m3.c(TQ))
+                                    .getResult(),
+                                b3.getIndexAttr(0), b3.getIndexAttr(0)},
+                            ArrayRef<OpFoldResult>{
+                                b3.getIndexAttr(1), b3.getIndexAttr(1),
+                                b3.getIndexAttr(1), b3.getIndexAttr(headDim),
+                                b3.getIndexAttr(TQ)},
+                            SmallVector<OpFoldResult>(5, b3.getIndexAttr(1)));
+                        Value offset = qOffset ? qOffset
+                                       : align == MaskAlign::bottom_right
+                                           ? m3.sub(lk, lq)
+                                           : m3.c(0);
+                        Value pFirst = m3.add(i0, offset);
+                        Value pLast = m3.sub(m3.add(pFirst, tq), m3.c(1));
+                        auto range = visibleKeyRange(b3, l3, pFirst, pLast, lk,
+                                                     len, causal, window);
+                        Value lo0 = range.first, hi = range.second;
+                        // The keys every query of the tile sees: a key tile
+                        // inside [fullLo, fullHi) needs no mask.
+                        auto [fullLo, fullHi] = visibleKeyRange(
+                            b3, l3, pLast, pFirst, lk, len, causal, window);
+                        // Whole tiles: start on a tile boundary.
+                        Value lo = arith::MulIOp::create(
+                            b3, l3,
+                            arith::DivUIOp::create(b3, l3, lo0, m3.c(TK)),
+                            m3.c(TK));
+                        if (split) {
+                          // This split's share of [lo, hi): whole tiles, so the
+                          // masks of boundary tiles are those of the whole
+                          // range; an empty share leaves the initial state.
+                          Value span = arith::MaxSIOp::create(
+                              b3, l3, m3.sub(hi, lo), m3.c(0));
+                          Value tilesPer = arith::CeilDivUIOp::create(
+                              b3, l3,
+                              arith::CeilDivUIOp::create(b3, l3, span,
+                                                         m3.c(TK)),
+                              numSplits);
+                          Value per =
+                              arith::MulIOp::create(b3, l3, tilesPer, m3.c(TK));
+                          lo = m3.add(
+                              lo, arith::MulIOp::create(b3, l3, split, per));
+                          hi = m3.min(hi, m3.add(lo, per));
+                        }
+                        SmallVector<OpFoldResult> rowSizes = {
+                            b3.getIndexAttr(TQ)};
+                        SmallVector<OpFoldResult> accSizes = {
+                            b3.getIndexAttr(TQ), b3.getIndexAttr(valueDim)};
+                        SmallVector<OpFoldResult> scoreSizes = {
+                            b3.getIndexAttr(TK), b3.getIndexAttr(TQ)};
+                        Value m0 = k3.filled(rowSizes, elem, kNegInf);
+                        Value s0 = k3.filled(rowSizes, elem, 0.0);
+                        Value a0 = k3.filled(accSizes, elem, 0.0);
+                        // With a sparse layout: whether the key tile lies in
+                        // one visible block pair with the query tile (then the
+                        // layout needs no mask in it).
+                        Value singleBlock;
+                        // One key tile's online-softmax step: the new state.
+                        auto keyStep =
+                            [&](OpBuilder &b4, Location l4, Value j0,
+                                ValueRange st) -> SmallVector<Value> {
+                          KernelBuilder k4(b4, l4);
+                          IndexMath m4{b4, l4};
+                          Value mOld = st[0], lOld = st[1], accOld = st[2];
+                          Value kTile =
+                              staticTile(b4, l4, kPad, bIdx, kvHead, j0, TK,
+                                         b4.getIndexAttr(0), headDim);
+                          Value vTile =
+                              staticTile(b4, l4, vPad, bIdx, kvHead, j0, TK,
+                                         b4.getIndexAttr(0), valueDim);
+                          // sT = k qT (q pre-scaled): dims (j, i, e).
+                          Value dots = k4.generic(
+                              ValueRange{kTile, qtTile},
+                              k4.filled(scoreSizes, elem, 0.0),
+                              {map(3, {j, e}), map(3, {e, i}), map(3, {j, i})},
+                              {Iter::parallel, Iter::parallel, Iter::reduction},
+                              KernelBuilder::multiplyAccumulate);
+                          if (scoreGemm)
+                            mark(dots, kTileGemmAttr);
+                          // Boundary tiles (causal diagonal, window edges,
+                          // key length, padding) are masked in place;
+                          // interior tiles are used as they are.
+                          auto sge = [&](Value x, Value y) {
                             return arith::CmpIOp::create(
                                 b4, l4, arith::CmpIPredicate::sge, x, y);
                           };
-                      Value interior = arith::AndIOp::create(
-                          b4, l4, sge(j0, fullLo),
-                          sge(fullHi, m4.add(j0, m4.c(TK))));
-                      if (singleBlock)
-                        interior = arith::AndIOp::create(b4, l4, interior,
-                                                         singleBlock);
-                      // A dilated window leaves gaps in every tile.
-                      if (dilation > 1)
-                        interior = arith::ConstantIntOp::create(b4, l4, 0, 1);
-                      auto masked =
-                          scf::IfOp::create(
+                          Value interior = arith::AndIOp::create(
+                              b4, l4, sge(j0, fullLo),
+                              sge(fullHi, m4.add(j0, m4.c(TK))));
+                          if (singleBlock)
+                            interior = arith::AndIOp::create(b4, l4, interior,
+                                                             singleBlock);
+                          // A dilated window leaves gaps in every tile.
+                          if (dilation > 1)
+                            interior =
+                                arith::ConstantIntOp::create(b4, l4, 0, 1);
+                          auto masked = scf::IfOp::create(
                               b4, l4, interior,
                               [&](OpBuilder &b5, Location l5) {
                                 scf::YieldOp::create(b5, l5, dots);
@@ -906,132 +1053,159 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                     kVectorizeAttr);
                                 scf::YieldOp::create(b5, l5, s);
                               });
-                      SoftmaxState next = onlineSoftmaxStep(
-                          k4, masked.getResult(0), {mOld, lOld, accOld, st[3]},
-                          vTile, rowSizes, scoreSizes, elem,
-                          TileMarks{/*vectorize=*/true, valueGemm},
-                          /*transposed=*/true);
-                      return {next.m, next.l, next.acc, next.scratch};
-                    };
-                    auto keyLoop = scf::ForOp::create(
-                        b3, l3, lo, hi, m3.c(TK),
-                        ValueRange{m0, s0, a0, k3.empty(rowSizes, elem)},
-                        [&](OpBuilder &b4, Location l4, Value j0,
-                            ValueRange st) {
-                          if (!sparse) {
-                            scf::YieldOp::create(b4, l4,
-                                                 keyStep(b4, l4, j0, st));
-                            return;
-                          }
-                          // Sparse: a key tile no query of the tile may see
-                          // is skipped.
-                          IndexMath m4{b4, l4};
-                          Value seen = layoutRangeVisible(
-                              b4, l4, sparse, pFirst, pLast, j0,
-                              m4.add(j0, m4.c(TK - 1)), hIdx, &singleBlock);
-                          auto step = scf::IfOp::create(
-                              b4, l4, seen,
-                              [&](OpBuilder &b5, Location l5) {
-                                scf::YieldOp::create(b5, l5,
-                                                     keyStep(b5, l5, j0, st));
-                              },
-                              [&](OpBuilder &b5, Location l5) {
-                                scf::YieldOp::create(b5, l5, st);
-                              });
-                          scf::YieldOp::create(b4, l4, step.getResults());
-                        });
+                          SoftmaxState next = onlineSoftmaxStep(
+                              k4, masked.getResult(0),
+                              {mOld, lOld, accOld, st[3]}, vTile, rowSizes,
+                              scoreSizes, elem,
+                              TileMarks{/*vectorize=*/true, valueGemm},
+                              /*transposed=*/true);
+                          return {next.m, next.l, next.acc, next.scratch};
+                        };
+                        auto keyLoop = scf::ForOp::create(
+                            b3, l3, lo, hi, m3.c(TK),
+                            ValueRange{m0, s0, a0, k3.empty(rowSizes, elem)},
+                            [&](OpBuilder &b4, Location l4, Value j0,
+                                ValueRange st) {
+                              if (!sparse) {
+                                scf::YieldOp::create(b4, l4,
+                                                     keyStep(b4, l4, j0, st));
+                                return;
+                              }
+                              // Sparse: a key tile no query of the tile may see
+                              // is skipped.
+                              IndexMath m4{b4, l4};
+                              Value seen = layoutRangeVisible(
+                                  b4, l4, sparse, pFirst, pLast, j0,
+                                  m4.add(j0, m4.c(TK - 1)), hIdx, &singleBlock);
+                              auto step = scf::IfOp::create(
+                                  b4, l4, seen,
+                                  [&](OpBuilder &b5, Location l5) {
+                                    scf::YieldOp::create(
+                                        b5, l5, keyStep(b5, l5, j0, st));
+                                  },
+                                  [&](OpBuilder &b5, Location l5) {
+                                    scf::YieldOp::create(b5, l5, st);
+                                  });
+                              scf::YieldOp::create(b4, l4, step.getResults());
+                            });
 
-                    SmallVector<Value> st(keyLoop.getResults());
-                    if (globals) {
-                      // The global keys the key loop did not visit (outside
-                      // [lo, hi)): one more step over the gathered tile.
-                      Value gkTile = staticTile(b3, l3, gK, bIdx, kvHead,
-                                                b3.getIndexAttr(0), globalRows,
-                                                b3.getIndexAttr(0), headDim);
-                      Value gvTile = staticTile(b3, l3, gV, bIdx, kvHead,
-                                                b3.getIndexAttr(0), globalRows,
-                                                b3.getIndexAttr(0), valueDim);
-                      // The loop visited whole tiles [lo, hiVisited): its
-                      // last tile may reach past hi (masked there, but a
-                      // global key there was counted).
-                      Value span = arith::MaxSIOp::create(
-                          b3, l3, m3.sub(hi, lo), m3.c(0));
-                      Value hiVisited = m3.add(
-                          lo, arith::MulIOp::create(b3, l3,
+                        SmallVector<Value> st(keyLoop.getResults());
+                        if (globals) {
+                          // The global keys the key loop did not visit (outside
+                          // [lo, hi)): one more step over the gathered tile.
+                          Value gkTile = staticTile(
+                              b3, l3, gK, bIdx, kvHead, b3.getIndexAttr(0),
+                              globalRows, b3.getIndexAttr(0), headDim);
+                          Value gvTile = staticTile(
+                              b3, l3, gV, bIdx, kvHead, b3.getIndexAttr(0),
+                              globalRows, b3.getIndexAttr(0), valueDim);
+                          // The loop visited whole tiles [lo, hiVisited): its
+                          // last tile may reach past hi (masked there, but a
+                          // global key there was counted).
+                          Value span = arith::MaxSIOp::create(
+                              b3, l3, m3.sub(hi, lo), m3.c(0));
+                          Value hiVisited = m3.add(
+                              lo,
+                              arith::MulIOp::create(b3, l3,
                                                     arith::CeilDivSIOp::create(
                                                         b3, l3, span, m3.c(TK)),
                                                     m3.c(TK)));
-                      SmallVector<OpFoldResult> gScoreSizes = {
-                          b3.getIndexAttr(globalRows), b3.getIndexAttr(TQ)};
-                      Value dots = k3.generic(
-                          ValueRange{gkTile, qtTile},
-                          k3.filled(gScoreSizes, elem, 0.0),
-                          {map(3, {j, e}), map(3, {e, i}), map(3, {j, i})},
-                          {Iter::parallel, Iter::parallel, Iter::reduction},
-                          KernelBuilder::multiplyAccumulate);
-                      if (TQ % 16 == 0)
-                        mark(dots, kTileGemmAttr);
-                      Value masked = k3.generic(
-                          ValueRange{}, dots, {map(2, {j, i})},
-                          {Iter::parallel, Iter::parallel},
-                          [&](OpBuilder &b, Location l, ValueRange a) {
-                            Value g = linalg::IndexOp::create(b, l, 0);
-                            Value ii = arith::AddIOp::create(
-                                b, l, i0, linalg::IndexOp::create(b, l, 1));
-                            Value real = arith::CmpIOp::create(
-                                b, l, arith::CmpIPredicate::ult, g,
-                                arith::ConstantIndexOp::create(b, l,
-                                                               numGlobals));
-                            Value gc = arith::SelectOp::create(
-                                b, l, real, g,
-                                arith::ConstantIndexOp::create(b, l, 0));
-                            Value pos = arith::IndexCastOp::create(
-                                b, l, b.getIndexType(),
-                                tensor::ExtractOp::create(
-                                    b, l, globals, ValueRange{bIdx, gc}));
-                            // Visible without the window, and not visited.
-                            Value vis = KernelBuilder::visible(
-                                b, l, ii, pos, lq, lk, causal, align,
-                                std::nullopt, len, qOffset);
-                            Value visited = arith::AndIOp::create(
-                                b, l,
-                                arith::CmpIOp::create(
-                                    b, l, arith::CmpIPredicate::sge, pos, lo),
-                                arith::CmpIOp::create(b, l,
-                                                      arith::CmpIPredicate::slt,
-                                                      pos, hiVisited));
-                            Value rowOk = arith::CmpIOp::create(
-                                b, l, arith::CmpIPredicate::slt, ii, lq);
-                            Value take = arith::AndIOp::create(
-                                b, l, arith::AndIOp::create(b, l, real, vis),
-                                arith::AndIOp::create(
-                                    b, l, rowOk,
-                                    arith::XOrIOp::create(
-                                        b, l, visited,
-                                        arith::ConstantOp::create(
-                                            b, l, b.getBoolAttr(true)))));
-                            Value ninf = arith::ConstantOp::create(
-                                b, l, b.getFloatAttr(elem, kNegInf));
-                            linalg::YieldOp::create(
-                                b, l,
-                                ValueRange{arith::SelectOp::create(
-                                    b, l, take, a[0], ninf)});
-                          });
-                      SoftmaxState next = onlineSoftmaxStep(
-                          k3, masked, {st[0], st[1], st[2], st[3]}, gvTile,
-                          rowSizes, gScoreSizes, elem,
-                          TileMarks{/*vectorize=*/false, valueGemm},
-                          /*transposed=*/true);
-                      st = {next.m, next.l, next.acc, next.scratch};
-                    }
-                    Value tile =
-                        normalizedTile(k3, st[2], st[1], accSizes, elem,
-                                       TileMarks{/*vectorize=*/true, false});
-                    Value updated = insertHeadRows(
-                        b3, l3, tile, b3.getIndexAttr(0), tq, out3[0], bIdx,
-                        hIdx, i0, valueDim, headOnly);
-                    scf::YieldOp::create(b3, l3, updated);
-                  });
+                          SmallVector<OpFoldResult> gScoreSizes = {
+                              b3.getIndexAttr(globalRows), b3.getIndexAttr(TQ)};
+                          Value dots = k3.generic(
+                              ValueRange{gkTile, qtTile},
+                              k3.filled(gScoreSizes, elem, 0.0),
+                              {map(3, {j, e}), map(3, {e, i}), map(3, {j, i})},
+                              {Iter::parallel, Iter::parallel, Iter::reduction},
+                              KernelBuilder::multiplyAccumulate);
+                          if (TQ % 16 == 0)
+                            mark(dots, kTileGemmAttr);
+                          Value masked = k3.generic(
+                              ValueRange{}, dots, {map(2, {j, i})},
+                              {Iter::parallel, Iter::parallel},
+                              [&](OpBuilder &b, Location l, ValueRange a) {
+                                Value g = linalg::IndexOp::create(b, l, 0);
+                                Value ii = arith::AddIOp::create(
+                                    b, l, i0, linalg::IndexOp::create(b, l, 1));
+                                Value real = arith::CmpIOp::create(
+                                    b, l, arith::CmpIPredicate::ult, g,
+                                    arith::ConstantIndexOp::create(b, l,
+                                                                   numGlobals));
+                                Value gc = arith::SelectOp::create(
+                                    b, l, real, g,
+                                    arith::ConstantIndexOp::create(b, l, 0));
+                                Value pos = arith::IndexCastOp::create(
+                                    b, l, b.getIndexType(),
+                                    tensor::ExtractOp::create(
+                                        b, l, globals, ValueRange{bIdx, gc}));
+                                // Visible without the window, and not visited.
+                                Value vis = KernelBuilder::visible(
+                                    b, l, ii, pos, lq, lk, causal, align,
+                                    std::nullopt, len, qOffset);
+                                Value visited = arith::AndIOp::create(
+                                    b, l,
+                                    arith::CmpIOp::create(
+                                        b, l, arith::CmpIPredicate::sge, pos,
+                                        lo),
+                                    arith::CmpIOp::create(
+                                        b, l, arith::CmpIPredicate::slt, pos,
+                                        hiVisited));
+                                Value rowOk = arith::CmpIOp::create(
+                                    b, l, arith::CmpIPredicate::slt, ii, lq);
+                                Value take = arith::AndIOp::create(
+                                    b, l,
+                                    arith::AndIOp::create(b, l, real, vis),
+                                    arith::AndIOp::create(
+                                        b, l, rowOk,
+                                        arith::XOrIOp::create(
+                                            b, l, visited,
+                                            arith::ConstantOp::create(
+                                                b, l, b.getBoolAttr(true)))));
+                                Value ninf = arith::ConstantOp::create(
+                                    b, l, b.getFloatAttr(elem, kNegInf));
+                                linalg::YieldOp::create(
+                                    b, l,
+                                    ValueRange{arith::SelectOp::create(
+                                        b, l, take, a[0], ninf)});
+                              });
+                          SoftmaxState next = onlineSoftmaxStep(
+                              k3, masked, {st[0], st[1], st[2], st[3]}, gvTile,
+                              rowSizes, gScoreSizes, elem,
+                              TileMarks{/*vectorize=*/false, valueGemm},
+                              /*transposed=*/true);
+                          st = {next.m, next.l, next.acc, next.scratch};
+                        }
+                        if (split) {
+                          // The state's first tq rows at row i0.
+                          OpFoldResult zero = b3.getIndexAttr(0),
+                                       one = b3.getIndexAttr(1);
+                          auto rowsOf = [&](Value t, Value into) -> Value {
+                            Value part = tensor::ExtractSliceOp::create(
+                                b3, l3, t, ArrayRef<OpFoldResult>{zero},
+                                ArrayRef<OpFoldResult>{tq},
+                                ArrayRef<OpFoldResult>{one});
+                            return tensor::InsertSliceOp::create(
+                                b3, l3, part, into, ArrayRef<OpFoldResult>{i0},
+                                ArrayRef<OpFoldResult>{tq},
+                                ArrayRef<OpFoldResult>{one});
+                          };
+                          Value acc = insertHeadRows(
+                              b3, l3, st[2], zero, tq, out3[0], bIdx, hIdx, i0,
+                              valueDim, /*headOnly=*/true);
+                          scf::YieldOp::create(
+                              b3, l3,
+                              ValueRange{acc, rowsOf(st[0], out3[1]),
+                                         rowsOf(st[1], out3[2])});
+                          return;
+                        }
+                        Value tile = normalizedTile(
+                            k3, st[2], st[1], accSizes, elem,
+                            TileMarks{/*vectorize=*/true, false});
+                        Value updated = insertHeadRows(
+                            b3, l3, tile, b3.getIndexAttr(0), tq, out3[0], bIdx,
+                            hIdx, i0, valueDim, headOnly);
+                        scf::YieldOp::create(b3, l3, updated);
+                      });
   };
 
   // The rows of global queries, recomputed over every key they see (the
@@ -1192,6 +1366,15 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
     return globals ? globalRowsFor(b, l, bIdx, hIdx, filled, headOnly) : filled;
   };
 
+  if (numSplits) {
+    splitKeyLoops(
+        op, rewriter, batchSize, heads, numSplits, lqSize, valueDim, elem,
+        [&](OpBuilder &b, Location l, Value bIdx, Value hIdx, Value sIdx,
+            ValueRange inits) -> SmallVector<Value> {
+          return queryLoopFor(b, l, bIdx, hIdx, inits, true, sIdx).getResults();
+        });
+    return success();
+  }
   if (parallel) {
     parallelHeadLoops(op, rewriter, batchSize, heads, lqSize, valueDim, elem,
                       init,

@@ -107,6 +107,42 @@ func.func @window(%q: tensor<1x2x128x16xf32>) -> tensor<1x2x128x16xf32> {
 
 // -----
 
+// Fewer than 4 heads with parallel=true: the keys of each head are split into
+// ranges of whole key tiles (one per 4 tiles, at most 16), an scf.forall over
+// (batch, head, range) gives each range's unnormalized state (accumulator,
+// row maximum, row sum), and the ranges are combined after it: the largest
+// maximum, the ranges' weights exp(m - M), their sum, the weights over it,
+// and the weighted sum of the accumulators. The serial form has no ranges.
+// PAR-LABEL: func @few_heads
+// PAR:         %[[TILES:.*]] = arith.divui %{{.*}}, %c16
+// PAR:         %[[N:.*]] = arith.ceildivui %[[TILES]], %c4{{.*}}
+// PAR:         %[[CAP:.*]] = arith.minsi %[[N]], %c16{{.*}}
+// PAR:         %[[S:.*]] = arith.maxui %[[CAP]], %c1{{.*}}
+// PAR:         %[[ST:.*]]:3 = scf.forall (%[[B:.*]], %[[H:.*]], %[[R:.*]]) in (%{{.*}}, 2, %[[S]]) shared_outs(%[[A:.*]] = %{{.*}}, %[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}) -> (tensor<?x2x?x?x64xf32>, tensor<?x2x?x?xf32>, tensor<?x2x?x?xf32>)
+// PAR:           %[[Q:.*]]:3 = scf.for {{.*}} -> (tensor<?x64xf32>, tensor<?xf32>, tensor<?xf32>)
+// PAR:             arith.ceildivui %{{.*}}, %[[S]]
+// PAR:             scf.for
+// PAR:           scf.forall.in_parallel
+// PAR-NEXT:        tensor.parallel_insert_slice %[[Q]]#0 into %[[A]][%[[B]], %[[H]], %[[R]], 0, 0]
+// PAR-NEXT:        tensor.parallel_insert_slice %[[Q]]#1 into %[[M]][%[[B]], %[[H]], %[[R]], 0]
+// PAR-NEXT:        tensor.parallel_insert_slice %[[Q]]#2 into %[[L]][%[[B]], %[[H]], %[[R]], 0]
+// PAR:         %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[ST]]#1 : tensor<?x2x?x?xf32>)
+// PAR:           arith.maxnumf
+// PAR:         %[[W:.*]] = linalg.generic {{.*}} ins(%[[ST]]#1, %[[MAX]] :
+// PAR:         %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[W]], %[[ST]]#2 :
+// PAR:         %[[WN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<?x2x?xf32>) outs(%[[W]] :
+// PAR:           arith.divf
+// PAR:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[WN]], %[[ST]]#0 : tensor<?x2x?x?xf32>, tensor<?x2x?x?x64xf32>) outs(%{{.*}} : tensor<?x2x?x64xf32>)
+// CHECK-LABEL: func @few_heads
+// CHECK-NOT:   scf.forall
+// CHECK:       return
+func.func @few_heads(%q: tensor<?x2x?x64xf32>, %k: tensor<?x1x?x64xf32>) -> tensor<?x2x?x64xf32> {
+  %0 = attune.attention %q, %k, %k : (tensor<?x2x?x64xf32>, tensor<?x1x?x64xf32>, tensor<?x1x?x64xf32>) -> tensor<?x2x?x64xf32>
+  return %0 : tensor<?x2x?x64xf32>
+}
+
+// -----
+
 // attune.tile_q_cap (set by attune-absorb-kv-projections on its few-row
 // attention) caps the query tile: 16 here instead of the option's 32; a cap
 // above the option leaves it.
