@@ -1193,6 +1193,12 @@ def AttuneVectorizeRows : Pass<"attune-vectorize-rows", "::mlir::ModuleOp"> {
     `parallel`, the rows of a kernel outside any loop are an `scf.forall`.
     Sets `attune.cpu_kernels` on the module when it vectorized anything.
 
+    With `parallel`, a row update outside any loop (leading parallel loops,
+    then reductions, then the row, as above: `q_h Wk_h` of the absorbed
+    cross-attention, each output row a sum of scaled rows of `Wk_h`) is an
+    `scf.forall` over its leading loops too, each row's update left as
+    plain loops that LLVM vectorizes along the row.
+
     Before: `linalg.generic ins(%x : tensor<?x768xf32>)` (a row kernel).
     After: `scf.for %i` over rows containing `vector.transfer_read`s of
     `vector<64xf32>` chunks.

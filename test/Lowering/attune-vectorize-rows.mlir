@@ -51,3 +51,23 @@ func.func @dot_rows(%q: tensor<?x64xf32>, %k: tensor<48x64xf32>) -> tensor<?x48x
   %s = attune.matmul %q, %k {transpose_rhs} : (tensor<?x64xf32>, tensor<48x64xf32>) -> tensor<?x48xf32>
   return %s : tensor<?x48xf32>
 }
+
+// -----
+
+// A row update (leading parallel loops, a reduction, then the row: q_h Wk_h
+// of the absorbed cross-attention, each output row a sum of scaled rows of
+// Wk_h): with parallel=true an scf.forall over (b, h, i), each row's update
+// left as plain loops that LLVM vectorizes along the row; serial, as it was.
+// CHECK-LABEL: func.func @row_updates
+// CHECK-NOT:   scf.forall
+// CHECK:       linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<?x12x?x64xf32>, tensor<12x64x768xf32>)
+// PAR-LABEL:   func.func @row_updates
+// PAR:         scf.forall (%[[B:.*]], %[[H:.*]], %[[I:.*]]) in (%{{.*}}, 12, %{{.*}})
+// PAR:           %[[W:.*]] = tensor.extract_slice %{{.*}}[%[[H]], 0, 0] [1, 64, 768]
+// PAR:           linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%{{.*}}, %[[W]] : tensor<1x1x1x64xf32>, tensor<1x64x768xf32>) outs(%{{.*}} : tensor<1x1x1x768xf32>)
+// PAR-NOT:       vector.
+// PAR:           scf.forall.in_parallel
+func.func @row_updates(%q: tensor<?x12x?x64xf32>, %w: tensor<12x64x768xf32>) -> tensor<?x12x?x768xf32> {
+  %0 = attune.matmul %q, %w : (tensor<?x12x?x64xf32>, tensor<12x64x768xf32>) -> tensor<?x12x?x768xf32>
+  return %0 : tensor<?x12x?x768xf32>
+}
