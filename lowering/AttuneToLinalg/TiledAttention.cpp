@@ -647,6 +647,19 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
   return success();
 }
 
+/// `x` rounded up to a multiple of `t`: a constant where `x` is one, so that
+/// padDim sees that a static extent needs no padding (a generation cache of
+/// 2,048 positions was copied, with a zero fill first, by every prefill's
+/// attention: 25 MiB of writes per layer, on one thread).
+Value roundUpTo(OpBuilder &b, Location loc, Value x, int64_t t) {
+  if (std::optional<int64_t> c = getConstantIntValue(x))
+    return arith::ConstantIndexOp::create(b, loc, (*c + t - 1) / t * t);
+  Value n = arith::CeilDivUIOp::create(
+      b, loc, x, arith::ConstantIndexOp::create(b, loc, t));
+  return arith::MulIOp::create(b, loc, n,
+                               arith::ConstantIndexOp::create(b, loc, t));
+}
+
 /// `t` (rank 4) with dim `d` grown to `size` by zeros. A copy only where the
 /// extent is not already `size` (a length that is a multiple of the tile:
 /// `t` itself, no copy, decided at run time for a dynamic extent).
@@ -737,11 +750,8 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   Value lq = getValueOrCreateConstantIndexOp(rewriter, loc, lqSize);
   Value lk = getValueOrCreateConstantIndexOp(
       rewriter, loc, kb.staticOrDim({{k, 2}, {v, 2}}));
-  auto roundUp = [&](Value x, int64_t t) {
-    Value n = arith::CeilDivUIOp::create(rewriter, loc, x, im.c(t));
-    return arith::MulIOp::create(rewriter, loc, n, im.c(t)).getResult();
-  };
-  Value lqPad = roundUp(lq, TQ), lkPad = roundUp(lk, TK);
+  Value lqPad = roundUpTo(rewriter, loc, lq, TQ),
+        lkPad = roundUpTo(rewriter, loc, lk, TK);
   Value qPad = padDim(rewriter, loc, q, 2, lqPad);
   Value vPad = padDim(rewriter, loc, v, 2, lkPad);
   // The queries transposed tile by tile and scaled once:
@@ -800,14 +810,19 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
     gV = gather(v, valueDim);
   }
   SmallVector<OpFoldResult> qSizes = kb.sizes(qPad);
-  OpFoldResult qTiles =
-      arith::DivUIOp::create(rewriter, loc, lqPad, im.c(TQ)).getResult();
   auto qType = cast<RankedTensorType>(qPad.getType());
+  // Static where the padded queries are (a static Lq needs no padding copy).
+  int64_t staticTiles =
+      qType.isDynamicDim(2) ? ShapedType::kDynamic : qType.getDimSize(2) / TQ;
+  OpFoldResult qTiles =
+      ShapedType::isDynamic(staticTiles)
+          ? OpFoldResult(arith::DivUIOp::create(rewriter, loc, lqPad, im.c(TQ))
+                             .getResult())
+          : OpFoldResult(rewriter.getIndexAttr(staticTiles));
   Value qSplit = tensor::ExpandShapeOp::create(
       rewriter, loc,
-      RankedTensorType::get({qType.getDimSize(0), heads, ShapedType::kDynamic,
-                             TQ, headDim},
-                            elem),
+      RankedTensorType::get(
+          {qType.getDimSize(0), heads, staticTiles, TQ, headDim}, elem),
       qPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}},
       ArrayRef<OpFoldResult>{qSizes[0], qSizes[1], qTiles,
                              rewriter.getIndexAttr(TQ), qSizes[3]});
@@ -1427,11 +1442,8 @@ LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
   Value lq = getValueOrCreateConstantIndexOp(rewriter, loc, lqSize);
   Value lk = getValueOrCreateConstantIndexOp(rewriter, loc,
                                              kb.staticOrDim({{k, 2}, {v, 2}}));
-  auto roundUp = [&](Value x) {
-    Value n = arith::CeilDivUIOp::create(rewriter, loc, x, im.c(C));
-    return arith::MulIOp::create(rewriter, loc, n, im.c(C)).getResult();
-  };
-  Value lqPad = roundUp(lq), lkPad = roundUp(lk);
+  Value lqPad = roundUpTo(rewriter, loc, lq, C),
+        lkPad = roundUpTo(rewriter, loc, lk, C);
   Value qPad = padDim(rewriter, loc, q, 2, lqPad);
   Value kPad = padDim(rewriter, loc, k, 2, lkPad);
   Value vPad = padDim(rewriter, loc, v, 2, lkPad);

@@ -143,6 +143,20 @@ func.func @few_heads(%q: tensor<?x2x?x64xf32>, %k: tensor<?x1x?x64xf32>) -> tens
 
 // -----
 
+// Keys of a static length that is a multiple of the key tile (a generation
+// cache's capacity) are read in place: no zero-filled padded copy of them
+// (a prefill copied each layer's 2,048-position caches).
+// CHECK-LABEL: func @static_keys
+// CHECK-SAME:    %{{.*}}: tensor<1x2x?x16xf32>, %[[K:.*]]: tensor<1x2x128x16xf32>
+// CHECK-NOT:     tensor.insert_slice %[[K]]
+// CHECK:         tensor.extract_slice %[[K]][{{.*}}] [1, 1, 16, 16] [1, 1, 1, 1] : tensor<1x2x128x16xf32> to tensor<16x16xf32>
+func.func @static_keys(%q: tensor<1x2x?x16xf32>, %k: tensor<1x2x128x16xf32>) -> tensor<1x2x?x16xf32> {
+  %0 = attune.attention %q, %k, %k : (tensor<1x2x?x16xf32>, tensor<1x2x128x16xf32>, tensor<1x2x128x16xf32>) -> tensor<1x2x?x16xf32>
+  return %0 : tensor<1x2x?x16xf32>
+}
+
+// -----
+
 // attune.tile_q_cap (set by attune-absorb-kv-projections on its few-row
 // attention) caps the query tile: 16 here instead of the option's 32; a cap
 // above the option leaves it.
