@@ -1036,6 +1036,14 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
     and a degree-6 polynomial for arguments <= 0 (1.5 ulp; exactly 0 for
     masked scores).
 
+    Where the query count is not static (and always with `query_offsets`,
+    a cache), the op becomes an `scf.if` on it: the static form for 16
+    queries or more, else the dynamic form, which reads key tiles in place
+    and pads nothing (a decoding step's one query padded its query, keys and
+    values to whole tiles, zero-filled and copied). Ops with global tokens
+    and the absorbed cross-attention (`attune.tile_q_cap`) keep the static
+    form.
+
     With global tokens (`globals`, Longformer), the static form keeps each
     query tile's window range and masks its boundary tiles with the key
     flags as operands; then one more online-softmax step over the global

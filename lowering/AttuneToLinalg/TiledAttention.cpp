@@ -1773,8 +1773,17 @@ struct AttuneTileAttentionPass
       // key tiles from it in place (the dynamic form); a prefill's many
       // queries are worth the static form's micro-kernels, which pad and
       // transpose the keys once per call: chosen at run time by the
-      // number of queries.
-      if (op.getQueryOffsets() && !op.getBias()) {
+      // number of queries. Likewise any query count that is not static
+      // (a decoder layer's self-attention run one token at a time padded
+      // its one query, key and value to 64 rows, zero-filled and copied),
+      // except where a producer capped the query tile (the absorbed
+      // cross-attention: its few rows are worth the static form's
+      // micro-kernels and key ranges).
+      bool fewQueries =
+          op.getQueryOffsets() ||
+          (op.getQuery().getType().isDynamicDim(2) &&
+           !op->hasAttr(attune::kTileQCapAttr) && !op.getGlobalIndices());
+      if (fewQueries && !op.getBias()) {
         if (failed(tileByQueryCount(op, rewriter, tiles, parallel)))
           return signalPassFailure();
         continue;

@@ -21,8 +21,12 @@
 // tile cannot fully see are masked (scf.if on the range every query sees:
 // keys below min(Lk, len, first query + 1)). Every tile op has static
 // shapes, the two products marked for attune-tile-gemm's register tiles.
-// No [Lq, Lk] tensor.
+// No [Lq, Lk] tensor. The query count is not static: this static form runs
+// for 16 queries or more, the dynamic form (reading the keys in place, no
+// padding) for fewer, a run-time choice.
 // CHECK-LABEL: func @causal
+// CHECK:       %[[MANY:.*]] = arith.cmpi sge, %{{.*}}, %c16
+// CHECK:       scf.if %[[MANY]] -> (tensor<?x12x?x64xf32>) {
 // CHECK:       %[[QP:.*]] = scf.if %{{.*}} -> (tensor<?x12x?x64xf32>) {
 // CHECK-NEXT:    scf.yield %arg0
 // CHECK-NEXT:  } else {

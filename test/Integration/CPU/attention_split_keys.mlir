@@ -1,6 +1,6 @@
 // torch.module: nn.Identity()
 // torch.inputs: q=f32[2,2,70,64], k=f32[2,1,700,64], v=f32[2,1,700,64], lengths=i64[2]{1,701}
-// torch.inputs: q=f32[1,2,12,64], k=f32[1,1,1030,64], v=f32[1,1,1030,64], lengths=i64[1]{300,1031}
+// torch.inputs: q=f32[1,2,20,64], k=f32[1,1,1030,64], v=f32[1,1,1030,64], lengths=i64[1]{300,1031}
 // torch.call: (ref.attention(q, k, v), ref.attention(q, k, v, causal=True), ref.attention(q, k, v, causal=True, align="bottom_right", lengths=lengths), ref.attention(q, k, v, window=300, align="bottom_right"), ref.attention(q, k, v, lengths=lengths), ref.attention(q, k, v, sparse=dict(block=64, local=2, **{"global": 1})))
 //
 // Few heads (grouped: two query heads over one key head): the parallel
@@ -8,8 +8,9 @@
 // thread's work each (one range per 4 tiles: 3 ranges over 700 keys, 5 over
 // 1,030), and combines the ranges' states. Lengths and causal and window
 // spans that leave ranges empty for some rows or whole query tiles (top-left
-// causal: 70 queries see at most 70 keys), rows fewer than a tile, and a
-// sparse layout whose key tiles are skipped inside a range. The serial
+// causal: 70 queries see at most 70 keys), rows fewer than a tile (20
+// queries: still the static form, which fewer than 16 would not take), and
+// a sparse layout whose key tiles are skipped inside a range. The serial
 // build has no ranges: the same references hold for both.
 // RUN: %check-golden %s --work %t --atol 1e-5
 // RUN: %check-golden %s --work %t.parallel --atol 1e-5 --compile-arg=--parallel
