@@ -54,6 +54,16 @@ struct IndexMath {
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
 };
 
+/// `perBatch[batch]` (an i32 or i64 tensor: key lengths, query offsets) as an
+/// index; null where the op has no such operand.
+Value batchIndex(OpBuilder &b, Location loc, Value perBatch, Value batch) {
+  if (!perBatch)
+    return Value();
+  return arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tensor::ExtractOp::create(b, loc, perBatch, batch));
+}
+
 /// `t[b, h, start : start + size, :]` as a rank-2 tensor.
 Value headSlice(OpBuilder &b, Location loc, Value t, Value batch, Value head,
                 Value start, Value size, int64_t staticSize = 0) {
@@ -501,15 +511,8 @@ LogicalResult tileAttention(AttentionOp op, RewriterBase &rewriter,
                       Value headOut, bool headOnly) -> Value {
         IndexMath m2{b2, l2};
         Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
-        Value len, qOffset;
-        if (lengths) {
-          Value raw = tensor::ExtractOp::create(b2, l2, lengths, bIdx);
-          len = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
-        }
-        if (queryOffsets) {
-          Value raw = tensor::ExtractOp::create(b2, l2, queryOffsets, bIdx);
-          qOffset = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
-        }
+        Value len = batchIndex(b2, l2, lengths, bIdx);
+        Value qOffset = batchIndex(b2, l2, queryOffsets, bIdx);
         auto queryLoop = scf::ForOp::create(
             b2, l2, c0, lq, m2.c(tiles.q), ValueRange{headOut},
             [&](OpBuilder &b3, Location l3, Value i0, ValueRange out3) {
@@ -883,15 +886,8 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                           Value split = Value()) -> scf::ForOp {
     IndexMath m2{b2, l2};
     Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
-    Value len, qOffset;
-    if (lengths) {
-      Value raw = tensor::ExtractOp::create(b2, l2, lengths, bIdx);
-      len = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
-    }
-    if (queryOffsets) {
-      Value raw = tensor::ExtractOp::create(b2, l2, queryOffsets, bIdx);
-      qOffset = arith::IndexCastOp::create(b2, l2, b2.getIndexType(), raw);
-    }
+    Value len = batchIndex(b2, l2, lengths, bIdx);
+    Value qOffset = batchIndex(b2, l2, queryOffsets, bIdx);
     return scf::
         ForOp::create(b2, l2, c0, lq, m2.c(TQ), outInits,
                       [&](OpBuilder &b3, Location l3, Value i0,
@@ -1233,11 +1229,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
     IndexMath m2{b2, l2};
     KernelBuilder k2(b2, l2);
     Value kvHead = arith::DivUIOp::create(b2, l2, hIdx, m2.c(group));
-    Value len;
-    if (lengths)
-      len = arith::IndexCastOp::create(
-          b2, l2, b2.getIndexType(),
-          tensor::ExtractOp::create(b2, l2, lengths, bIdx));
+    Value len = batchIndex(b2, l2, lengths, bIdx);
     Value offset = align == MaskAlign::bottom_right ? m2.sub(lk, lq) : m2.c(0);
     // Row r's query index (its position minus the offset), and whether it
     // is a real global query of this call.
@@ -1460,11 +1452,7 @@ LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
     Location l = kc.location();
     Value tile =
         staticTile(b, l, kPad, bIdx, kvHead, r0, C, b.getIndexAttr(0), headDim);
-    Value len;
-    if (lengths)
-      len = arith::IndexCastOp::create(
-          b, l, b.getIndexType(),
-          tensor::ExtractOp::create(b, l, lengths, bIdx));
+    Value len = batchIndex(b, l, lengths, bIdx);
     return markOp(
         kc.generic(ValueRange{tile},
                    kc.empty({b.getIndexAttr(C), b.getIndexAttr(headDim)}, elem),
