@@ -23,6 +23,23 @@ using namespace mlir;
 using namespace mlir::attune;
 using namespace mlir::attune::cpu;
 
+/// Whether every operand of `op` is a projected permutation that indexes its
+/// last loop (the row) last, if at all, and its body gathers nothing (the
+/// vectorizer's gathers, tensor.extract in the body, are not worth it).
+static bool readsAlongRows(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    if (!map.isProjectedPermutation())
+      return false;
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      if (map.getDimPosition(r) == loops - 1 && r + 1 != map.getNumResults())
+        return false;
+  }
+  bool extracts = false;
+  op.getBlock()->walk([&](tensor::ExtractOp) { extracts = true; });
+  return !extracts;
+}
+
 /// Whether `op` is a row-wise kernel worth vectorizing row by row: at least
 /// two loops, all parallel but possibly the last (a row reduction), the last
 /// static with 16 to 4096 iterations, and every operand either contiguous
@@ -41,17 +58,7 @@ static bool isRowKernel(linalg::LinalgOp op) {
   if (ShapedType::isDynamic(last) || last < 16 || last > 4096 ||
       (last % 16 != 0 && last > 256))
     return false;
-  for (AffineMap map : op.getIndexingMapsArray()) {
-    if (!map.isProjectedPermutation())
-      return false;
-    for (unsigned r = 0; r < map.getNumResults(); ++r)
-      if (map.getDimPosition(r) == loops - 1 && r + 1 != map.getNumResults())
-        return false;
-  }
-  // The vectorizer's gathers (tensor.extract in the body) are not worth it.
-  bool extracts = false;
-  op.getBlock()->walk([&](tensor::ExtractOp) { extracts = true; });
-  return !extracts;
+  return readsAlongRows(op);
 }
 
 /// The chunk a row of `n` elements is vectorized in: 64, 32 or 16 if one
@@ -262,16 +269,7 @@ static unsigned rowUpdateLoops(linalg::LinalgOp op) {
   int64_t last = op.getStaticLoopRanges().back();
   if (ShapedType::isDynamic(last) || last < 16 || last > 4096)
     return 0;
-  for (AffineMap map : op.getIndexingMapsArray()) {
-    if (!map.isProjectedPermutation())
-      return 0;
-    for (unsigned r = 0; r < map.getNumResults(); ++r)
-      if (map.getDimPosition(r) == loops - 1 && r + 1 != map.getNumResults())
-        return 0;
-  }
-  bool extracts = false;
-  op.getBlock()->walk([&](tensor::ExtractOp) { extracts = true; });
-  return extracts ? 0 : leading;
+  return readsAlongRows(op) ? leading : 0;
 }
 
 /// With `parallel`: each row-update kernel outside loops as an scf.forall
