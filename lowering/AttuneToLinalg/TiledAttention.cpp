@@ -108,7 +108,21 @@ std::pair<Value, AffineMap> biasTile(OpBuilder &b, Location loc, Value bias,
 }
 
 /// Generic bodies: exp(x - shift(m)) (shift: 0 for a row with no visible
-/// key yet) and x * y.
+/// key yet), x * y, max(x, y) (maxnumf, whose vector reduction LLVM keeps
+/// in vector registers) and x / y, 0 where y = 0 (a row no key was visible
+/// to).
+void maxBody(OpBuilder &b, Location l, ValueRange a) {
+  linalg::YieldOp::create(
+      b, l, ValueRange{arith::MaxNumFOp::create(b, l, a[0], a[1])});
+}
+void divideOrZeroBody(OpBuilder &b, Location l, ValueRange a) {
+  Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(a[1].getType()));
+  Value none =
+      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1], zero);
+  Value q = arith::DivFOp::create(b, l, a[0], a[1]);
+  linalg::YieldOp::create(
+      b, l, ValueRange{arith::SelectOp::create(b, l, none, zero, q)});
+}
 void expShiftedBody(OpBuilder &b, Location l, ValueRange a) {
   Value d = arith::SubFOp::create(b, l, a[0], KernelBuilder::maxShift(b, l, a[1]));
   linalg::YieldOp::create(b, l,
@@ -180,10 +194,6 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
   // bufferization needs to carry them in place (swapped, it copies).
   Value ninf = arith::ConstantOp::create(
       k.builder(), k.location(), k.builder().getFloatAttr(elem, kNegInf));
-  auto maxBody = [](OpBuilder &b, Location l, ValueRange a) {
-    linalg::YieldOp::create(
-        b, l, ValueRange{arith::MaxNumFOp::create(b, l, a[0], a[1])});
-  };
   Value tileMax = rows(k.generic(
       scores,
       linalg::FillOp::create(k.builder(), k.location(), ValueRange{ninf},
@@ -258,19 +268,11 @@ Value normalizedTile(KernelBuilder &k, Value acc, Value l,
                      TileMarks marks) {
   MLIRContext *ctx = elem.getContext();
   AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
-  Value tile = k.generic(
-      ValueRange{acc, l}, k.empty(accSizes, elem),
-      {AffineMap::get(2, 0, {i, j}, ctx), AffineMap::get(2, 0, {i}, ctx),
-       AffineMap::get(2, 0, {i, j}, ctx)},
-      {Iter::parallel, Iter::parallel},
-      [&](OpBuilder &b, Location loc, ValueRange a) {
-        Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
-        Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                           a[1], zero);
-        Value q = arith::DivFOp::create(b, loc, a[0], a[1]);
-        linalg::YieldOp::create(
-            b, loc, ValueRange{arith::SelectOp::create(b, loc, none, zero, q)});
-      });
+  Value tile = k.generic(ValueRange{acc, l}, k.empty(accSizes, elem),
+                         {AffineMap::get(2, 0, {i, j}, ctx),
+                          AffineMap::get(2, 0, {i}, ctx),
+                          AffineMap::get(2, 0, {i, j}, ctx)},
+                         {Iter::parallel, Iter::parallel}, divideOrZeroBody);
   return marks.vectorize ? markOp(tile, kVectorizeAttr) : tile;
 }
 
@@ -415,35 +417,22 @@ void splitKeyLoops(Operation *op, RewriterBase &rewriter,
   AffineMap stateRow = map(4, {d0, d1, d3, d2}), row = map(4, {d0, d1, d2});
   SmallVector<Iter> overSplits = {Iter::parallel, Iter::parallel,
                                   Iter::parallel, Iter::reduction};
-  Value mMax = kb.generic(
-      ValueRange{m}, kb.filled(rowSizes, elem, kNegInf), {stateRow, row},
-      overSplits, [](OpBuilder &b, Location l, ValueRange a) {
-        linalg::YieldOp::create(
-            b, l, ValueRange{arith::MaxNumFOp::create(b, l, a[0], a[1])});
-      });
+  Value mMax = kb.generic(ValueRange{m}, kb.filled(rowSizes, elem, kNegInf),
+                          {stateRow, row}, overSplits, maxBody);
   // w[b, h, s, i] = exp(m - M): 0 for a range that saw no key of the row.
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
   SmallVector<Iter> all4(4, Iter::parallel);
   Value w =
       kb.generic(ValueRange{m, mMax}, kb.empty({batchSize, h, s, lqSize}, elem),
-                 {id4, map(4, {d0, d1, d3}), id4}, all4,
-                 [](OpBuilder &b, Location l, ValueRange a) {
-                   expShiftedBody(b, l, ValueRange{a[0], a[1]});
-                 });
+                 {id4, map(4, {d0, d1, d3}), id4}, all4, expShiftedBody);
   Value total = kb.generic(ValueRange{w, sums}, kb.filled(rowSizes, elem, 0.0),
                            {stateRow, stateRow, row}, overSplits,
                            KernelBuilder::multiplyAccumulate);
   // w / L, 0 where no key was visible.
-  Value weights = kb.generic(
-      ValueRange{total}, w, {map(4, {d0, d1, d3}), id4}, all4,
-      [&](OpBuilder &b, Location l, ValueRange a) {
-        Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elem, 0.0));
-        Value none =
-            arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[0], zero);
-        Value q = arith::DivFOp::create(b, l, a[1], a[0]);
-        linalg::YieldOp::create(
-            b, l, ValueRange{arith::SelectOp::create(b, l, none, zero, q)});
-      });
+  Value weights = kb.generic(ValueRange{total}, w, {map(4, {d0, d1, d3}), id4},
+                             all4, [](OpBuilder &b, Location l, ValueRange a) {
+                               divideOrZeroBody(b, l, ValueRange{a[1], a[0]});
+                             });
   // out[b, h, i, e] = sum_s weights[b, h, s, i] acc[b, h, s, i, e], over
   // (b, h, i, s, e): e innermost, along the accumulators' rows.
   Value out =
@@ -1414,7 +1403,6 @@ LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   KernelBuilder kb(rewriter, loc);
-  IndexMath im{rewriter, loc};
   Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
   Value lengths = op.getKeyLengths();
   auto qt = op.getQuery().getType();
