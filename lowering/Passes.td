@@ -81,7 +81,10 @@ def AttuneEpilogueInRegisters
     epilogue's element-wise ops to each register tile's accumulators while
     they are still in registers and writes the result to the output rows
     (a `vector.shape_cast` where the tile and the output lay rows along
-    different dims, as with a panel-major intermediate). The row loop goes,
+    different dims, as with a panel-major intermediate; a register tile
+    stored in column chunks, as `attune-tile-gemm` leaves 24-column panels,
+    gets the epilogue per chunk, on the chunk's columns of the row operands
+    defined outside it). The row loop goes,
     and so do the last k tile's stores into the tile when nothing else
     reads its buffer (an allocation viewed only as that tile, and freed).
 
@@ -1136,7 +1139,11 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     loops running rows, panels, k tiles) with register tiles of `rows` x
     `panel` (the row loop peeled so that full tiles vectorize without masks;
     the k loops of full tiles marked `attune.panel_k_loop` for
-    `attune-prefetch-panels`; the remaining rows one at a time); a GEMM with
+    `attune-prefetch-panels`; the remaining rows one at a time; a panel
+    whose width is not a power of two, such as 4 x 24 on AVX2, vectorized
+    in chunks of the largest power of two dividing it, each chunk's
+    accumulators carried on their own and the FMAs ordered row by row,
+    since LLVM scalarizes a loop-carried `vector<24xf32>`); a GEMM with
     an epilogue fused into the epilogue's tiles; attention's tile
     contractions as register tiles; the row kernels' static tiles and the
     fused inits vectorized; then, per function, contractions lowered to

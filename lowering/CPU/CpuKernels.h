@@ -32,6 +32,14 @@ void removeKernelMarks(Operation *op);
 /// Whether `module` has work for the kernel schedule (kCpuKernelsAttr).
 bool hasCpuKernels(ModuleOp module);
 
+/// The transposes through which attention heads of `width` columns read
+/// `gemm`'s output C [B, M, N], if that is all that reads it (each use a
+/// `width`-aligned column slice, split into heads and transposed to
+/// [B, H, M, width]); else none. attune-pack-head-gemms makes such a GEMM
+/// write the heads directly where `width` is its panel.
+SmallVector<linalg::TransposeOp> headUses(linalg::GenericOp gemm,
+                                          int64_t width);
+
 //===----------------------------------------------------------------------===//
 // Packed weights: a GEMM C[B, M, N] += A[B, M, K] B[K, N] runs as
 // C[b, m, nb, r] += A[b, m, k] P[nb, k, r] on panels P [N/W, K, W]

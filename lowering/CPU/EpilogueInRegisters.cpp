@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/ADT/SmallBitVector.h"
+
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNEEPILOGUEINREGISTERS
 #include "lowering/Passes.h.inc"
@@ -30,10 +32,13 @@ struct Epilogue {
 };
 
 /// A register tile's store of its accumulators into the GEMM's output tile:
-/// the row (along Epilogue::inDim) of that tile it starts at.
+/// the row (along Epilogue::inDim) of that tile it starts at, and the first
+/// column (a panel stored in chunks, attune-tile-gemm's vectorizeInChunks,
+/// has one store per chunk).
 struct TileStore {
   vector::TransferWriteOp write;
   SmallVector<OpFoldResult> rowTerms; // summed: the row in the output tile
+  int64_t column = 0;
 };
 } // namespace
 
@@ -138,7 +143,7 @@ tileStores(Operation *k, Value tile, int64_t dim) {
     }
     if (!inTile(write.getBase()))
       return; // not a store into the tile
-    TileStore s{write, {}};
+    TileStore s{write, {}, 0};
     Value base = write.getBase();
     while (base != tile) {
       auto view = base.getDefiningOp<memref::SubViewOp>();
@@ -153,9 +158,15 @@ tileStores(Operation *k, Value tile, int64_t dim) {
     }
     VectorType type = write.getVectorType();
     ValueRange at = write.getIndices();
-    for (auto [i, index] : llvm::enumerate(at))
-      if ((int64_t)i != dim && !isConstantIntValue(index, 0))
+    for (auto [i, index] : llvm::enumerate(at)) {
+      if ((int64_t)i == dim)
+        continue;
+      std::optional<int64_t> c = getConstantIntValue(index);
+      if (!c || (*c != 0 && (i + 1 != at.size() || *c < 0)))
         return (void)(ok = false);
+      if (i + 1 == at.size())
+        s.column = *c;
+    }
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (d != dim && d + 1 != type.getRank() && type.getDimSize(d) != 1)
         return (void)(ok = false);
@@ -222,19 +233,29 @@ static bool moveIntoRegisters(Epilogue &e) {
   if (failed(tileStores(k, tile, e.inDim)))
     return false;
 
-  // One store per register tile loop (the full tiles', the remainder's),
-  // of whole rows as wide as the epilogue's.
+  // One store per register tile loop (the full tiles', the remainder's)
+  // of whole rows as wide as the epilogue's, or one per chunk of them.
   VectorType rowType = e.read.getVectorType();
+  int64_t width = rowType.getShape().back();
   for (Operation &op : k.getBody()->without_terminator()) {
     FailureOr<SmallVector<TileStore>> s = tileStores(&op, tile, e.inDim);
     if (!isa<scf::ForOp>(op))
       continue;
-    if (failed(s) || s->size() != 1)
+    if (failed(s))
       return false;
-    VectorType type = s->front().write.getVectorType();
-    if (type.getRank() != rowType.getRank() ||
-        type.getElementType() != rowType.getElementType() ||
-        type.getShape().back() != rowType.getShape().back())
+    llvm::SmallBitVector columns(width);
+    for (TileStore &store : *s) {
+      VectorType type = store.write.getVectorType();
+      int64_t chunk = type.getShape().back();
+      if (type.getRank() != rowType.getRank() ||
+          type.getElementType() != rowType.getElementType() ||
+          store.column + chunk > width ||
+          columns.anyCommon(llvm::SmallBitVector(width).set(
+              store.column, store.column + chunk)))
+        return false;
+      columns.set(store.column, store.column + chunk);
+    }
+    if (!columns.all())
       return false;
   }
   // The tile's stores in the last k tile can go if nothing reads the tile
@@ -304,13 +325,25 @@ static bool moveIntoRegisters(Epilogue &e) {
       for (Value operand : op->getOperands()) {
         if (m.contains(operand))
           continue;
-        // A value from outside the epilogue (a splat constant): broadcast.
-        auto type = cast<VectorType>(operand.getType());
+        // A value from outside the epilogue (a row: a splat constant, a
+        // bias): the store's columns of it, broadcast over its rows.
+        Value v = operand;
+        auto type = cast<VectorType>(v.getType());
+        int64_t chunk = tileType.getShape().back();
+        if (chunk != type.getShape().back()) {
+          SmallVector<int64_t> offsets(type.getRank(), 0),
+              sizes(type.getShape()), strides(type.getRank(), 1);
+          offsets.back() = s.column;
+          sizes.back() = chunk;
+          v = vector::ExtractStridedSliceOp::create(wb, wl, v, offsets, sizes,
+                                                    strides);
+          type = cast<VectorType>(v.getType());
+        }
         VectorType wide = tileType.clone(type.getElementType());
-        m.map(operand, wide == type ? operand
-                                    : vector::BroadcastOp::create(
-                                          wb, wl, wide, operand)
-                                          .getResult());
+        m.map(operand,
+              wide == type
+                  ? v
+                  : vector::BroadcastOp::create(wb, wl, wide, v).getResult());
       }
       Operation *c = wb.clone(*op, m);
       Type old = c->getResult(0).getType();
@@ -321,6 +354,7 @@ static bool moveIntoRegisters(Epilogue &e) {
     // The rows along the output's row dim.
     SmallVector<int64_t> outShape(rowType.getShape());
     outShape[e.outDim] = tileType.getDimSize(e.inDim);
+    outShape.back() = tileType.getShape().back();
     auto outType = VectorType::get(outShape, tileType.getElementType());
     if (outType != tileType)
       v = vector::ShapeCastOp::create(wb, wl, outType, v);
@@ -336,6 +370,8 @@ static bool moveIntoRegisters(Epilogue &e) {
       row = zero;
     SmallVector<Value> at(e.write.getIndices().size(), zero);
     at[e.outDim] = row;
+    if (s.column)
+      at.back() = arith::ConstantIndexOp::create(wb, wl, s.column);
     vector::TransferWriteOp::create(
         wb, wl, v, e.write.getBase(), at,
         ArrayRef<bool>(SmallVector<bool>(outType.getRank(), true)));

@@ -22,20 +22,6 @@ using namespace mlir;
 using namespace mlir::attune;
 using namespace mlir::attune::cpu;
 
-/// The one user of `op`'s result other than tensor.dim ops, if there is
-/// exactly one.
-static Operation *onlyUser(Operation *op) {
-  Operation *only = nullptr;
-  for (Operation *user : op->getResult(0).getUsers()) {
-    if (isa<tensor::DimOp>(user))
-      continue;
-    if (only)
-      return nullptr;
-    only = user;
-  }
-  return only;
-}
-
 /// Replaces each tensor.dim of `v` by the dim of `by` that `dims` maps its
 /// index to (an extent, or a constant where `dims` gives -1 - extent).
 static void replaceDims(RewriterBase &b, Value v, Value by,
@@ -54,39 +40,6 @@ static void replaceDims(RewriterBase &b, Value v, Value by,
     else
       b.replaceOpWithNewOp<tensor::DimOp>(dim, by, d);
   }
-}
-
-/// The transposes through which the attention heads read `gemm`'s output
-/// C [B, M, N], if that is all that reads it: each use an extract_slice of
-/// `width`-aligned columns, reshaped to [B, M, S/W, W] and transposed to
-/// [B, S/W, M, W] (split_heads with head size W); else none.
-static SmallVector<linalg::TransposeOp> headUses(linalg::GenericOp gemm,
-                                                 int64_t width) {
-  SmallVector<linalg::TransposeOp> heads;
-  for (Operation *user : gemm.getResult(0).getUsers()) {
-    if (isa<tensor::DimOp>(user))
-      continue;
-    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
-    if (!slice || slice.getSourceType().getRank() != 3 ||
-        slice.getResultType().getRank() != 3 || !slice.hasUnitStride())
-      return {};
-    std::optional<int64_t> offset =
-        getConstantIntValue(slice.getMixedOffsets()[2]);
-    std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[2]);
-    if (!offset || !size || *offset % width || *size % width || *size == 0)
-      return {};
-    auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(onlyUser(slice));
-    if (!expand || expand.getReassociationIndices() !=
-                       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}} ||
-        expand.getResultType().getDimSize(3) != width)
-      return {};
-    auto transpose = dyn_cast_or_null<linalg::TransposeOp>(onlyUser(expand));
-    if (!transpose || transpose.getInput() != expand.getResult() ||
-        transpose.getPermutation() != ArrayRef<int64_t>{0, 2, 1, 3})
-      return {};
-    heads.push_back(transpose);
-  }
-  return heads;
 }
 
 /// GEMMs whose output only attention heads read (the packed Q/K/V

@@ -15,7 +15,8 @@ using namespace mlir;
 
 /// The read of one W-element row of a packed panel `[N/W, K, W]`
 /// (contiguous, f32, bf16 or f16) in `kLoop`'s body whose k index moves with
-/// the loop; null if there is none.
+/// the loop, or of its first chunk (a panel vectorized in chunks); null if
+/// there is none.
 static vector::TransferReadOp panelRead(scf::ForOp kLoop) {
   for (auto read : kLoop.getBody()->getOps<vector::TransferReadOp>()) {
     auto type = dyn_cast<MemRefType>(read.getBase().getType());
@@ -23,7 +24,8 @@ static vector::TransferReadOp panelRead(scf::ForOp kLoop) {
         !type.getLayout().isIdentity() ||
         !(type.getElementType().isF32() || type.getElementType().isBF16() ||
           type.getElementType().isF16()) ||
-        read.getVectorType().getShape().back() != type.getDimSize(2))
+        type.getDimSize(2) % read.getVectorType().getShape().back() ||
+        !isZeroInteger(read.getIndices()[2]))
       continue;
     Value k = read.getIndices()[1];
     if (k == kLoop.getInductionVar())
@@ -227,9 +229,11 @@ static bool prefetchNextSlice(scf::ForOp kLoop) {
   auto type = cast<MemRefType>(read.getBase().getType());
   int64_t depth = type.getDimSize(1), width = type.getDimSize(2);
   int64_t size = type.getNumElements();
-  // Prefetch whole 64-byte lines, within the buffer.
+  // Prefetch whole 64-byte lines, within the buffer: a run of them from the
+  // next slice's first element, which need not start a line (panels of 24
+  // f32 columns are 1.5 lines a row).
   int64_t line = lineElements(type);
-  if (width % line != 0 || size < line)
+  if (size < line)
     return false;
 
   // One prefetch per 8 k steps: unrolled by 8 where the steps divide (the
@@ -296,7 +300,7 @@ static bool prefetchRowSlice(scf::ForOp kLoop) {
   // with it (768 x 768: 52 -> 22 us against f32's; 768 -> 50257: 9.4 ->
   // 2.9 ms), f32 panels 5-25 % slower (the hardware prefetcher keeps up
   // with them): f32 goes without.
-  if (type.getElementTypeBitWidth() != 16 || width % line != 0 || size < width)
+  if (type.getElementTypeBitWidth() != 16 || size < width)
     return false;
   OpBuilder b(kLoop.getContext());
   Location loc = read.getLoc();
@@ -308,7 +312,8 @@ static bool prefetchRowSlice(scf::ForOp kLoop) {
   };
   Value nb = read.getIndices()[0], row = read.getIndices()[1];
   // The same row of the next k tile (or of the next panel), clamped to the
-  // buffer's last row.
+  // buffer's last row; a row narrower than a line (24 columns: 48 bytes)
+  // gets one prefetch, which with the next steps' covers every line.
   Value ahead = ab.add(ab.add(ab.mul(nb, cst(depth)), row),
                        kLoop.getUpperBound());
   Value start = arith::MinUIOp::create(b, loc, ab.mul(ahead, cst(width)),

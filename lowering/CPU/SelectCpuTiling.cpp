@@ -69,7 +69,13 @@ SmallVector<RegisterTile> registerTiles(const CpuTarget &t, int64_t m,
                                         int64_t n, bool exact) {
   SmallVector<RegisterTile> tiles;
   int64_t rowsM = ShapedType::isDynamic(m) ? kDynamicRows : m;
-  for (int64_t v : {4, 2, 1}) {
+  for (int64_t v : {4, 3, 2, 1}) {
+    // Panels of 3 vectors only for linear layers' GEMMs (which
+    // attune-tile-gemm vectorizes in chunks) on 16 registers (AVX2, SSE),
+    // where they are what fills them (4 x 3 accumulators); measured on
+    // Zen 3, not on the AVX-512 machines (8 x 48 there).
+    if (v == 3 && (exact || t.vectorRegisters > 16))
+      continue;
     for (int64_t r : {8, 4, 2, 1}) {
       if (r * v + v + 1 > t.vectorRegisters)
         continue;
@@ -129,10 +135,20 @@ int64_t cacheRowsFor(int64_t rows) {
   return std::max<int64_t>(rows, kCacheRows / rows * rows);
 }
 
-/// The tiling of a linear layer's GEMM, M x K -> N.
+/// The tiling of a linear layer's GEMM, M x K -> N. `readAsHeads(W)`: its
+/// output is all read as attention heads of W columns; a register tile
+/// whose panel is that width is taken where there is one, so that the GEMM
+/// writes the heads directly (attune-pack-head-gemms).
 GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
-                          int64_t k, int64_t n, std::string *why) {
-  RegisterTile tile = *cheapest(registerTiles(t, m, n, /*exact=*/false));
+                          int64_t k, int64_t n,
+                          function_ref<bool(int64_t)> readAsHeads,
+                          std::string *why) {
+  SmallVector<RegisterTile> tiles = registerTiles(t, m, n, /*exact=*/false);
+  SmallVector<RegisterTile> headTiles;
+  for (const RegisterTile &tile : tiles)
+    if (n % tile.panel == 0 && readAsHeads(tile.panel))
+      headTiles.push_back(tile);
+  RegisterTile tile = *cheapest(headTiles.empty() ? tiles : headTiles);
   int64_t kTile = kTileFor(t, tile.panel, k);
   int64_t cacheRows = cacheRowsFor(tile.rows);
   int64_t forall = std::max<int64_t>(1, kForallColumns / tile.panel);
@@ -151,6 +167,8 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
                                        "x the FMA time"
                                  : std::string("FMA-bound")) +
            ", cost " + format(tile.cost) + ")";
+    if (!headTiles.empty())
+      *why += ", a panel of the heads' width (the heads written directly)";
     if (n % tile.panel)
       *why += ", N padded to " + std::to_string(llvm::alignTo(n, tile.panel));
     *why += "; k_tile " + std::to_string(kTile) + " (a panel slice of " +
@@ -218,9 +236,13 @@ struct AttuneSelectCpuTilingPass
       auto a = cast<RankedTensorType>(gemm.getDpsInputs()[0].getType());
       // Register tiles run over the rows of one batch.
       int64_t m = a.getRank() == 3 ? a.getDimSize(1) : ShapedType::kDynamic;
+      auto readAsHeads = [&](int64_t width) {
+        return op == gemm && op.getNumLoops() == 4 &&
+               !headUses(gemm, width).empty();
+      };
       op->setAttr(kTilingAttr,
                   gemmTiling(ctx, *target, m, weights.getDimSize(0),
-                             weights.getDimSize(1), explainTo));
+                             weights.getDimSize(1), readAsHeads, explainTo));
       if (explain)
         op.emitRemark(why);
     });

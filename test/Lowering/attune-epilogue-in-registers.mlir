@@ -84,6 +84,110 @@ func.func @relu_tile(%a: memref<?x256xf32>, %p: memref<256x64xf32>, %rows: index
 
 // -----
 
+// The same with a 24-column panel stored in chunks of 8 (attune-tile-gemm's
+// 4 x 24 register tiles on 16 ymm registers): each chunk's store gets the
+// epilogue, on the chunk's columns of a row operand defined outside (the
+// bias: an extract_strided_slice at the chunk's column), and writes the
+// output at that column.
+// CHECK-LABEL: func @bias_relu_chunks
+// CHECK:         scf.for %{{.*}} = %c0 to %c128{{.*}} step %c128 {
+// CHECK:         scf.for %[[R:.*]] = %c0 to %{{.*}} step %c4 {
+// CHECK:           %[[A:.*]]:3 = scf.for {{.*}} -> (vector<1x1x4x8xf32>, vector<1x1x4x8xf32>, vector<1x1x4x8xf32>)
+// CHECK:           %[[B2:.*]] = vector.extract_strided_slice %arg4 {offsets = [0, 0, 0, 16], sizes = [1, 1, 1, 8], strides = [1, 1, 1, 1]}
+// CHECK:           %[[BB2:.*]] = vector.broadcast %[[B2]] : vector<1x1x1x8xf32> to vector<1x1x4x8xf32>
+// CHECK:           %[[S2:.*]] = arith.addf %[[A]]#2, %[[BB2]] : vector<1x1x4x8xf32>
+// CHECK:           %[[Y2:.*]] = arith.maximumf %[[S2]], %{{.*}} : vector<1x1x4x8xf32>
+// CHECK:           %[[C2:.*]] = vector.shape_cast %[[Y2]] : vector<1x1x4x8xf32> to vector<1x4x1x8xf32>
+// CHECK:           %[[AT16:.*]] = arith.constant 16 : index
+// CHECK:           vector.transfer_write %[[C2]], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[AT16]]] {{.*}} : vector<1x4x1x8xf32>
+// CHECK:           vector.extract_strided_slice %arg4 {offsets = [0, 0, 0, 8]
+// CHECK:           %[[AT8:.*]] = arith.constant 8 : index
+// CHECK:           vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[AT8]]] {{.*}} : vector<1x4x1x8xf32>
+// CHECK:           vector.extract_strided_slice %arg4 {offsets = [0, 0, 0, 0]
+// CHECK:           %[[Z:.*]] = arith.constant 0 : index
+// CHECK:           vector.transfer_write %{{.*}}, %{{.*}}[%[[Z]], %{{.*}}, %[[Z]], %[[Z]]] {{.*}} : vector<1x4x1x8xf32>
+// CHECK:         }
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4 {
+// CHECK:           scf.for
+// CHECK-COUNT-3:     arith.maximumf {{.*}} : vector<1x1x1x8xf32>
+// CHECK-NOT:     arith.maximumf
+// CHECK:         memref.dealloc
+func.func @bias_relu_chunks(%a: memref<?x256xf32>, %p: memref<256x24xf32>, %rows: index, %out0: memref<1x?x5x24xf32>, %bias: vector<1x1x1x24xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<1x1x1x24xf32>
+  %full = affine.apply affine_map<()[s0] -> ((s0 floordiv 4) * 4)>()[%rows]
+  %tile = memref.alloc(%rows) : memref<1x1x?x24xf32>
+  scf.for %kt = %c0 to %c256 step %c128 {
+    scf.for %r = %c0 to %full step %c4 {
+      %v = memref.subview %tile[0, 0, %r, 0] [1, 1, 4, 24] [1, 1, 1, 1] : memref<1x1x?x24xf32> to memref<1x1x4x24xf32, strided<[?, ?, 24, 1], offset: ?>>
+      %i0 = vector.transfer_read %v[%c0, %c0, %c0, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x4x24xf32, strided<[?, ?, 24, 1], offset: ?>>, vector<1x1x4x8xf32>
+      %i1 = vector.transfer_read %v[%c0, %c0, %c0, %c8], %pad {in_bounds = [true, true, true, true]} : memref<1x1x4x24xf32, strided<[?, ?, 24, 1], offset: ?>>, vector<1x1x4x8xf32>
+      %i2 = vector.transfer_read %v[%c0, %c0, %c0, %c16], %pad {in_bounds = [true, true, true, true]} : memref<1x1x4x24xf32, strided<[?, ?, 24, 1], offset: ?>>, vector<1x1x4x8xf32>
+      %acc:3 = scf.for %k = %c0 to %c128 step %c1 iter_args(%s0 = %i0, %s1 = %i1, %s2 = %i2) -> (vector<1x1x4x8xf32>, vector<1x1x4x8xf32>, vector<1x1x4x8xf32>) {
+        %kk = arith.addi %kt, %k : index
+        %x = memref.load %a[%r, %kk] : memref<?x256xf32>
+        %xb = vector.broadcast %x : f32 to vector<1x1x4x8xf32>
+        %b0 = vector.transfer_read %p[%kk, %c0], %pad {in_bounds = [true, true]} : memref<256x24xf32>, vector<1x8xf32>
+        %bb0 = vector.broadcast %b0 : vector<1x8xf32> to vector<1x1x4x8xf32>
+        %f0 = vector.fma %bb0, %xb, %s0 : vector<1x1x4x8xf32>
+        %b1 = vector.transfer_read %p[%kk, %c8], %pad {in_bounds = [true, true]} : memref<256x24xf32>, vector<1x8xf32>
+        %bb1 = vector.broadcast %b1 : vector<1x8xf32> to vector<1x1x4x8xf32>
+        %f1 = vector.fma %bb1, %xb, %s1 : vector<1x1x4x8xf32>
+        %b2 = vector.transfer_read %p[%kk, %c16], %pad {in_bounds = [true, true]} : memref<256x24xf32>, vector<1x8xf32>
+        %bb2 = vector.broadcast %b2 : vector<1x8xf32> to vector<1x1x4x8xf32>
+        %f2 = vector.fma %bb2, %xb, %s2 : vector<1x1x4x8xf32>
+        scf.yield %f0, %f1, %f2 : vector<1x1x4x8xf32>, vector<1x1x4x8xf32>, vector<1x1x4x8xf32>
+      }
+      vector.transfer_write %acc#2, %v[%c0, %c0, %c0, %c16] {in_bounds = [true, true, true, true]} : vector<1x1x4x8xf32>, memref<1x1x4x24xf32, strided<[?, ?, 24, 1], offset: ?>>
+      vector.transfer_write %acc#1, %v[%c0, %c0, %c0, %c8] {in_bounds = [true, true, true, true]} : vector<1x1x4x8xf32>, memref<1x1x4x24xf32, strided<[?, ?, 24, 1], offset: ?>>
+      vector.transfer_write %acc#0, %v[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x4x8xf32>, memref<1x1x4x24xf32, strided<[?, ?, 24, 1], offset: ?>>
+    }
+    scf.for %r = %full to %rows step %c4 {
+      %n = affine.apply affine_map<(d0)[s0] -> (s0 - d0)>(%r)[%rows]
+      %v = memref.subview %tile[0, 0, %r, 0] [1, 1, %n, 24] [1, 1, 1, 1] : memref<1x1x?x24xf32> to memref<1x1x?x24xf32, strided<[?, ?, 24, 1], offset: ?>>
+      scf.for %i = %c0 to %n step %c1 {
+        %i0 = vector.transfer_read %v[%c0, %c0, %i, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x?x24xf32, strided<[?, ?, 24, 1], offset: ?>>, vector<1x1x1x8xf32>
+        %i1 = vector.transfer_read %v[%c0, %c0, %i, %c8], %pad {in_bounds = [true, true, true, true]} : memref<1x1x?x24xf32, strided<[?, ?, 24, 1], offset: ?>>, vector<1x1x1x8xf32>
+        %i2 = vector.transfer_read %v[%c0, %c0, %i, %c16], %pad {in_bounds = [true, true, true, true]} : memref<1x1x?x24xf32, strided<[?, ?, 24, 1], offset: ?>>, vector<1x1x1x8xf32>
+        %acc:3 = scf.for %k = %c0 to %c128 step %c1 iter_args(%s0 = %i0, %s1 = %i1, %s2 = %i2) -> (vector<1x1x1x8xf32>, vector<1x1x1x8xf32>, vector<1x1x1x8xf32>) {
+          %kk = arith.addi %kt, %k : index
+          %b0 = vector.transfer_read %p[%kk, %c0], %pad {in_bounds = [true, true]} : memref<256x24xf32>, vector<1x8xf32>
+          %bb0 = vector.broadcast %b0 : vector<1x8xf32> to vector<1x1x1x8xf32>
+          %f0 = arith.addf %bb0, %s0 : vector<1x1x1x8xf32>
+          %b1 = vector.transfer_read %p[%kk, %c8], %pad {in_bounds = [true, true]} : memref<256x24xf32>, vector<1x8xf32>
+          %bb1 = vector.broadcast %b1 : vector<1x8xf32> to vector<1x1x1x8xf32>
+          %f1 = arith.addf %bb1, %s1 : vector<1x1x1x8xf32>
+          %b2 = vector.transfer_read %p[%kk, %c16], %pad {in_bounds = [true, true]} : memref<256x24xf32>, vector<1x8xf32>
+          %bb2 = vector.broadcast %b2 : vector<1x8xf32> to vector<1x1x1x8xf32>
+          %f2 = arith.addf %bb2, %s2 : vector<1x1x1x8xf32>
+          scf.yield %f0, %f1, %f2 : vector<1x1x1x8xf32>, vector<1x1x1x8xf32>, vector<1x1x1x8xf32>
+        }
+        vector.transfer_write %acc#2, %v[%c0, %c0, %i, %c16] {in_bounds = [true, true, true, true]} : vector<1x1x1x8xf32>, memref<1x1x?x24xf32, strided<[?, ?, 24, 1], offset: ?>>
+        vector.transfer_write %acc#1, %v[%c0, %c0, %i, %c8] {in_bounds = [true, true, true, true]} : vector<1x1x1x8xf32>, memref<1x1x?x24xf32, strided<[?, ?, 24, 1], offset: ?>>
+        vector.transfer_write %acc#0, %v[%c0, %c0, %i, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x1x8xf32>, memref<1x1x?x24xf32, strided<[?, ?, 24, 1], offset: ?>>
+      }
+    }
+  }
+  %out = memref.subview %out0[0, 0, 2, 0] [1, %rows, 1, 24] [1, 1, 1, 1] : memref<1x?x5x24xf32> to memref<1x?x1x24xf32, strided<[?, 120, 24, 1], offset: 48>>
+  scf.for %r = %c0 to %rows step %c1 {
+    %x = vector.transfer_read %tile[%c0, %c0, %r, %c0], %pad {in_bounds = [true, true, true, true]} : memref<1x1x?x24xf32>, vector<1x1x1x24xf32>
+    %s = arith.addf %x, %bias : vector<1x1x1x24xf32>
+    %y = arith.maximumf %s, %zero : vector<1x1x1x24xf32>
+    vector.transfer_write %y, %out[%c0, %r, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x1x24xf32>, memref<1x?x1x24xf32, strided<[?, 120, 24, 1], offset: 48>>
+  }
+  memref.dealloc %tile : memref<1x1x?x24xf32>
+  return
+}
+
+// -----
+
 // Negative case: a copy between the k tiles and the row loop (side effects
 // the pass does not follow) leaves both as they are.
 // CHECK-LABEL: func @copy_between

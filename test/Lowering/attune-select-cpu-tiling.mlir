@@ -5,6 +5,7 @@
 // RUN: attune-opt %s --split-input-file --convert-attune-to-linalg "--attune-select-cpu-tiling=cpu=x86-64-v4 features=-avx512f" | FileCheck %s --check-prefix=AVX2
 // RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=x86-64-v2 | FileCheck %s --check-prefix=SSE
 // RUN: attune-opt %s --split-input-file --convert-attune-to-linalg "--attune-select-cpu-tiling=cpu=znver4 explain" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg "--attune-select-cpu-tiling=cpu=haswell explain" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HEADS
 // RUN: not attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=pentium-9 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // Each linear layer's GEMM gets its tiling, from the model of the target
@@ -18,9 +19,10 @@
 // - Zen 4 (the same registers, 32 KiB L1d): the same register tiles, k
 //   tiles of 64 (16 KiB; 128 would fill L1d).
 // - AVX2 (haswell, or x86-64-v4 with -avx512f: 16 ymm registers, FMA
-//   latency 5): 2 x 32 tiles (8 accumulators: the FMA latency bounds them,
-//   a larger tile does not fit 16 registers).
-// - SSE (x86-64-v2): 2 x 16.
+//   latency 5): 4 x 24 tiles (12 accumulators, 3 weight vectors and a
+//   broadcast fill the 16 registers; 7 loads per 12 FMAs, where 2 x 32 has
+//   6 per 8 and leaves 3 registers idle), k tiles of 128.
+// - SSE (x86-64-v2): 4 x 12.
 // CHECK:       module attributes {attune.cpu_kernels}
 // CHECK-LABEL: func.func @wide_with_epilogue
 // CHECK:       linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
@@ -29,9 +31,9 @@
 // ZEN4-LABEL:  func.func @wide_with_epilogue
 // ZEN4:        attrs = {attune.epilogue, attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 64, cache_rows = 128, forall_panels = 2>}
 // AVX2-LABEL:  func.func @wide_with_epilogue
-// AVX2:        attrs = {attune.epilogue, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 2, k_tile = 128, cache_rows = 128, forall_panels = 4>}
+// AVX2:        attrs = {attune.epilogue, attune.tiling = #attune.gemm_tiling<panel = 24, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 5>}
 // SSE-LABEL:   func.func @wide_with_epilogue
-// SSE:         attrs = {attune.epilogue, attune.tiling = #attune.gemm_tiling<panel = 16, rows = 2, k_tile = 336, cache_rows = 128, forall_panels = 8>}
+// SSE:         attrs = {attune.epilogue, attune.tiling = #attune.gemm_tiling<panel = 12, rows = 4, k_tile = 448, cache_rows = 128, forall_panels = 10>}
 // EXPLAIN:     remark: GEMM ? x 128 -> 512 on znver4 (table): 512-bit vectors x 32, 1 FMA + 1 loads per cycle, FMA latency 4, L1d 32 KiB, L2 1 MiB, avx512bf16: register tile 4 x 64 (16 accumulators, 8 loads per 16 FMAs, FMA-bound, cost 2.5); k_tile 64 (a panel slice of 16 KiB in L1d); cache_rows 128; forall_panels 2
 // UNKNOWN:     error: attune-select-cpu-tiling: --cpu=pentium-9: no machine model for this CPU
 func.func @wide_with_epilogue(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
@@ -51,18 +53,38 @@ func.func @narrow(%x: tensor<?x128xf32>, %w: tensor<96x128xf32>) -> tensor<?x96x
 // CHECK-LABEL: func.func @vocab
 // CHECK:       attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2>}
 // AVX2-LABEL:  func.func @vocab
-// AVX2:        attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 2, k_tile = 128, cache_rows = 128, forall_panels = 4>}
+// AVX2:        attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 24, rows = 4, k_tile = 192, cache_rows = 128, forall_panels = 5>}
 // EXPLAIN:     remark: GEMM ? x 768 -> 2047 on znver4
 // EXPLAIN-SAME: N padded to 2048; k_tile 64
 func.func @vocab(%x: tensor<?x768xf32>, %w: tensor<2047x768xf32>) -> tensor<?x2047xf32> {
   %y = attune.linear %x, %w : (tensor<?x768xf32>, tensor<2047x768xf32>) -> tensor<?x2047xf32>
   return %y : tensor<?x2047xf32>
 }
+// A projection that only attention heads of 32 columns read: the cheapest
+// register tile whose panel is the heads' width, so that
+// attune-pack-head-gemms makes it write the heads (8 x 32 on AVX-512; on
+// AVX2 2 x 32, not the 4 x 24 the cost alone picks).
+// CHECK-LABEL: func.func @heads
+// CHECK:       attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 8,
+// AVX2-LABEL:  func.func @heads
+// AVX2:        attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 2,
+// HEADS:       remark: GEMM ? x 64 -> 128 on haswell (table)
+// HEADS-SAME:  register tile 2 x 32 ({{.*}}), a panel of the heads' width (the heads written directly)
+func.func @heads(%x: tensor<?x?x64xf32>, %w: tensor<128x64xf32>) -> (tensor<?x2x?x32xf32>, tensor<?x2x?x32xf32>) {
+  %y = attune.linear %x, %w : (tensor<?x?x64xf32>, tensor<128x64xf32>) -> tensor<?x?x128xf32>
+  %q = attune.slice %y {axis = -1 : i64, offset = 0 : i64, size = 64 : i64} : (tensor<?x?x128xf32>) -> tensor<?x?x64xf32>
+  %k = attune.slice %y {axis = -1 : i64, offset = 64 : i64, size = 64 : i64} : (tensor<?x?x128xf32>) -> tensor<?x?x64xf32>
+  %qh = attune.split_heads %q {num_heads = 2 : i64} : (tensor<?x?x64xf32>) -> tensor<?x2x?x32xf32>
+  %kh = attune.split_heads %k {num_heads = 2 : i64} : (tensor<?x?x64xf32>) -> tensor<?x2x?x32xf32>
+  return %qh, %kh : tensor<?x2x?x32xf32>, tensor<?x2x?x32xf32>
+}
 
 // -----
 
 // Attention's tile contractions: the cheapest register tile that divides M
-// and N (4 x 64, else 8 x 32 on AVX-512; 2 x 32 on AVX2); no cache tiles.
+// and N (4 x 64, else 8 x 32 on AVX-512; 2 x 32 with AVX2, as panels of
+// 3 vectors are for linear layers only, whose vectorization cuts them in
+// chunks); no cache tiles.
 // CHECK:       module attributes {attune.cpu_kernels}
 // CHECK-LABEL: func.func @tiles
 // CHECK:       attrs = {attune.tile_gemm, attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 0, cache_rows = 0, forall_panels = 0>}

@@ -1,4 +1,5 @@
 // RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-pack-gemms --attune-fuse-gemm-inits --attune-tile-gemm | FileCheck %s
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=znver3 --attune-pack-gemms --attune-fuse-gemm-inits --attune-tile-gemm | FileCheck %s --check-prefix=AVX2
 
 // The schedule follows the GEMM's tiling (#attune.gemm_tiling<panel = 32,
 // rows = 8, ...>): cache tiles of 128 rows x one panel (the fused init
@@ -19,6 +20,33 @@
 // CHECK:             scf.for {{.*}} -> (vector<1x1x1x32xf32>)
 // CHECK:               vector.fma {{.*}} : vector<32xf32>
 // CHECK-NOT:   linalg.generic
+//
+// A panel of 3 vectors (4 x 24 on Zen 3's 16 ymm registers) is vectorized
+// in chunks of 8 columns: a vector<24xf32> carried through the k loop is
+// scalarized by LLVM. Each chunk's accumulators are an iter_arg of their
+// own, and the FMAs go row by row (a row's broadcast, then its three FMAs)
+// so that only one broadcast is live. The last rows: one row at a time, its
+// k loop carrying the row's three chunks.
+// AVX2-LABEL: func.func @narrow
+// AVX2:       scf.for {{.*}} step %c4
+// AVX2:         scf.for {{.*}} iter_args({{.*}}) -> (vector<1x4x1x8xf32>, vector<1x4x1x8xf32>, vector<1x4x1x8xf32>)
+// AVX2-COUNT-4:   vector.broadcast {{.*}} : f32 to vector<8xf32>
+// AVX2-NEXT:      vector.extract
+// AVX2-NEXT:      vector.fma {{.*}} : vector<8xf32>
+// AVX2-NEXT:      vector.extract
+// AVX2-NEXT:      vector.fma {{.*}} : vector<8xf32>
+// AVX2-NEXT:      vector.extract
+// AVX2-NEXT:      vector.fma {{.*}} : vector<8xf32>
+// AVX2:         } {attune.panel_k_loop}
+// AVX2:         vector.transfer_write {{.*}}[%c0, %c0, %c0, %c16] {{.*}} : vector<1x4x1x8xf32>
+// AVX2:         vector.transfer_write {{.*}}[%c0, %c0, %c0, %c8] {{.*}} : vector<1x4x1x8xf32>
+// AVX2:         vector.transfer_write {{.*}}[%c0, %c0, %c0, %c0] {{.*}} : vector<1x4x1x8xf32>
+// AVX2:       scf.for
+// AVX2:         scf.for
+// AVX2:           scf.for {{.*}} -> (vector<1x1x1x8xf32>, vector<1x1x1x8xf32>, vector<1x1x1x8xf32>)
+// AVX2-COUNT-3:     vector.fma {{.*}} : vector<8xf32>
+// AVX2:           } {attune.row_k_loop}
+// AVX2-NOT:   vector<{{[0-9x]*}}24xf32>
 func.func @narrow(%x: tensor<?x128xf32>, %w: tensor<96x128xf32>) -> tensor<?x96xf32> {
   %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<96x128xf32>) -> tensor<?x96xf32>
   return %y : tensor<?x96xf32>
