@@ -417,11 +417,15 @@ void orderRowByRow(ModuleOp module) {
       return;
     // Re-emit them (with what they use from the body, first use first) at
     // the body's start; the ops not moved keep their order after them.
+    // Only side-effect free ops move (tensor reads, vector ops): anything
+    // else leaves the loop as it is.
     SmallVector<Operation *> order;
     DenseSet<Operation *> placed;
+    bool pure = true;
     std::function<void(Operation *)> place = [&](Operation *op) {
       if (!placed.insert(op).second)
         return;
+      pure &= isPure(op);
       for (Value operand : op->getOperands())
         if (Operation *def = operand.getDefiningOp();
             def && def->getBlock() == body)
@@ -431,6 +435,8 @@ void orderRowByRow(ModuleOp module) {
     for (Value row : rows)
       for (Operation *fma : byRow[row])
         place(fma);
+    if (!pure)
+      return;
     Operation *last = nullptr;
     for (Operation *op : order) {
       if (last)
