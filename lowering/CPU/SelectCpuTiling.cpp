@@ -7,7 +7,8 @@
 // separate from applying. The rule (docs/design.md, "GEMM tiling"):
 //
 // - Register tile `rows` x `panel` (panel = v in {1, 2, 4} vectors of L
-//   lanes, rows in {1, 2, 4, 8}): every candidate whose accumulators, v
+//   lanes, and 3 for linear layers on 16 registers; rows in {1, 2, 4, 8}):
+//   every candidate whose accumulators, v
 //   weight vectors and one broadcast fit the registers is costed per
 //   output element as
 //     cycles(k step) = max(rows v / FMAs per cycle,
@@ -16,6 +17,8 @@
 //   term's weight reproduces the 15 % measured between 8 x 32 and 4 x 64
 //   tiles on Ice Lake), times the padding of N to whole panels and of a
 //   static M to whole tiles. The cheapest wins; ties go to wider panels.
+//   A GEMM read only as attention heads takes the cheapest tile whose
+//   panel is the heads' width, where there is one.
 // - `k_tile`: one panel's k slice (k_tile x panel floats) in 2/3 of L1d,
 //   a multiple of 16, the largest such divisor of K where one is at least
 //   half of that.
