@@ -10,7 +10,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
-#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/BitVector.h"
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNEEPILOGUEINREGISTERS
@@ -161,10 +161,12 @@ tileStores(Operation *k, Value tile, int64_t dim) {
     for (auto [i, index] : llvm::enumerate(at)) {
       if ((int64_t)i == dim)
         continue;
+      // 0, or the chunk's first column in the last dim.
       std::optional<int64_t> c = getConstantIntValue(index);
-      if (!c || (*c != 0 && (i + 1 != at.size() || *c < 0)))
+      bool last = i + 1 == at.size();
+      if (!c || *c < 0 || (*c != 0 && !last))
         return (void)(ok = false);
-      if (i + 1 == at.size())
+      if (last)
         s.column = *c;
     }
     for (int64_t d = 0; d < type.getRank(); ++d)
@@ -243,15 +245,14 @@ static bool moveIntoRegisters(Epilogue &e) {
       continue;
     if (failed(s))
       return false;
-    llvm::SmallBitVector columns(width);
+    llvm::BitVector columns(width);
     for (TileStore &store : *s) {
       VectorType type = store.write.getVectorType();
       int64_t chunk = type.getShape().back();
       if (type.getRank() != rowType.getRank() ||
           type.getElementType() != rowType.getElementType() ||
           store.column + chunk > width ||
-          columns.anyCommon(llvm::SmallBitVector(width).set(
-              store.column, store.column + chunk)))
+          columns.find_first_in(store.column, store.column + chunk) != -1)
         return false;
       columns.set(store.column, store.column + chunk);
     }

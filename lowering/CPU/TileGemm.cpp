@@ -400,8 +400,7 @@ void orderRowByRow(ModuleOp module) {
     if (!loop->hasAttr(kPanelKLoopAttr) || loop.getNumRegionIterArgs() < 2)
       return;
     Block *body = loop.getBody();
-    bool changed = false;
-    eliminateCommonSubExpressions(rewriter, dominance, loop, &changed);
+    eliminateCommonSubExpressions(rewriter, dominance, loop);
     // The FMAs grouped by their broadcast operand, in order of appearance.
     SmallVector<Value> rows;
     DenseMap<Value, SmallVector<Operation *>> byRow;
