@@ -447,6 +447,47 @@ void orderRowByRow(ModuleOp module) {
   });
 }
 
+/// Broadcasts of single elements read as one vector are read as scalars:
+/// `vector.extract (vector.transfer_read %t[i, j]) [r, c]` whose users are
+/// all broadcasts becomes `tensor.extract %t[i + r, j + c]`. A register
+/// tile's rows that lie side by side in memory (attention's value GEMM
+/// reads its probabilities transposed, two rows per k step as one
+/// vector<1x2xf32>) were otherwise loaded as one vector and split with
+/// shuffles, which compete with the FMAs for their ports; a scalar read
+/// broadcast is one broadcast load.
+void broadcastFromMemory(ModuleOp module) {
+  SmallVector<vector::ExtractOp> extracts;
+  module.walk([&](vector::ExtractOp ex) {
+    auto read = ex.getSource().getDefiningOp<vector::TransferReadOp>();
+    if (!read || isa<VectorType>(ex.getType()) || ex.hasDynamicPosition() ||
+        !isa<RankedTensorType>(read.getBase().getType()) || read.getMask() ||
+        !read.getPermutationMap().isMinorIdentity() ||
+        read.hasOutOfBoundsDim() || read.getVectorType().getShape().back() < 2)
+      return;
+    if (ex->use_empty() || !llvm::all_of(ex->getUsers(), [](Operation *user) {
+          return isa<vector::BroadcastOp>(user);
+        }))
+      return;
+    extracts.push_back(ex);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (vector::ExtractOp ex : extracts) {
+    auto read = ex.getSource().getDefiningOp<vector::TransferReadOp>();
+    rewriter.setInsertionPoint(ex);
+    SmallVector<Value> indices(read.getIndices());
+    ArrayRef<int64_t> position = ex.getStaticPosition();
+    size_t lead = indices.size() - position.size();
+    for (auto [d, offset] : llvm::enumerate(position))
+      if (offset != 0)
+        indices[lead + d] = arith::AddIOp::create(
+            rewriter, ex.getLoc(), indices[lead + d],
+            arith::ConstantIndexOp::create(rewriter, ex.getLoc(), offset));
+    rewriter.replaceOpWithNewOp<tensor::ExtractOp>(ex, read.getBase(), indices);
+    if (read->use_empty())
+      rewriter.eraseOp(read);
+  }
+}
+
 struct AttuneTileGemmPass
     : mlir::attune::impl::AttuneTileGemmBase<AttuneTileGemmPass> {
   using Base::Base;
@@ -494,6 +535,7 @@ struct AttuneTileGemmPass
             module, entry, *schedule, transform::TransformOptions())))
       return signalPassFailure();
     orderRowByRow(module);
+    broadcastFromMemory(module);
   }
 };
 

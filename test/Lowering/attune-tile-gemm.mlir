@@ -54,6 +54,36 @@ func.func @narrow(%x: tensor<?x128xf32>, %w: tensor<96x128xf32>) -> tensor<?x96x
 
 // -----
 
+// Attention's value GEMM o += p v reads its probabilities transposed (pT
+// [k, m]): a register tile's two rows are side by side in memory. Each is
+// read as a scalar and broadcast (one broadcast load), not as one
+// vector<1x2xf32> split with shuffles that took FMA ports.
+// AVX2-LABEL: func.func @value_gemm
+// AVX2:       scf.for {{.*}} step %c2
+// AVX2:         scf.for {{.*}} iter_args({{.*}}) -> (vector<2x32xf32>)
+// AVX2-NOT:       vector<1x2xf32>
+// AVX2:           tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<64x64xf32>
+// AVX2-NEXT:      vector.broadcast {{.*}} : f32 to vector<32xf32>
+// AVX2:           tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<64x64xf32>
+// AVX2-NEXT:      vector.broadcast {{.*}} : f32 to vector<32xf32>
+// AVX2-NOT:       vector<1x2xf32>
+// AVX2:         scf.yield
+#km = affine_map<(m, n, k) -> (k, m)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+func.func @value_gemm(%pT: tensor<64x64xf32>, %v: tensor<64x64xf32>, %acc: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %o = linalg.generic {indexing_maps = [#km, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%pT, %v : tensor<64x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<64x64xf32>) attrs = {attune.tile_gemm} {
+  ^bb0(%x: f32, %y: f32, %a: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %a, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  return %o : tensor<64x64xf32>
+}
+
+// -----
+
 // A module the CPU kernel passes did not mark is left alone.
 // CHECK-LABEL: func.func @add
 // CHECK:       linalg.generic
