@@ -462,7 +462,8 @@ void broadcastFromMemory(ModuleOp module) {
     if (!read || isa<VectorType>(ex.getType()) || ex.hasDynamicPosition() ||
         !isa<RankedTensorType>(read.getBase().getType()) || read.getMask() ||
         !read.getPermutationMap().isMinorIdentity() ||
-        read.hasOutOfBoundsDim() || read.getVectorType().getShape().back() < 2)
+        read.hasOutOfBoundsDim() || read.getVectorType().getRank() == 0 ||
+        read.getVectorType().getShape().back() < 2)
       return;
     if (ex->use_empty() || !llvm::all_of(ex->getUsers(), [](Operation *user) {
           return isa<vector::BroadcastOp>(user);
