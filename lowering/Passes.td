@@ -1148,8 +1148,10 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     contractions as register tiles; the row kernels' static tiles and the
     fused inits vectorized; then, per function, contractions lowered to
     FMAs with the accumulators hoisted out of the k loops, multi-reductions
-    and 16 x 16 transposes lowered. Does nothing without
-    `attune.cpu_kernels`.
+    and 16 x 16 transposes lowered; an element taken from a vector read
+    only to be broadcast is read as a scalar (a broadcast load: attention's
+    value GEMM read two probabilities side by side as one vector and split
+    them with shuffles). Does nothing without `attune.cpu_kernels`.
 
     Before: `linalg.generic {attune.gemm_cache_tile, attune.tiling = ...}`.
     After: `scf.for` loops around `vector.fma` chains on `vector<64xf32>`

@@ -4,7 +4,8 @@
 // their inits fused), attention's tile contractions, the row kernels' tiles
 // and the fused inits, each as its #attune.gemm_tiling says, with a
 // transform-dialect schedule built here per distinct tiling, then lowers
-// the vector code (contractions to FMAs, multi-reductions, transposes).
+// the vector code (contractions to FMAs, multi-reductions, transposes) and
+// reads each broadcast element as a scalar.
 //
 // A GEMM on panels of W columns runs loops (b, m, nb, r, k) over C[b, m,
 // nb*W + r] += A[b, m, k] * P[nb, k, r] (C stored as [B, M, N/W, W], or
