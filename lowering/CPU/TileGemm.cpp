@@ -28,9 +28,11 @@
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cstring>
 #include <map>
@@ -450,20 +452,20 @@ void orderRowByRow(ModuleOp module) {
 
 /// Broadcasts of single elements read as one vector are read as scalars:
 /// `vector.extract (vector.transfer_read %t[i, j]) [r, c]` whose users are
-/// all broadcasts becomes `tensor.extract %t[i + r, j + c]`. A register
+/// all broadcasts becomes `tensor.extract %t[i + r, j + c]` (upstream's
+/// scalar-extract rewrite, applied to those extracts only). A register
 /// tile's rows that lie side by side in memory (attention's value GEMM
 /// reads its probabilities transposed, two rows per k step as one
 /// vector<1x2xf32>) were otherwise loaded as one vector and split with
 /// shuffles, which compete with the FMAs for their ports; a scalar read
 /// broadcast is one broadcast load.
 void broadcastFromMemory(ModuleOp module) {
-  SmallVector<vector::ExtractOp> extracts;
+  SmallVector<Operation *> extracts;
+  SetVector<Operation *> reads;
   module.walk([&](vector::ExtractOp ex) {
     auto read = ex.getSource().getDefiningOp<vector::TransferReadOp>();
-    if (!read || isa<VectorType>(ex.getType()) || ex.hasDynamicPosition() ||
-        !isa<RankedTensorType>(read.getBase().getType()) || read.getMask() ||
-        !read.getPermutationMap().isMinorIdentity() ||
-        read.hasOutOfBoundsDim() || read.getVectorType().getRank() == 0 ||
+    if (!read || !isa<RankedTensorType>(read.getBase().getType()) ||
+        read.getVectorType().getRank() == 0 ||
         read.getVectorType().getShape().back() < 2)
       return;
     if (ex->use_empty() || !llvm::all_of(ex->getUsers(), [](Operation *user) {
@@ -471,23 +473,19 @@ void broadcastFromMemory(ModuleOp module) {
         }))
       return;
     extracts.push_back(ex);
+    reads.insert(read);
   });
-  IRRewriter rewriter(module.getContext());
-  for (vector::ExtractOp ex : extracts) {
-    auto read = ex.getSource().getDefiningOp<vector::TransferReadOp>();
-    rewriter.setInsertionPoint(ex);
-    SmallVector<Value> indices(read.getIndices());
-    ArrayRef<int64_t> position = ex.getStaticPosition();
-    size_t lead = indices.size() - position.size();
-    for (auto [d, offset] : llvm::enumerate(position))
-      if (offset != 0)
-        indices[lead + d] = arith::AddIOp::create(
-            rewriter, ex.getLoc(), indices[lead + d],
-            arith::ConstantIndexOp::create(rewriter, ex.getLoc(), offset));
-    rewriter.replaceOpWithNewOp<tensor::ExtractOp>(ex, read.getBase(), indices);
+  if (extracts.empty())
+    return;
+  RewritePatternSet patterns(module.getContext());
+  vector::populateScalarVectorTransferLoweringPatterns(
+      patterns, /*benefit=*/1, /*allowMultipleUses=*/true);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+  (void)applyOpPatternsGreedily(extracts, std::move(patterns), config);
+  for (Operation *read : reads)
     if (read->use_empty())
-      rewriter.eraseOp(read);
-  }
+      read->erase();
 }
 
 struct AttuneTileGemmPass
