@@ -13,6 +13,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -208,8 +209,45 @@ buildArtifactModule(llvm::LLVMContext &llvmContext, ModuleOp cpuModule,
   return llvmModule;
 }
 
+/// Chooses whether LLVM's pre-register-allocation machine scheduler runs
+/// (`llc -enable-misched`), unless the command line set it: not for AVX-512
+/// targets. The kernels arrive with their k steps unrolled and their FMAs
+/// in the order that keeps one register tile live (attune-tile-gemm); on
+/// 32 vector registers the scheduler moved the A broadcasts of later k
+/// steps up to the loop head, past the registers a 4 x 64 tile and its
+/// operands take, and the allocator spilled accumulators inside the k loop
+/// (42 zmm spill slots in one linear layer's loop, 84 in the encoder
+/// layer's; the OpenMP-outlined loops of --parallel and the outlined layers
+/// happened to escape). Measured on an AMD EPYC Zen 4, 1 thread,
+/// interleaved (bench/README.md, session 13): encoder layer 1 x 128 20.1 ->
+/// 16.8 ms, decoder step 1.65 -> 1.31 ms, 3072 -> 768 at M = 2048 96.6 ->
+/// 86.4 ms; attention and the 12-layer encoder unchanged; the same code for
+/// icelake-server 17-18 -> 17.0 and 79 -> 75 ms on that machine. AVX2 keeps
+/// the scheduler: with 16 registers its 4 x 24 tiles spill more without it
+/// (the encoder layer 1-2 % slower). The option is LLVM's process-wide
+/// setting, read when the scheduler runs; the first call takes it over
+/// (an occurrence), later ones set its value.
+static void chooseMachineScheduler(const llvm::TargetMachine &tm) {
+  auto &&options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("enable-misched");
+  if (it == options.end())
+    return;
+  // LLVM's declaration: `static cl::opt<bool> EnableMachineSched(...)`.
+  auto *option = static_cast<llvm::cl::opt<bool> *>(it->second);
+  static const bool userSet = option->getNumOccurrences() > 0;
+  if (userSet)
+    return;
+  bool schedule = !tm.getMCSubtargetInfo()->checkFeatures("+avx512f");
+  if (option->getNumOccurrences() == 0)
+    (void)option->addOccurrence(/*pos=*/0, "enable-misched",
+                                schedule ? "true" : "false");
+  else
+    option->setValue(schedule);
+}
+
 LogicalResult emitObject(llvm::Module &module, llvm::TargetMachine &tm,
                          StringRef path) {
+  chooseMachineScheduler(tm);
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
   if (ec) {

@@ -79,7 +79,12 @@ def AttuneEpilogueInRegisters
 
     This pass peels the last k tile off that loop and, in it, applies the
     epilogue's element-wise ops to each register tile's accumulators while
-    they are still in registers and writes the result to the output rows
+    they are still in registers, piece by piece (one row of at most 16
+    columns, each piece's whole chain of ops before the next piece's, so
+    that one piece's temporaries are live at a time: applied op by op to a
+    4 x 64 tile, a GELU spilled hundreds of registers unless LLVM's machine
+    scheduler, which AVX-512 code compiles without, interleaved the pieces),
+    and writes the result to the output rows
     (a `vector.shape_cast` where the tile and the output lay rows along
     different dims, as with a panel-major intermediate; a register tile
     stored in column chunks, as `attune-tile-gemm` leaves 24-column panels,

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -18,6 +19,10 @@ namespace mlir::attune {
 } // namespace mlir::attune
 
 using namespace mlir;
+
+/// Columns per piece of a register tile that the epilogue runs on at a
+/// time: one AVX-512 register of f32 (two AVX2 ones).
+static constexpr int64_t kPieceLanes = 16;
 
 namespace {
 /// An epilogue loop: for %r = 0 to %rows { %v = read %in[.., %r, ..];
@@ -320,38 +325,74 @@ static bool moveIntoRegisters(Epilogue &e) {
     wb.setInsertionPointAfter(write);
     Location wl = write.getLoc();
     VectorType tileType = write.getVectorType();
-    IRMapping m;
-    m.map(e.read.getResult(), write.getVector());
-    for (Operation *op : e.body) {
-      for (Value operand : op->getOperands()) {
-        if (m.contains(operand))
-          continue;
-        // A value from outside the epilogue (a row: a splat constant, a
-        // bias): the store's columns of it, broadcast over its rows.
-        Value v = operand;
-        auto type = cast<VectorType>(v.getType());
-        int64_t chunk = tileType.getShape().back();
-        if (chunk != type.getShape().back()) {
-          SmallVector<int64_t> offsets(type.getRank(), 0),
-              sizes(type.getShape()), strides(type.getRank(), 1);
-          offsets.back() = s.column;
-          sizes.back() = chunk;
-          v = vector::ExtractStridedSliceOp::create(wb, wl, v, offsets, sizes,
-                                                    strides);
-          type = cast<VectorType>(v.getType());
+    // The epilogue runs piece by piece: one row of the tile and at most
+    // kPieceLanes columns, each piece's whole chain of ops before the next
+    // piece's. Applied op by op to the whole tile (16 zmm registers for
+    // 4 x 64), every op's results for all pieces were live at once: a GELU
+    // spilled hundreds of registers unless LLVM's machine scheduler
+    // interleaved the pieces, which AVX-512 code compiles without (the
+    // driver's chooseMachineScheduler).
+    ArrayRef<int64_t> tileShape = tileType.getShape();
+    int64_t columns = tileShape.back();
+    int64_t lanes = columns % kPieceLanes == 0 ? kPieceLanes : columns;
+    SmallVector<int64_t> pieceShape(tileShape.size(), 1);
+    pieceShape.back() = lanes;
+    SmallVector<int64_t> unitStrides(tileShape.size(), 1);
+    Value result;
+    // A row operand's pieces, shared by the tile's rows.
+    llvm::DenseMap<std::pair<Value, int64_t>, Value> operandPieces;
+    for (SmallVector<int64_t> at :
+         StaticTileOffsetRange(tileShape, pieceShape)) {
+      auto pieceType = VectorType::get(pieceShape, tileType.getElementType());
+      IRMapping m;
+      m.map(e.read.getResult(),
+            vector::ExtractStridedSliceOp::create(wb, wl, write.getVector(), at,
+                                                  pieceShape, unitStrides)
+                .getResult());
+      for (Operation *op : e.body) {
+        for (Value operand : op->getOperands()) {
+          if (m.contains(operand))
+            continue;
+          // A value from outside the epilogue (a row: a splat constant, a
+          // bias): the piece's columns of it, broadcast over its rows.
+          int64_t first = s.column + at.back();
+          if (Value known = operandPieces.lookup({operand, first})) {
+            m.map(operand, known);
+            continue;
+          }
+          Value v = operand;
+          auto type = cast<VectorType>(v.getType());
+          if (lanes != type.getShape().back()) {
+            SmallVector<int64_t> offsets(type.getRank(), 0),
+                sizes(type.getShape()), strides(type.getRank(), 1);
+            offsets.back() = first;
+            sizes.back() = lanes;
+            v = vector::ExtractStridedSliceOp::create(wb, wl, v, offsets, sizes,
+                                                      strides);
+            type = cast<VectorType>(v.getType());
+          }
+          VectorType wide = pieceType.clone(type.getElementType());
+          if (wide != type)
+            v = vector::BroadcastOp::create(wb, wl, wide, v);
+          operandPieces[{operand, first}] = v;
+          m.map(operand, v);
         }
-        VectorType wide = tileType.clone(type.getElementType());
-        m.map(operand,
-              wide == type
-                  ? v
-                  : vector::BroadcastOp::create(wb, wl, wide, v).getResult());
+        Operation *c = wb.clone(*op, m);
+        Type old = c->getResult(0).getType();
+        c->getResult(0).setType(
+            pieceType.clone(cast<VectorType>(old).getElementType()));
       }
-      Operation *c = wb.clone(*op, m);
-      Type old = c->getResult(0).getType();
-      c->getResult(0).setType(
-          tileType.clone(cast<VectorType>(old).getElementType()));
+      Value piece = m.lookup(e.write.getVector());
+      if (!result) {
+        auto resultType =
+            tileType.clone(cast<VectorType>(piece.getType()).getElementType());
+        result = arith::ConstantOp::create(wb, wl, resultType,
+                                           wb.getZeroAttr(resultType));
+      }
+      result = vector::InsertStridedSliceOp::create(wb, wl, piece, result, at,
+                                                    unitStrides);
     }
-    Value v = m.lookup(e.write.getVector());
+    Value v = result;
     // The rows along the output's row dim.
     SmallVector<int64_t> outShape(rowType.getShape());
     outShape[e.outDim] = tileType.getDimSize(e.inDim);

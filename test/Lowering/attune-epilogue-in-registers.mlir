@@ -5,7 +5,9 @@
 // %tile (rows along dim 2) and the remaining rows one at a time, then the
 // epilogue's row loop into the row-major output (rows along dim 1).
 // The last k tile is peeled; there the accumulators get the ReLU in
-// registers and go to the output (4 x 64 as vector<1x4x1x64> through a
+// registers, piece by piece (one row and 16 columns: each piece's chain of
+// ops before the next piece's, so that only one piece's temporaries are
+// live), and go to the output (4 x 64 as vector<1x4x1x64> through a
 // shape_cast); the intermediate, a buffer only this tile uses, is no longer
 // stored in the last k tile, and the row loop is gone.
 // CHECK-LABEL: func @relu_tile
@@ -16,8 +18,18 @@
 // CHECK:         }
 // CHECK:         scf.for %[[R:.*]] = %c0 to %{{.*}} step %c4 {
 // CHECK:           %[[ACC:.*]] = scf.for {{.*}} -> (vector<1x1x4x64xf32>)
-// CHECK:           %[[Z:.*]] = vector.broadcast %{{.*}} : vector<1x1x1x64xf32> to vector<1x1x4x64xf32>
-// CHECK:           %[[Y:.*]] = arith.maximumf %[[ACC]], %[[Z]] : vector<1x1x4x64xf32>
+// CHECK:           %[[P0:.*]] = vector.extract_strided_slice %[[ACC]] {offsets = [0, 0, 0, 0], sizes = [1, 1, 1, 16], strides = [1, 1, 1, 1]} : vector<1x1x4x64xf32> to vector<1x1x1x16xf32>
+// CHECK:           %[[Z0:.*]] = vector.extract_strided_slice %{{.*}} {offsets = [0, 0, 0, 0], sizes = [1, 1, 1, 16], strides = [1, 1, 1, 1]} : vector<1x1x1x64xf32> to vector<1x1x1x16xf32>
+// CHECK:           %[[Y0:.*]] = arith.maximumf %[[P0]], %[[Z0]] : vector<1x1x1x16xf32>
+// CHECK:           %[[T0:.*]] = vector.insert_strided_slice %[[Y0]], %{{.*}} {offsets = [0, 0, 0, 0], strides = [1, 1, 1, 1]} : vector<1x1x1x16xf32> into vector<1x1x4x64xf32>
+// CHECK:           %[[P1:.*]] = vector.extract_strided_slice %[[ACC]] {offsets = [0, 0, 0, 16]
+// CHECK:           arith.maximumf %[[P1]], %{{.*}} : vector<1x1x1x16xf32>
+// CHECK:           vector.insert_strided_slice %{{.*}}, %[[T0]] {offsets = [0, 0, 0, 16]
+// The second row reuses the first row's pieces of the zero row.
+// CHECK:           %[[P4:.*]] = vector.extract_strided_slice %[[ACC]] {offsets = [0, 0, 1, 0]
+// CHECK-NEXT:      arith.maximumf %[[P4]], %[[Z0]] : vector<1x1x1x16xf32>
+// CHECK-COUNT-11:  arith.maximumf {{.*}} : vector<1x1x1x16xf32>
+// CHECK:           %[[Y:.*]] = vector.insert_strided_slice %{{.*}} {offsets = [0, 0, 3, 48], strides = [1, 1, 1, 1]} : vector<1x1x1x16xf32> into vector<1x1x4x64xf32>
 // CHECK:           %[[S:.*]] = vector.shape_cast %[[Y]] : vector<1x1x4x64xf32> to vector<1x4x1x64xf32>
 // CHECK-NOT:       vector.transfer_write %{{.*}} : vector<1x1x4x64xf32>
 // CHECK:           vector.transfer_write %[[S]], %[[OUT]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {{.*}} : vector<1x4x1x64xf32>
@@ -25,7 +37,8 @@
 // CHECK:         scf.for %[[R2:.*]] = %{{.*}} to %{{.*}} step %c4 {
 // CHECK:           scf.for %[[I:.*]] = %c0 to
 // CHECK:             %[[ACC1:.*]] = scf.for {{.*}} -> (vector<1x1x1x64xf32>)
-// CHECK:             %[[Y1:.*]] = arith.maximumf %[[ACC1]], %{{.*}} : vector<1x1x1x64xf32>
+// CHECK-COUNT-4:       arith.maximumf {{.*}} : vector<1x1x1x16xf32>
+// CHECK:             %[[Y1:.*]] = vector.insert_strided_slice %{{.*}} {offsets = [0, 0, 0, 48], strides = [1, 1, 1, 1]} : vector<1x1x1x16xf32> into vector<1x1x1x64xf32>
 // CHECK:             %[[ROW:.*]] = arith.addi %[[R2]], %[[I]]
 // CHECK-NOT:         vector.transfer_write %{{.*}} : vector<1x1x1x64xf32>, memref<1x1x?x64xf32
 // CHECK:             vector.transfer_write %[[Y1]], %[[OUT]][%{{.*}}, %[[ROW]], %{{.*}}, %{{.*}}]
@@ -93,10 +106,12 @@ func.func @relu_tile(%a: memref<?x256xf32>, %p: memref<256x64xf32>, %rows: index
 // CHECK:         scf.for %{{.*}} = %c0 to %c128{{.*}} step %c128 {
 // CHECK:         scf.for %[[R:.*]] = %c0 to %{{.*}} step %c4 {
 // CHECK:           %[[A:.*]]:3 = scf.for {{.*}} -> (vector<1x1x4x8xf32>, vector<1x1x4x8xf32>, vector<1x1x4x8xf32>)
+// CHECK:           %[[P2:.*]] = vector.extract_strided_slice %[[A]]#2 {offsets = [0, 0, 0, 0], sizes = [1, 1, 1, 8], strides = [1, 1, 1, 1]} : vector<1x1x4x8xf32> to vector<1x1x1x8xf32>
 // CHECK:           %[[B2:.*]] = vector.extract_strided_slice %arg4 {offsets = [0, 0, 0, 16], sizes = [1, 1, 1, 8], strides = [1, 1, 1, 1]}
-// CHECK:           %[[BB2:.*]] = vector.broadcast %[[B2]] : vector<1x1x1x8xf32> to vector<1x1x4x8xf32>
-// CHECK:           %[[S2:.*]] = arith.addf %[[A]]#2, %[[BB2]] : vector<1x1x4x8xf32>
-// CHECK:           %[[Y2:.*]] = arith.maximumf %[[S2]], %{{.*}} : vector<1x1x4x8xf32>
+// CHECK:           %[[S2:.*]] = arith.addf %[[P2]], %[[B2]] : vector<1x1x1x8xf32>
+// CHECK:           arith.maximumf %[[S2]], %{{.*}} : vector<1x1x1x8xf32>
+// CHECK-COUNT-3:   arith.maximumf {{.*}} : vector<1x1x1x8xf32>
+// CHECK:           %[[Y2:.*]] = vector.insert_strided_slice %{{.*}} {offsets = [0, 0, 3, 0], strides = [1, 1, 1, 1]} : vector<1x1x1x8xf32> into vector<1x1x4x8xf32>
 // CHECK:           %[[C2:.*]] = vector.shape_cast %[[Y2]] : vector<1x1x4x8xf32> to vector<1x4x1x8xf32>
 // CHECK:           %[[AT16:.*]] = arith.constant 16 : index
 // CHECK:           vector.transfer_write %[[C2]], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[AT16]]] {{.*}} : vector<1x4x1x8xf32>
@@ -234,7 +249,9 @@ func.func @copy_between(%tile: memref<1x1x?x64xf32>, %other: memref<1x1x?x64xf32
 // CHECK-NEXT:    {{^ *}}}
 // CHECK-NEXT:    scf.for %[[R:.*]] = %c0 to %{{.*}} step %c1 {
 // CHECK:           vector.transfer_write %[[F:.*]], %{{.*}}[%c0, %c0, %c0, %c0]
-// CHECK:           %[[Y:.*]] = arith.maximumf %[[F]], %{{.*}} : vector<1x1x1x64xf32>
+// CHECK:           vector.extract_strided_slice %[[F]] {offsets = [0, 0, 0, 0], sizes = [1, 1, 1, 16]
+// CHECK-COUNT-4:   arith.maximumf {{.*}} : vector<1x1x1x16xf32>
+// CHECK:           %[[Y:.*]] = vector.insert_strided_slice %{{.*}} {offsets = [0, 0, 0, 48], strides = [1, 1, 1, 1]} : vector<1x1x1x16xf32> into vector<1x1x1x64xf32>
 // CHECK:           vector.transfer_write %[[Y]], %arg3[%{{.*}}, %[[R]], %{{.*}}, %{{.*}}]
 // CHECK:         }
 // CHECK-NOT:     arith.maximumf
