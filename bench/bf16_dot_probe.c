@@ -36,97 +36,88 @@ static uint16_t to_bf16(float f) {
   return (uint16_t)(u >> 16);
 }
 
+/* CHAINS independent accumulators (more than FMA latency x throughput),
+ * `it` steps of FMAs or, with `dot`, of vdpbf16ps. */
 #define CHAINS 12
-__attribute__((noinline)) static void fma_peak(long it, float *out) {
+__attribute__((noinline)) static void peak(long it, int dot, float *out) {
   __m512 a[CHAINS], b = _mm512_set1_ps(1.0001f), c = _mm512_set1_ps(0.9999f);
+  __m512bh ones = (__m512bh)_mm512_set1_epi16(0x3f80);
   for (int i = 0; i < CHAINS; i++)
     a[i] = _mm512_set1_ps((float)i);
-  for (long t = 0; t < it; t++)
-    for (int i = 0; i < CHAINS; i++)
-      a[i] = _mm512_fmadd_ps(a[i], b, c);
+  if (dot)
+    for (long t = 0; t < it; t++)
+      for (int i = 0; i < CHAINS; i++)
+        a[i] = _mm512_dpbf16_ps(a[i], ones, ones);
+  else
+    for (long t = 0; t < it; t++)
+      for (int i = 0; i < CHAINS; i++)
+        a[i] = _mm512_fmadd_ps(a[i], b, c);
   for (int i = 1; i < CHAINS; i++)
     a[0] = _mm512_add_ps(a[0], a[i]);
   _mm512_storeu_ps(out, a[0]);
 }
 
-__attribute__((noinline)) static void dot_peak(long it, float *out) {
-  __m512 a[CHAINS];
-  __m512bh b = (__m512bh)_mm512_set1_epi16(0x3f80);
-  for (int i = 0; i < CHAINS; i++)
-    a[i] = _mm512_set1_ps((float)i);
-  for (long t = 0; t < it; t++)
-    for (int i = 0; i < CHAINS; i++)
-      a[i] = _mm512_dpbf16_ps(a[i], b, b);
-  for (int i = 1; i < CHAINS; i++)
-    a[0] = _mm512_add_ps(a[0], a[i]);
-  _mm512_storeu_ps(out, a[0]);
+/* A 4 x 64 tile of C in 16 registers: zero in the first k tile, else
+ * loaded; stored after each k tile. */
+static inline void load_tile(__m512 c[4][4], const float *Cp, int k0) {
+  for (int r = 0; r < 4; r++)
+    for (int v = 0; v < 4; v++)
+      c[r][v] = k0 ? _mm512_loadu_ps(Cp + r * N + v * 16) : _mm512_setzero_ps();
 }
 
-/* Bp: [N/64][K][64] f32. */
-__attribute__((noinline)) static void gemm_f32(const float *A, const float *Bp,
-                                               float *C) {
+static inline void store_tile(__m512 c[4][4], float *Cp) {
+  for (int r = 0; r < 4; r++)
+    for (int v = 0; v < 4; v++)
+      _mm512_storeu_ps(Cp + r * N + v * 16, c[r][v]);
+}
+
+/* f32 (`A`, `Bp`: [N/64][K][64]) or, with `A16`, bf16 (`A16`: [M][K],
+ * `Bq`: [N/64][K/2][64][2]): one k loop per 4 x 64 tile and k tile. */
+__attribute__((noinline)) static void gemm(const float *A, const float *Bp,
+                                           const uint16_t *A16,
+                                           const uint16_t *Bq, float *C) {
   for (int k0 = 0; k0 < K; k0 += KT)
     for (int p = 0; p < N / 64; p++)
       for (int m = 0; m < M; m += 4) {
         __m512 c[4][4];
         float *Cp = C + (size_t)m * N + p * 64;
-        for (int r = 0; r < 4; r++)
-          for (int v = 0; v < 4; v++)
-            c[r][v] =
-                k0 ? _mm512_loadu_ps(Cp + r * N + v * 16) : _mm512_setzero_ps();
-        const float *b = Bp + ((size_t)p * K + k0) * 64;
-        const float *a = A + (size_t)m * K + k0;
-        for (int k = 0; k < KT; k++) {
-          __m512 b0 = _mm512_load_ps(b + k * 64),
-                 b1 = _mm512_load_ps(b + k * 64 + 16),
-                 b2 = _mm512_load_ps(b + k * 64 + 32),
-                 b3 = _mm512_load_ps(b + k * 64 + 48);
-          for (int r = 0; r < 4; r++) {
-            __m512 x = _mm512_set1_ps(a[r * K + k]);
-            c[r][0] = _mm512_fmadd_ps(x, b0, c[r][0]);
-            c[r][1] = _mm512_fmadd_ps(x, b1, c[r][1]);
-            c[r][2] = _mm512_fmadd_ps(x, b2, c[r][2]);
-            c[r][3] = _mm512_fmadd_ps(x, b3, c[r][3]);
+        load_tile(c, Cp, k0);
+        if (!A16) {
+          const float *b = Bp + ((size_t)p * K + k0) * 64;
+          const float *a = A + (size_t)m * K + k0;
+          for (int k = 0; k < KT; k++) {
+            __m512 b0 = _mm512_load_ps(b + k * 64),
+                   b1 = _mm512_load_ps(b + k * 64 + 16),
+                   b2 = _mm512_load_ps(b + k * 64 + 32),
+                   b3 = _mm512_load_ps(b + k * 64 + 48);
+            for (int r = 0; r < 4; r++) {
+              __m512 x = _mm512_set1_ps(a[r * K + k]);
+              c[r][0] = _mm512_fmadd_ps(x, b0, c[r][0]);
+              c[r][1] = _mm512_fmadd_ps(x, b1, c[r][1]);
+              c[r][2] = _mm512_fmadd_ps(x, b2, c[r][2]);
+              c[r][3] = _mm512_fmadd_ps(x, b3, c[r][3]);
+            }
+          }
+        } else {
+          const uint16_t *b = Bq + ((size_t)p * (K / 2) + k0 / 2) * 128;
+          const uint16_t *a = A16 + (size_t)m * K + k0;
+          for (int k = 0; k < KT / 2; k++) {
+            __m512bh b0 = (__m512bh)_mm512_load_si512(b + k * 128),
+                     b1 = (__m512bh)_mm512_load_si512(b + k * 128 + 32),
+                     b2 = (__m512bh)_mm512_load_si512(b + k * 128 + 64),
+                     b3 = (__m512bh)_mm512_load_si512(b + k * 128 + 96);
+            for (int r = 0; r < 4; r++) {
+              int32_t pair;
+              memcpy(&pair, a + r * K + 2 * k, 4);
+              __m512bh x = (__m512bh)_mm512_set1_epi32(pair);
+              c[r][0] = _mm512_dpbf16_ps(c[r][0], x, b0);
+              c[r][1] = _mm512_dpbf16_ps(c[r][1], x, b1);
+              c[r][2] = _mm512_dpbf16_ps(c[r][2], x, b2);
+              c[r][3] = _mm512_dpbf16_ps(c[r][3], x, b3);
+            }
           }
         }
-        for (int r = 0; r < 4; r++)
-          for (int v = 0; v < 4; v++)
-            _mm512_storeu_ps(Cp + r * N + v * 16, c[r][v]);
-      }
-}
-
-/* A16: [M][K] bf16; Bq: [N/64][K/2][64][2] bf16. */
-__attribute__((noinline)) static void gemm_bf16(const uint16_t *A16,
-                                                const uint16_t *Bq, float *C) {
-  for (int k0 = 0; k0 < K; k0 += KT)
-    for (int p = 0; p < N / 64; p++)
-      for (int m = 0; m < M; m += 4) {
-        __m512 c[4][4];
-        float *Cp = C + (size_t)m * N + p * 64;
-        for (int r = 0; r < 4; r++)
-          for (int v = 0; v < 4; v++)
-            c[r][v] =
-                k0 ? _mm512_loadu_ps(Cp + r * N + v * 16) : _mm512_setzero_ps();
-        const uint16_t *b = Bq + ((size_t)p * (K / 2) + k0 / 2) * 128;
-        const uint16_t *a = A16 + (size_t)m * K + k0;
-        for (int k = 0; k < KT / 2; k++) {
-          __m512bh b0 = (__m512bh)_mm512_load_si512(b + k * 128),
-                   b1 = (__m512bh)_mm512_load_si512(b + k * 128 + 32),
-                   b2 = (__m512bh)_mm512_load_si512(b + k * 128 + 64),
-                   b3 = (__m512bh)_mm512_load_si512(b + k * 128 + 96);
-          for (int r = 0; r < 4; r++) {
-            int32_t pair;
-            memcpy(&pair, a + r * K + 2 * k, 4);
-            __m512bh x = (__m512bh)_mm512_set1_epi32(pair);
-            c[r][0] = _mm512_dpbf16_ps(c[r][0], x, b0);
-            c[r][1] = _mm512_dpbf16_ps(c[r][1], x, b1);
-            c[r][2] = _mm512_dpbf16_ps(c[r][2], x, b2);
-            c[r][3] = _mm512_dpbf16_ps(c[r][3], x, b3);
-          }
-        }
-        for (int r = 0; r < 4; r++)
-          for (int v = 0; v < 4; v++)
-            _mm512_storeu_ps(Cp + r * N + v * 16, c[r][v]);
+        store_tile(c, Cp);
       }
 }
 
@@ -157,9 +148,9 @@ int main(int argc, char **argv) {
   float out[16];
   long it = 20000000;
   double t0 = now();
-  fma_peak(it, out);
+  peak(it, 0, out);
   double t1 = now();
-  dot_peak(it, out);
+  peak(it, 1, out);
   double t2 = now();
   printf("peak: FMA %.1f GFLOP/s, vdpbf16ps %.1f GFLOP/s\n",
          it * CHAINS * 32.0 / (t1 - t0) / 1e9,
@@ -187,10 +178,10 @@ int main(int argc, char **argv) {
   double flops = 2.0 * M * N * K;
   for (int r = 0; r < 4; r++) {
     t0 = now();
-    gemm_f32(A, Bp, C1);
+    gemm(A, Bp, NULL, NULL, C1);
     t1 = now();
     round_a(A, A16);
-    gemm_bf16(A16, Bq, C2);
+    gemm(NULL, NULL, A16, Bq, C2);
     t2 = now();
     printf("%d x %d -> %d, k tiles of %d: f32 %.2f ms (%.1f GFLOP/s), bf16 "
            "with A's rounding %.2f ms (%.1f GFLOP/s), %.2fx\n",
