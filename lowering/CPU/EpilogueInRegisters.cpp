@@ -338,12 +338,12 @@ static bool moveIntoRegisters(Epilogue &e) {
     SmallVector<int64_t> pieceShape(tileShape.size(), 1);
     pieceShape.back() = lanes;
     SmallVector<int64_t> unitStrides(tileShape.size(), 1);
+    auto pieceType = VectorType::get(pieceShape, tileType.getElementType());
     Value result;
     // A row operand's pieces, shared by the tile's rows.
     llvm::DenseMap<std::pair<Value, int64_t>, Value> operandPieces;
     for (SmallVector<int64_t> at :
          StaticTileOffsetRange(tileShape, pieceShape)) {
-      auto pieceType = VectorType::get(pieceShape, tileType.getElementType());
       IRMapping m;
       m.map(e.read.getResult(),
             vector::ExtractStridedSliceOp::create(wb, wl, write.getVector(), at,
