@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Half-precision GEMM weights on the generation bench model (issue 28):
-speed and accuracy of `--gemm-weights=bf16` and `--gemm-weights=f16`
-against f32 weights, in one run.
+speed and accuracy of `--gemm-weights=bf16`, `--gemm-weights=f16` and
+`--gemm-compute=bf16` (bf16 weights and activations, "bf16c") against f32
+weights, in one run.
 
   /usr/bin/python3 bench/half_weights.py [--build build] [--prompt 128]
       [--new 64] [--rounds 2]
 
 Works in BUILD/bench/generate (bench/generate.py's directory: its model
 weights and prompts are reused, made there if missing). Compiles
-bench/models/gpt2_generate.mlir three times (--parallel: the same library
+bench/models/gpt2_generate.mlir four times (--parallel: the same library
 serves 1 and 2 threads) and prints:
 
 - per decoding step (ms) and prefill (ms) for each weight type, rounds
@@ -46,7 +47,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 import attune_ref as ref  # noqa: E402
 from generate_torch import load_safetensors  # noqa: E402
 
-TYPES = ("f32", "bf16", "f16")
+TYPES = ("f32", "bf16", "f16", "bf16c")
+# Each type's attune-compile flag.
+FLAGS = {"f32": "--gemm-weights=f32", "bf16": "--gemm-weights=bf16",
+         "f16": "--gemm-weights=f16", "bf16c": "--gemm-compute=bf16"}
 
 
 def run(cmd):
@@ -68,7 +72,14 @@ def generate(bin_dir, lib, prompt, new, threads, extra=()):
 def torch_logits(model, tokens, dtype):
     """Logits [T, V] of `tokens` [1, T] with the linear layers' weights and
     the LM head rounded to `dtype` (None: f32), as Attune's
-    --gemm-weights packs them (the embedding gathers stay f32)."""
+    --gemm-weights packs them (the embedding gathers stay f32); "bf16c":
+    the inputs of those GEMMs rounded to bf16 as well (--gemm-compute)."""
+    if dtype == "bf16c":
+        rounded = lambda t: t.bfloat16().float()  # noqa: E731
+        head = model.wte.weight
+        with torch.no_grad():
+            return ref.bf16_gemms(lambda: torch_logits_with(
+                model, tokens, lambda x: torch.matmul(rounded(x), rounded(head).t())))
     state = {k: v.clone() for k, v in model.state_dict().items()}
     with torch.no_grad():
         if dtype is not None:
@@ -76,6 +87,14 @@ def torch_logits(model, tokens, dtype):
                 if p.dim() == 2 and not name.startswith(("wte", "wpe")):
                     p.copy_(p.to(dtype).float())
         head = model.wte.weight if dtype is None else model.wte.weight.to(dtype).float()
+        logits = torch_logits_with(model, tokens, lambda x: torch.matmul(x, head.t()))
+    model.load_state_dict(state)
+    return logits
+
+
+def torch_logits_with(model, tokens, lm_head):
+    """Logits [T, V] of `tokens` [1, T], the LM head `lm_head(x)`."""
+    with torch.no_grad():
         b, t = tokens.shape
         x = model.wte(tokens) + model.wpe(torch.arange(t))[None]
         for block in model.h:
@@ -85,9 +104,7 @@ def torch_logits(model, tokens, dtype):
             x = x + block.attn.c_proj(a.transpose(1, 2).reshape(b, t, -1))
             h = torch.nn.functional.gelu(block.mlp.c_fc(block.ln_2(x)), approximate="tanh")
             x = x + block.mlp.c_proj(h)
-        logits = torch.matmul(model.ln_f(x), head.t())[0]
-    model.load_state_dict(state)
-    return logits.numpy()
+        return lm_head(model.ln_f(x))[0].numpy()
 
 
 def main():
@@ -115,8 +132,8 @@ def main():
         if not libs[t].exists() or libs[t].stat().st_mtime < newest:
             start = time.time()
             run([bin_dir / "attune-compile", MODEL, "--weights", weights, "--parallel",
-                 f"--gemm-weights={t}", "-o", libs[t]])
-            print(f"compiled --gemm-weights={t} in {time.time() - start:.0f} s "
+                 FLAGS[t], "-o", libs[t]])
+            print(f"compiled {FLAGS[t]} in {time.time() - start:.0f} s "
                   f"({libs[t].stat().st_size / 1e6:.0f} MB)", flush=True)
 
     print(f"\nprompt {a.prompt}, {a.new} new tokens, batch 1; ms (prefill / per step)")
@@ -160,7 +177,8 @@ def main():
         l2 = np.linalg.norm(logits[t] - ref32, axis=1) / np.linalg.norm(ref32, axis=1)
         same = (logits[t].argmax(1) == ref32.argmax(1)).mean()
         rounded = torch_logits(model, tokens, {"bf16": torch.bfloat16,
-                                               "f16": torch.float16}[t])[steps]
+                                               "f16": torch.float16,
+                                               "bf16c": "bf16c"}[t])[steps]
         print(f"  {t:>4}: max |diff| / max |logit| {rel.max():.4f} (prefill {rel[0]:.4f}, "
               f"median {np.median(rel):.4f}); relative L2 {l2.max():.4f}; argmax "
               f"kept {same * 100:.0f} %; against PyTorch with {t}-rounded weights: "

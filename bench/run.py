@@ -96,6 +96,9 @@ def main():
     p.add_argument("--repetitions", type=int, default=5,
                    help="rounds: each tool times each case once per round")
     p.add_argument("--quick", action="store_true", help="only the smallest case of each model")
+    p.add_argument("--compile-arg", action="append", default=[],
+                   help="an extra attune-compile flag for every model, e.g. "
+                        "--compile-arg=--gemm-compute=bf16 (repeat for more)")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--vulkan", action="store_true",
                    help="also time attention on the Vulkan device (lavapipe in CI): "
@@ -121,6 +124,8 @@ def main():
                      f"{', '.join(m.stem for m in models)}")
         models = [m for m in models if m.stem in wanted]
     print(f"CPU: {cpu_model()}")
+    if args.compile_arg:
+        print(f"attune-compile flags: {' '.join(args.compile_arg)}")
     print("generating weights and inputs with PyTorch ...", file=sys.stderr)
     sh(["/usr/bin/python3", str(ROOT / "scripts" / "gen_golden.py"), "--out", str(work / "data"),
         *map(str, models)])
@@ -148,7 +153,7 @@ def main():
             compiled.append((f"{stem} ({variant})", *timed_compile(
                 [str(bin_dir / "attune-compile"), str(model), "--weights",
                  str(data / "weights.safetensors"), "-o", str(work / f"{stem}.{variant}.so"),
-                 *flags])))
+                 *flags, *args.compile_arg])))
         manifest = (data / "manifest.txt").read_text().split("case ")[1:]
         for k, block in enumerate(manifest):
             if args.quick and k > 0:

@@ -142,7 +142,11 @@ def Attune_GemmTilingAttr : AttrDef<Attune_Dialect, "GemmTiling"> {
     - `k_tile`: the depth of a cache tile (one panel's `k_tile x panel`
       slice stays in L1 while the register tiles stream past it);
     - `cache_rows`: the rows of a cache tile (and of a parallel tile);
-    - `forall_panels`: the panels of a parallel (`scf.forall`) tile.
+    - `forall_panels`: the panels of a parallel (`scf.forall`) tile;
+    - `bf16_dot` (default false): the bf16 compute mode (`--gemm-compute=bf16`):
+      both operands rounded to bf16, the weights packed as k-pairs
+      `[N / panel, K / 2, panel, 2]`, each k-pair step one `vdpbf16ps` per
+      accumulator vector (accumulated in f32); `k_tile` counts k, not pairs.
 
     A tile contraction of tiled attention has register tiles only:
     `k_tile`, `cache_rows` and `forall_panels` are 0.
@@ -154,7 +158,8 @@ def Attune_GemmTilingAttr : AttrDef<Attune_Dialect, "GemmTiling"> {
     ```
   }];
   let parameters = (ins "int64_t":$panel, "int64_t":$rows, "int64_t":$k_tile,
-                        "int64_t":$cache_rows, "int64_t":$forall_panels);
+                        "int64_t":$cache_rows, "int64_t":$forall_panels,
+                        DefaultValuedParameter<"bool", "false">:$bf16_dot);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

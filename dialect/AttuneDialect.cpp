@@ -23,7 +23,7 @@ using namespace mlir::attune;
 LogicalResult
 GemmTilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t panel, int64_t rows, int64_t kTile,
-                       int64_t cacheRows, int64_t forallPanels) {
+                       int64_t cacheRows, int64_t forallPanels, bool bf16Dot) {
   if (panel <= 0 || rows <= 0)
     return emitError() << "panel and rows must be positive, got panel = "
                        << panel << ", rows = " << rows;
@@ -33,6 +33,10 @@ GemmTilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (cacheRows % rows != 0)
     return emitError() << "cache_rows (" << cacheRows
                        << ") must be a multiple of rows (" << rows << ")";
+  if (bf16Dot && kTile % 2 != 0)
+    return emitError() << "bf16_dot steps k in pairs: k_tile must be even, "
+                          "got "
+                       << kTile;
   return success();
 }
 

@@ -111,6 +111,15 @@ inline constexpr llvm::StringLiteral kHeadsInitAttr = "attune.heads_init";
 /// reports any other left for run time.
 inline constexpr llvm::StringLiteral kPanelRoundingAttr =
     "attune.panel_rounding";
+/// A register tile of a GEMM in the bf16 compute mode (bf16_dot), tiled by
+/// attune-tile-gemm's schedule and vectorized by the pass itself into
+/// k-pair dot products (internal to the pass).
+inline constexpr llvm::StringLiteral kBf16DotTileAttr = "attune.bf16_dot_tile";
+/// The rounding of a bf16-compute GEMM's A to bf16 k-pairs [B, M, K/2, 2]
+/// (attune-pack-gemms, attune-pack-head-gemms), its value the pairs each
+/// vector step rounds (a power of two dividing K/2), by which
+/// attune-tile-gemm tiles and vectorizes it.
+inline constexpr llvm::StringLiteral kPairRoundingAttr = "attune.pair_rounding";
 
 //===----------------------------------------------------------------------===//
 // After attune-tile-gemm, on the bufferized loops

@@ -345,6 +345,17 @@ LogicalResult checkOptions(const CompileOptions &options, bool &hasCpu,
                  << cpu::panelStorageChoices() << "\n";
     return failure();
   }
+  if (cpu.gemmCompute != "f32" && cpu.gemmCompute != "bf16") {
+    llvm::errs() << "error: --gemm-compute=" << cpu.gemmCompute
+                 << ": expected f32 or bf16\n";
+    return failure();
+  }
+  // bf16 compute reads bf16 weights: f16 storage would be a second rounding.
+  if (cpu.gemmCompute == "bf16" && cpu.gemmWeights == "f16") {
+    llvm::errs() << "error: --gemm-compute=bf16 stores the weights as bf16; "
+                    "--gemm-weights=f16 contradicts it\n";
+    return failure();
+  }
   if (cpu.ompChunk < 0 || (cpu.ompChunk > 0 && cpu.ompSchedule == "runtime")) {
     llvm::errs() << "error: --omp-chunk=" << cpu.ompChunk << ": expected "
                  << (cpu.ompChunk < 0 ? "a chunk of 0 or more iterations"

@@ -725,6 +725,12 @@ def AttunePackGemms : Pass<"attune-pack-gemms", "::mlir::ModuleOp"> {
     here; a weight with a value beyond f16's range (or one known only at
     run time) keeps its rounding as an op (`attune.panel_rounding`), which
     `--attune-hoist-weight-preparation` reports as an error.
+
+    A GEMM whose tiling has `bf16_dot` (the bf16 compute mode) gets bf16
+    k-pair panels `P [N/W, K/2, W, 2]` whatever `weight-type` says, A
+    rounded to bf16 k-pairs `[B, M, K/2, 2]` in front of it (marked
+    `attune.pair_rounding`), and a sixth loop over the pair:
+    `C[b, m, nb, r] += A[b, m, k, p] * P[nb, k, r, p]`.
   }];
   let options = [
     Option<"weightType", "weight-type", "std::string", /*default=*/"\"f32\"",
@@ -998,6 +1004,9 @@ def AttuneSelectCpuTiling : Pass<"attune-select-cpu-tiling", "::mlir::ModuleOp">
            "ISA features on top of the CPU's (+f,-f; e.g. -avx512f)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Report each decision and the model's reasons as a remark">,
+    Option<"compute", "compute", "std::string", /*default=*/"\"f32\"",
+           "The linear layers' GEMM arithmetic: f32, or bf16 (operands "
+           "rounded to bf16, products accumulated in f32: bf16_dot)">,
   ];
 }
 
@@ -1158,6 +1167,13 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     value GEMM read two probabilities side by side as one vector and split
     them with shuffles). Does nothing without `attune.cpu_kernels`.
 
+    A GEMM in the bf16 compute mode (`bf16_dot`) is tiled the same way, k
+    counting pairs; its register tiles are vectorized by the pass itself:
+    per k-pair step the panel row as one `vector<2W x bf16>`, each row's
+    pair broadcast as a 32-bit word, one `x86vector.avx512.dot`
+    (`vdpbf16ps`) per 16 accumulators where `cpu` has AVX512-BF16, two
+    FMAs on the pair's widened halves elsewhere (the same sums).
+
     Before: `linalg.generic {attune.gemm_cache_tile, attune.tiling = ...}`.
     After: `scf.for` loops around `vector.fma` chains on `vector<64xf32>`
     accumulators.
@@ -1165,11 +1181,17 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
   let options = [
     Option<"parallel", "parallel", "bool", /*default=*/"false",
            "Cache tiles inside an scf.forall over cache_rows x forall_panels tiles">,
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"native\"",
+           "Target CPU of the bf16 dot tiles (vdpbf16ps where it has "
+           "AVX512-BF16, FMAs elsewhere)">,
+    Option<"features", "features", "std::string", /*default=*/"\"\"",
+           "Target features on top of the CPU's">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::vector::VectorDialect",
+    "::mlir::x86vector::X86VectorDialect"
   ];
 }
 

@@ -67,7 +67,8 @@ static constexpr const char *kCpuVectorLoops =
 static constexpr const char *kCpuToLLVM =
     "func.func(llvm-request-c-wrappers),"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-    "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
+    "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
+    "enable-x86vector=true},"
     "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
     "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm";
 
@@ -107,7 +108,7 @@ static void addCpuKernelPasses(OpPassManager &pm, const CpuOptions &options) {
   // The tiles from the target CPU's model.
   pm.addPass(createAttuneSelectCpuTiling(
       {options.cpu.empty() ? "native" : options.cpu, options.features,
-       options.explainTiling}));
+       options.explainTiling, options.gemmCompute}));
   pm.addPass(createAttunePackHeadGemms({options.gemmWeights}));
   pm.addPass(createAttuneVectorizeRows({parallel}));
   pm.addPass(createAttuneTransposeTiles({parallel}));
@@ -116,7 +117,9 @@ static void addCpuKernelPasses(OpPassManager &pm, const CpuOptions &options) {
   pm.addPass(createAttuneHoistWeightPreparation());
   pm.addPass(createAttunePrepareWeightsAtLoad());
   pm.addPass(createAttuneFuseGemmInits({parallel}));
-  pm.addPass(createAttuneTileGemm({parallel}));
+  pm.addPass(createAttuneTileGemm({parallel,
+                                   options.cpu.empty() ? "native" : options.cpu,
+                                   options.features}));
   pm.addPass(createAttuneAccumulatorsInRegisters());
   pm.addPass(createAttuneFinishCpuKernels({parallel}));
 }

@@ -584,3 +584,22 @@ def forced_logits_rnn(model, src, src_lengths, bos, tokens):
     return torch.stack([
         rnn_logits(model, src[b:b + 1, : int(src_lengths[b])], bos, tokens[b].tolist()[:-1])
         for b in range(src.shape[0])])
+
+
+def bf16_gemms(fn):
+    """The oracle of --gemm-compute=bf16: `fn()` evaluated with both
+    operands of every linear layer (input and weight) rounded to bf16
+    (nearest even) and the products summed in f32, the bias added in f32.
+    It patches torch.nn.functional.linear, which nn.Linear and
+    F.multi_head_attention_forward's projections call; PyTorch's fused fast
+    paths (nn.TransformerEncoderLayer's and nn.MultiheadAttention's in eval
+    mode) do not, so a model checked this way keeps them off (an activation
+    given as a function, batch_first=False)."""
+    functional = torch.nn.functional
+    linear = functional.linear
+    rounded = lambda t: t.bfloat16().float()
+    functional.linear = lambda x, w, b=None: linear(rounded(x), rounded(w), b)
+    try:
+        return fn()
+    finally:
+        functional.linear = linear

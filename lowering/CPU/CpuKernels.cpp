@@ -132,11 +132,11 @@ std::optional<float> firstOutOfRange(ArrayRef<char> f32Bytes, Type storage) {
       storage);
 }
 
-void widenPanelOperand(linalg::GenericOp gemm) {
+void widenPanelOperand(linalg::GenericOp gemm, unsigned operand) {
   Block &body = gemm.getRegion().front();
-  BlockArgument arg = body.getArgument(1);
-  Type stored =
-      cast<RankedTensorType>(gemm.getDpsInputs()[1].getType()).getElementType();
+  BlockArgument arg = body.getArgument(operand);
+  Type stored = cast<RankedTensorType>(gemm.getDpsInputs()[operand].getType())
+                    .getElementType();
   if (arg.getType() == stored)
     return;
   Type wide = arg.getType();
@@ -163,13 +163,69 @@ void widenPanelOperand(linalg::GenericOp gemm) {
   arg.replaceAllUsesExcept(w, first);
 }
 
+/// Panels [NB, K, W] (K even) as k-pairs [NB, K/2, W, 2].
+static Value pairPanels(OpBuilder &b, Location loc, Value panels) {
+  auto type = cast<RankedTensorType>(panels.getType());
+  int64_t nb = type.getDimSize(0), k = type.getDimSize(1),
+          width = type.getDimSize(2);
+  Value split = tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get({nb, k / 2, 2, width}, type.getElementType()),
+      panels, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
+  Value init = tensor::EmptyOp::create(b, loc, {nb, k / 2, width, 2},
+                                       type.getElementType());
+  return linalg::TransposeOp::create(b, loc, split, init,
+                                     ArrayRef<int64_t>{0, 1, 3, 2})
+      ->getResult(0);
+}
+
+Value roundToPairs(OpBuilder &b, Location loc, Value a) {
+  auto type = cast<RankedTensorType>(a.getType());
+  int64_t k = type.getDimSize(2);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, a);
+  auto pairsType = [&](Type element) {
+    return RankedTensorType::get(
+        {type.getDimSize(0), type.getDimSize(1), k / 2, 2}, element);
+  };
+  Value pairs = tensor::ExpandShapeOp::create(
+      b, loc, pairsType(type.getElementType()), a,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+      ArrayRef<OpFoldResult>{sizes[0], sizes[1], b.getIndexAttr(k / 2),
+                             b.getIndexAttr(2)});
+  Value empty = tensor::EmptyOp::create(
+      b, loc,
+      ArrayRef<OpFoldResult>{sizes[0], sizes[1], b.getIndexAttr(k / 2),
+                             b.getIndexAttr(2)},
+      b.getBF16Type());
+  AffineMap id = b.getMultiDimIdentityMap(4);
+  auto rounding = linalg::GenericOp::create(
+      b, loc, TypeRange{empty.getType()}, ValueRange{pairs}, ValueRange{empty},
+      ArrayRef<AffineMap>{id, id},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, l,
+            arith::TruncFOp::create(nb, l, nb.getBF16Type(), args[0])
+                .getResult());
+      });
+  // Vectorized 8 pairs (16 floats) at a time, or the largest power of two
+  // that divides K/2: a whole row as one vector of K floats took LLVM 35 s
+  // to optimize in one encoder layer (attune-tile-gemm).
+  int64_t step = std::min<int64_t>(8, (k / 2) & -(k / 2));
+  rounding->setAttr(kPairRoundingAttr, b.getI64IntegerAttr(step));
+  return rounding.getResult(0);
+}
+
 Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
-                 Type storage) {
+                 Type storage, bool pairs) {
   auto type = cast<RankedTensorType>(w.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   int64_t padded = llvm::alignTo(n, width);
-  auto packedType = RankedTensorType::get({padded / width, k, width},
-                                          type.getElementType());
+  auto packedType =
+      pairs ? RankedTensorType::get({padded / width, k / 2, width, 2},
+                                    type.getElementType())
+            : RankedTensorType::get({padded / width, k, width},
+                                    type.getElementType());
   if (std::optional<std::vector<char>> bytes = attune::constantBytes(w);
       bytes && type.getElementType().isF32()) {
     const float *src = reinterpret_cast<const float *>(bytes->data());
@@ -178,9 +234,10 @@ Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
     for (int64_t nb = 0; nb < padded / width; ++nb)
       for (int64_t kk = 0; kk < k; ++kk)
         for (int64_t r = 0; r < width && nb * width + r < n; ++r)
-          dst[(nb * k + kk) * width + r] = src[kk * n + nb * width + r];
-    std::string key =
-        attune::constantKey(w, "weight") + "_p" + std::to_string(width);
+          dst[pairs ? ((nb * (k / 2) + kk / 2) * width + r) * 2 + kk % 2
+                    : (nb * k + kk) * width + r] = src[kk * n + nb * width + r];
+    std::string key = attune::constantKey(w, "weight") + "_p" +
+                      std::to_string(width) + (pairs ? "x2" : "");
     // A value beyond the storage type's range (f16) leaves the rounding an
     // op on the f32 panels, which attune-hoist-weight-preparation reports
     // with the value.
@@ -204,8 +261,9 @@ Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
                                                       64));
     return arith::ConstantOp::create(b, loc, narrowType, attr);
   }
-  Value init = tensor::EmptyOp::create(b, loc, packedType.getShape(),
-                                       packedType.getElementType());
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{padded / width, k, width},
+      packedType.getElementType());
   // B = W^T computed at run time: one transpose of W [N, K] (zero-padded
   // to whole panels) as [N/W, W, K].
   if (auto t = w.getDefiningOp<linalg::TransposeOp>();
@@ -216,18 +274,18 @@ Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
         RankedTensorType::get({padded / width, width, k},
                               type.getElementType()),
         wn, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-    return narrowPanels(b, loc,
-                        linalg::TransposeOp::create(b, loc, split, init,
-                                                    ArrayRef<int64_t>{0, 2, 1})
-                            ->getResult(0),
+    Value panels = linalg::TransposeOp::create(b, loc, split, init,
+                                               ArrayRef<int64_t>{0, 2, 1})
+                       ->getResult(0);
+    return narrowPanels(b, loc, pairs ? pairPanels(b, loc, panels) : panels,
                         storage);
   }
   Value split = splitColumns(
       b, loc, attune::padWithZeros(b, loc, w, {k, padded}), width); // [K, N/W, W]
-  return narrowPanels(b, loc,
-                      linalg::TransposeOp::create(b, loc, split, init,
-                                                  ArrayRef<int64_t>{1, 0, 2})
-                          ->getResult(0),
+  Value panels = linalg::TransposeOp::create(b, loc, split, init,
+                                             ArrayRef<int64_t>{1, 0, 2})
+                     ->getResult(0);
+  return narrowPanels(b, loc, pairs ? pairPanels(b, loc, panels) : panels,
                       storage);
 }
 
@@ -323,14 +381,27 @@ linalg::GenericOp panelBias(OpBuilder &b, Location loc, Value bias,
 }
 
 linalg::GenericOp createPackedGemm(OpBuilder &b, Location loc, Value a,
-                                          Value panels, Value init,
-                                          bool panelMajor) {
+                                   Value panels, Value init, bool panelMajor,
+                                   bool pairs) {
   MLIRContext *ctx = b.getContext();
+  using Iter = utils::IteratorType;
+  if (pairs) {
+    AffineExpr d0, d1, d2, d3, d4, d5;
+    bindDims(ctx, d0, d1, d2, d3, d4, d5);
+    AffineMap out = panelMajor ? AffineMap::get(6, 0, {d0, d2, d1, d3}, ctx)
+                               : AffineMap::get(6, 0, {d0, d1, d2, d3}, ctx);
+    return linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, ValueRange{a, panels},
+        ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(6, 0, {d0, d1, d4, d5}, ctx),
+                            AffineMap::get(6, 0, {d2, d4, d3, d5}, ctx), out},
+        ArrayRef<Iter>{Iter::parallel, Iter::parallel, Iter::parallel,
+                       Iter::parallel, Iter::reduction, Iter::reduction});
+  }
   AffineExpr d0, d1, d2, d3, d4;
   bindDims(ctx, d0, d1, d2, d3, d4);
   AffineMap out = panelMajor ? AffineMap::get(5, 0, {d0, d2, d1, d3}, ctx)
                              : AffineMap::get(5, 0, {d0, d1, d2, d3}, ctx);
-  using Iter = utils::IteratorType;
   return linalg::GenericOp::create(
       b, loc, TypeRange{init.getType()}, ValueRange{a, panels},
       ValueRange{init},

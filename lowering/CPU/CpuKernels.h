@@ -55,8 +55,13 @@ Value joinColumns(OpBuilder &b, Location loc, Value v);
 /// constant weights, else a transpose of the (padded) reshaped B, then the
 /// rounding (marked kPanelRoundingAttr; also the form of constant weights
 /// beyond f16's range, left for attune-hoist-weight-preparation to report).
+/// With `pairs` (the bf16 compute mode, K even) the panels are k-pairs
+/// [ceil(N/W), K/2, W, 2]: P[nb, k/2, r, k % 2] = B[k, W nb + r].
 Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
-                 Type storage = {});
+                 Type storage = {}, bool pairs = false);
+/// A [B, M, K] (K even) rounded to bf16 as k-pairs [B, M, K/2, 2]
+/// (marked kPairRoundingAttr with the pairs of one vector step).
+Value roundToPairs(OpBuilder &b, Location loc, Value a);
 /// The element types packed GEMM panels may be stored in, as
 /// --gemm-weights and the pack passes' `weight-type` spell them.
 inline constexpr StringLiteral kPanelStorageNames[] = {"f32", "bf16", "f16"};
@@ -72,9 +77,9 @@ Type panelStorage(Operation *root, StringRef pass, StringRef name);
 std::optional<float> firstOutOfRange(ArrayRef<float> data, Type storage);
 /// The same for f32 data given as its bytes.
 std::optional<float> firstOutOfRange(ArrayRef<char> f32Bytes, Type storage);
-/// Where `gemm`'s panels (input 1) are stored narrower than its body
-/// computes, the body widens each panel element first (arith.extf).
-void widenPanelOperand(linalg::GenericOp gemm);
+/// Where `gemm`'s panels (input `operand`) are stored narrower than its
+/// body computes, the body widens each panel element first (arith.extf).
+void widenPanelOperand(linalg::GenericOp gemm, unsigned operand = 1);
 /// `v` [..., N] with `columns` >= N columns, those past N zero: a fill, an
 /// empty or a bias broadcast made again at the new width, else a zero pad.
 /// (`v` itself when N == `columns`.)
@@ -92,9 +97,11 @@ linalg::GenericOp panelBias(OpBuilder &b, Location loc, Value bias,
                             Value empty, unsigned panelDim);
 /// C += A P on packed weights, body to be filled in: loops (b, m, nb, r, k)
 /// over A [B, M, K], panels P [N/W, K, W] and `init`, C [B, M, N/W, W], or
-/// [B, N/W, M, W] with `panelMajor`.
+/// [B, N/W, M, W] with `panelMajor`. With `pairs`, loops (b, m, nb, r, k,
+/// p) over k-pairs: A [B, M, K/2, 2] and P [N/W, K/2, W, 2].
 linalg::GenericOp createPackedGemm(OpBuilder &b, Location loc, Value a,
-                                   Value panels, Value init, bool panelMajor);
+                                   Value panels, Value init, bool panelMajor,
+                                   bool pairs = false);
 /// The slice `offsets`/`extents` of `init` [B, M, N] (a zero fill, the bias
 /// broadcast, or any tensor) at columns [offset, offset + size), as heads
 /// [B, size/W, M, W] written into `empty`: a fill or a bias broadcast on

@@ -136,6 +136,8 @@ static LogicalResult fuseGemmInits(ModuleOp module, bool parallel) {
     linalg::GenericOp tile = gemm;
     Operation *producer = init;
     for (auto &[sizes, forall] : levels) {
+      // (The bf16 compute mode's k-pair loop: never tiled.)
+      sizes.resize(tile.getNumLoops(), 0);
       FailureOr<scf::SCFTileAndFuseResult> r =
           tileAndFuseDestination(rewriter, tile, producer, sizes, forall);
       if (failed(r))
@@ -145,7 +147,7 @@ static LogicalResult fuseGemmInits(ModuleOp module, bool parallel) {
       producer = nullptr;
       for (Operation *op : r->tiledAndFusedOps) {
         if (auto g = dyn_cast<linalg::GenericOp>(op);
-            g && g.getNumReductionLoops() == 1)
+            g && g.getNumReductionLoops() >= 1)
           tile = g;
         else
           producer = op;

@@ -53,7 +53,14 @@ static void packGemms(ModuleOp module, Type storage) {
     // columns. At most W - 1 columns of extra work, where a plain
     // contraction ran 40x slower (N = 2047, docs/design.md "GEMM tiling").
     int64_t padded = llvm::alignTo(n, width);
-    Value panels = packPanels(b, loc, w, width, storage);
+    // The bf16 compute mode: weights as bf16 k-pairs, A rounded to bf16
+    // k-pairs by a row kernel in front of the GEMM.
+    bool pairs = tiling.getBf16Dot();
+    Value panels =
+        packPanels(b, loc, w, width,
+                   pairs ? Type(BFloat16Type::get(ctx)) : storage, pairs);
+    if (pairs)
+      a = roundToPairs(b, loc, a);
     Value paddedInit = padColumns(b, loc, init, padded);
     linalg::GenericOp epi;
     for (Operation *user : gemm->getUsers())
@@ -83,9 +90,11 @@ static void packGemms(ModuleOp module, Type storage) {
       init4 = splitColumns(b, loc, paddedInit, width);
     }
     linalg::GenericOp packed =
-        createPackedGemm(b, loc, a, panels, init4, panelMajor);
+        createPackedGemm(b, loc, a, panels, init4, panelMajor, pairs);
     packed.getRegion().takeBody(gemm.getRegion());
     widenPanelOperand(packed);
+    if (pairs)
+      widenPanelOperand(packed, 0);
     if (gemm->hasAttr(kGemmAttr)) {
       packed->setAttr(kGemmAttr, UnitAttr::get(ctx));
       packed->setAttr(kTilingAttr, tiling);

@@ -86,7 +86,13 @@ static void packHeadsGemms(ModuleOp module, Type storage) {
     for (Operation *user : llvm::make_early_inc_range(gemm->getUsers()))
       if (auto dim = dyn_cast<tensor::DimOp>(user))
         b.modifyOpInPlace(dim, [&] { dim.getSourceMutable().assign(init); });
-    Value panels = packPanels(b, loc, w, width, storage);
+    // The bf16 compute mode: bf16 k-pairs of both operands (A rounded once,
+    // before the slices).
+    bool pairs = tiling.getBf16Dot();
+    Value panels =
+        packPanels(b, loc, w, width,
+                   pairs ? Type(BFloat16Type::get(ctx)) : storage, pairs);
+    Value aPairs = pairs ? roundToPairs(b, loc, a) : Value();
     for (linalg::TransposeOp t : heads) {
       auto expand = t.getInput().getDefiningOp<tensor::ExpandShapeOp>();
       auto slice = expand.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
@@ -98,18 +104,28 @@ static void packHeadsGemms(ModuleOp module, Type storage) {
       SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
       SmallVector<OpFoldResult> extents = slice.getMixedSizes();
       b.setInsertionPoint(slice);
+      // (k-pairs: the same slices with K as [K/2, 2].)
+      auto kDims = [&](int64_t at) {
+        return pairs ? SmallVector<OpFoldResult>{b.getIndexAttr(at / 2),
+                                                 b.getIndexAttr(at ? 2 : 0)}
+                     : SmallVector<OpFoldResult>{b.getIndexAttr(at)};
+      };
+      SmallVector<OpFoldResult> rowOffsets{offsets[0], offsets[1]},
+          rowSizes{extents[0], extents[1]};
+      llvm::append_range(rowOffsets, kDims(0));
+      llvm::append_range(rowSizes, kDims(k));
       Value rows = tensor::ExtractSliceOp::create(
-          b, loc, a,
-          ArrayRef<OpFoldResult>{offsets[0], offsets[1], b.getIndexAttr(0)},
-          ArrayRef<OpFoldResult>{extents[0], extents[1], b.getIndexAttr(k)},
-          SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
+          b, loc, pairs ? aPairs : a, rowOffsets, rowSizes,
+          SmallVector<OpFoldResult>(rowSizes.size(), b.getIndexAttr(1)));
+      SmallVector<OpFoldResult> partOffsets{b.getIndexAttr(offset / width)},
+          partSizes{b.getIndexAttr(size / width)};
+      llvm::append_range(partOffsets, kDims(0));
+      llvm::append_range(partSizes, kDims(k));
+      partOffsets.insert(partOffsets.begin() + 2, b.getIndexAttr(0));
+      partSizes.insert(partSizes.begin() + 2, b.getIndexAttr(width));
       Value part = tensor::ExtractSliceOp::create(
-          b, loc, panels,
-          ArrayRef<OpFoldResult>{b.getIndexAttr(offset / width),
-                                 b.getIndexAttr(0), b.getIndexAttr(0)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(size / width),
-                                 b.getIndexAttr(k), b.getIndexAttr(width)},
-          SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
+          b, loc, panels, partOffsets, partSizes,
+          SmallVector<OpFoldResult>(partSizes.size(), b.getIndexAttr(1)));
       Value empty = tensor::EmptyOp::create(
           b, loc,
           {extents[0], b.getIndexAttr(size / width), extents[1],
@@ -117,11 +133,13 @@ static void packHeadsGemms(ModuleOp module, Type storage) {
           type.getElementType());
       Value hinit = headsInit(b, loc, init, empty, offsets, extents, offset,
                               size, width);
-      linalg::GenericOp packed =
-          createPackedGemm(b, loc, rows, part, hinit, /*panelMajor=*/true);
+      linalg::GenericOp packed = createPackedGemm(b, loc, rows, part, hinit,
+                                                  /*panelMajor=*/true, pairs);
       IRMapping map;
       gemm.getRegion().cloneInto(&packed.getRegion(), map);
       widenPanelOperand(packed);
+      if (pairs)
+        widenPanelOperand(packed, 0);
       packed->setAttr(kGemmAttr, UnitAttr::get(ctx));
       packed->setAttr(kTilingAttr, tiling);
       Value h = packed.getResult(0);

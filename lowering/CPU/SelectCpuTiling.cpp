@@ -119,9 +119,10 @@ std::string format(double x) {
 }
 
 /// The k tile for panels of `panel` floats over depth `k`.
-int64_t kTileFor(const CpuTarget &t, int64_t panel, int64_t k) {
-  int64_t limit = std::max<int64_t>(
-      16, (t.l1d * 2 / 3) / (panel * int64_t(sizeof(float))) / 16 * 16);
+int64_t kTileFor(const CpuTarget &t, int64_t panel, int64_t k,
+                 int64_t elementBytes = sizeof(float)) {
+  int64_t limit =
+      std::max<int64_t>(16, (t.l1d * 2 / 3) / (panel * elementBytes) / 16 * 16);
   if (!ShapedType::isDynamic(k))
     for (int64_t kt = limit; kt >= limit / 2 && kt >= 16; kt -= 16)
       if (k % kt == 0)
@@ -144,7 +145,7 @@ int64_t cacheRowsFor(int64_t rows) {
 /// writes the heads directly (attune-pack-head-gemms).
 GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
                           int64_t k, int64_t n,
-                          function_ref<bool(int64_t)> readAsHeads,
+                          function_ref<bool(int64_t)> readAsHeads, bool bf16Dot,
                           std::string *why) {
   SmallVector<RegisterTile> tiles = registerTiles(t, m, n, /*exact=*/false);
   SmallVector<RegisterTile> headTiles;
@@ -152,7 +153,22 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
     if (n % tile.panel == 0 && readAsHeads(tile.panel))
       headTiles.push_back(tile);
   RegisterTile tile = *cheapest(headTiles.empty() ? tiles : headTiles);
-  int64_t kTile = kTileFor(t, tile.panel, k);
+  // The bf16 compute mode steps k in pairs of bf16 (K even), its panels
+  // are whole vectors (one vdpbf16ps per vector of a row).
+  std::string pairsWhy;
+  bool pairs = bf16Dot;
+  if (pairs && (ShapedType::isDynamic(k) || k % 2)) {
+    pairs = false;
+    pairsWhy = "; f32, not bf16: K is odd";
+  } else if (pairs && tile.panel % t.lanes()) {
+    pairs = false;
+    pairsWhy = "; f32, not bf16: the panel is not whole vectors";
+  } else if (pairs) {
+    pairsWhy = t.avx512bf16 && t.lanes() == 16
+                   ? "; bf16 k-pairs, vdpbf16ps"
+                   : "; bf16 k-pairs, emulated with FMAs (no AVX512-BF16)";
+  }
+  int64_t kTile = kTileFor(t, tile.panel, k, pairs ? 2 : sizeof(float));
   int64_t cacheRows = cacheRowsFor(tile.rows);
   int64_t forall = std::max<int64_t>(1, kForallColumns / tile.panel);
   if (why) {
@@ -175,12 +191,12 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
     if (n % tile.panel)
       *why += ", N padded to " + std::to_string(llvm::alignTo(n, tile.panel));
     *why += "; k_tile " + std::to_string(kTile) + " (a panel slice of " +
-            std::to_string(kTile * tile.panel * 4 / 1024) + " KiB in L1d)" +
-            "; cache_rows " + std::to_string(cacheRows) +
-            "; forall_panels " + std::to_string(forall);
+            std::to_string(kTile * tile.panel * (pairs ? 2 : 4) / 1024) +
+            " KiB in L1d)" + "; cache_rows " + std::to_string(cacheRows) +
+            "; forall_panels " + std::to_string(forall) + pairsWhy;
   }
   return GemmTilingAttr::get(ctx, tile.panel, tile.rows, kTile, cacheRows,
-                             forall);
+                             forall, pairs);
 }
 
 /// The register tiles of a tile contraction with loop ranges (m, n, k).
@@ -192,14 +208,14 @@ GemmTilingAttr tileGemmTiling(MLIRContext *ctx, const CpuTarget &t,
   if (!tile) {
     if (why)
       *why = "tile contraction: no register tile divides it; 8 x 32";
-    return GemmTilingAttr::get(ctx, 32, 8, 0, 0, 0);
+    return GemmTilingAttr::get(ctx, 32, 8, 0, 0, 0, false);
   }
   if (why)
     *why = "tile contraction " + std::to_string(ranges[0]) + " x " +
            std::to_string(ranges[1]) + ": register tile " +
            std::to_string(tile->rows) + " x " + std::to_string(tile->panel) +
            " (cost " + format(tile->cost) + ")";
-  return GemmTilingAttr::get(ctx, tile->panel, tile->rows, 0, 0, 0);
+  return GemmTilingAttr::get(ctx, tile->panel, tile->rows, 0, 0, 0, false);
 }
 
 struct AttuneSelectCpuTilingPass
@@ -216,6 +232,12 @@ struct AttuneSelectCpuTilingPass
       module.emitError("attune-select-cpu-tiling: ") << error;
       return signalPassFailure();
     }
+    if (compute != "f32" && compute != "bf16") {
+      module.emitError("attune-select-cpu-tiling: compute=")
+          << compute << ": expected f32 or bf16";
+      return signalPassFailure();
+    }
+    bool bf16Dot = compute == "bf16";
     std::string why;
     std::string *explainTo = explain ? &why : nullptr;
     module.walk([&](linalg::GenericOp op) {
@@ -245,7 +267,8 @@ struct AttuneSelectCpuTilingPass
       };
       op->setAttr(kTilingAttr,
                   gemmTiling(ctx, *target, m, weights.getDimSize(0),
-                             weights.getDimSize(1), readAsHeads, explainTo));
+                             weights.getDimSize(1), readAsHeads, bf16Dot,
+                             explainTo));
       if (explain)
         op.emitRemark(why);
     });

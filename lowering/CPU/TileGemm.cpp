@@ -23,12 +23,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/CPU/CpuKernels.h"
+#include "lowering/CPU/CpuTarget.h"
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/CSE.h"
@@ -36,6 +38,7 @@
 
 #include <cstring>
 #include <map>
+#include <set>
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNETILEGEMM
@@ -57,6 +60,7 @@ public:
   /// The GEMMs with tiling `t`: with an epilogue, then alone, then those
   /// already in cache tiles with their init fused (attune-fuse-gemm-inits).
   void addGemms(GemmTilingAttr t) {
+    pairs = t.getBf16Dot();
     std::string id = std::to_string(groups++);
     std::string epis = "%epis_" + id, mm = "%mm_" + id, cg = "%cg_" + id;
     text += match(epis, kEpilogueAttr, t);
@@ -67,7 +71,7 @@ public:
             "      %init = transform.get_producer_of_operand %gemm[2]\n"
             "          : (!transform.any_op) -> !transform.any_op\n";
     text += epilogueTiles(t);
-    text += tile("%t1", "%lk", "%t1full", {0, 0, 0, 0, t.getKTile()});
+    text += tile("%t1", "%lk", "%t1full", gemmSizes({0, 0, 0, 0, kTile(t)}));
     text += registerTiles(t, parallel ? "%forall" : "%le#0");
     // The epilogue: W columns of one row at a time.
     text += tile("%er", "%erl:3", "%te", {1, 1, 1, 0});
@@ -82,9 +86,28 @@ public:
     text += match(cg, kGemmCacheTileAttr, t);
     text += "    transform.foreach " + cg + " : !transform.any_op {\n"
             "    ^bb0(%t1full: !transform.any_op):\n";
-    text += tile("%t1", "%lk", "%t1full", {0, 0, 0, 0, t.getKTile()});
+    text += tile("%t1", "%lk", "%t1full", gemmSizes({0, 0, 0, 0, kTile(t)}));
     text += registerTiles(t, "%lk");
     text += "    }\n";
+  }
+
+  /// The bf16 compute mode's roundings of A to k-pairs marked with `step`
+  /// pairs per vector step: one row at a time, `step` pairs at a time.
+  void addPairRoundings(int64_t step) {
+    std::string h = "%pairs_" + std::to_string(groups++);
+    text += "    " + h +
+            " = transform.structured.match ops{[\"linalg.generic\"]} "
+            "attributes{" +
+            kPairRoundingAttr.str() + " = " + std::to_string(step) +
+            " : i64} in %root\n"
+            "        : (!transform.any_op) -> !transform.any_op\n"
+            "    transform.foreach " +
+            h +
+            " : !transform.any_op {\n"
+            "    ^bb0(%g: !transform.any_op):\n";
+    text += tile("%pr", "%prl:3", "%g", {1, 1, step, 0});
+    text += "      transform.structured.vectorize %pr : !transform.any_op\n"
+            "    }\n";
   }
 
   /// Attention's tile contractions with tiling `t`: register tiles directly.
@@ -114,20 +137,51 @@ public:
                        "        transform.apply_patterns.vector.sink_ops\n"
                        "      } : !transform.any_op"
                      : "");
-    return "module attributes {transform.with_named_sequence} {\n"
-           "  transform.named_sequence @__transform_main(%root: "
-           "!transform.any_op {transform.readonly}) {\n" +
-           text + rows +
-           "    transform.yield\n"
-           "  }\n"
-           "}\n";
+    // Two sequences: the GEMMs' tiles (@tiles), then, after the bf16 dot
+    // tiles are vectorized (vectorizeBf16DotTiles), the row kernels and the
+    // vector cleanup of every function (@cleanup).
+    auto sequence = [](StringRef name, const std::string &body) {
+      return "  transform.named_sequence @" + name.str() +
+             "(%root: !transform.any_op {transform.readonly}) {\n" + body +
+             "    transform.yield\n"
+             "  }\n";
+    };
+    return "module attributes {transform.with_named_sequence} {\n" +
+           sequence("tiles", text) + sequence("cleanup", rows) + "}\n";
   }
 
 private:
   bool parallel;
+  /// The GEMMs being scheduled run the bf16 compute mode: a sixth loop (the
+  /// k-pair's two elements, never tiled) after k, which counts pairs.
+  bool pairs = false;
   int groups = 0;
   mutable int chunkIds = 0;
   std::string text;
+
+  /// The tile sizes of a GEMM's loops (b, m, nb, r, k); with k-pairs, the
+  /// pair loop's (untiled) appended.
+  SmallVector<int64_t> gemmSizes(ArrayRef<int64_t> values) const {
+    SmallVector<int64_t> all(values);
+    if (pairs)
+      all.push_back(0);
+    return all;
+  }
+  /// Vectorizes the register tiles `handle`; in the bf16 compute mode they
+  /// are only marked, for vectorizeBf16DotTiles.
+  std::string vectorize(StringRef handle) const {
+    if (pairs)
+      return ("      transform.annotate " + handle + " \"" +
+              kBf16DotTileAttr.str() + "\" : !transform.any_op\n")
+          .str();
+    return ("      transform.structured.vectorize " + handle +
+            " : !transform.any_op\n")
+        .str();
+  }
+  /// The k tile in the k loop's steps (pairs in the bf16 compute mode).
+  int64_t kTile(GemmTilingAttr t) const {
+    return pairs ? t.getKTile() / 2 : t.getKTile();
+  }
 
   static std::string sizes(ArrayRef<int64_t> values) {
     std::string s = "[";
@@ -197,14 +251,14 @@ private:
   std::string cacheTiles(GemmTilingAttr t) const {
     if (!parallel)
       return tile("%t1", "%l1:4", "%gemm",
-                  {1, t.getCacheRows(), 1, 0, t.getKTile()});
+                  gemmSizes({1, t.getCacheRows(), 1, 0, kTile(t)}));
     return "      %t0, %forall = transform.structured.tile_using_forall "
            "%gemm tile_sizes " +
-           sizes({1, t.getCacheRows(), t.getForallPanels(), 0, 0}) +
+           sizes(gemmSizes({1, t.getCacheRows(), t.getForallPanels(), 0, 0})) +
            "\n          : (!transform.any_op) -> (!transform.any_op, "
            "!transform.any_op)\n" +
            canonicalize("%forall") +
-           tile("%t1", "%l1:2", "%t0", {0, 0, 1, 0, t.getKTile()});
+           tile("%t1", "%l1:2", "%t0", gemmSizes({0, 0, 1, 0, kTile(t)}));
   }
 
   /// A GEMM with an element-wise epilogue: the epilogue tiled by the cache
@@ -235,8 +289,10 @@ private:
   std::string registerTiles(GemmTilingAttr t, StringRef outer) const {
     // Panels outside rows: one panel of B (k_tile x W, contiguous) stays in
     // L1 while every register tile of A's rows streams past it.
-    std::string s = tile("%t2", "%l2:3", "%t1", {1, t.getRows(), 1, 0, 0},
-                         " interchange = [0, 2, 1, 3, 4]");
+    std::string s =
+        tile("%t2", "%l2:3", "%t1", gemmSizes({1, t.getRows(), 1, 0, 0}),
+             pairs ? " interchange = [0, 2, 1, 3, 4, 5]"
+                   : " interchange = [0, 2, 1, 3, 4]");
     // Full register tiles, and a remainder loop for the last rows; N is a
     // multiple of W, so with the loop bounds known every tile in the main
     // loop is static.
@@ -250,7 +306,7 @@ private:
     s += "      %full = transform.structured.match ops{[\"linalg.generic\"]} "
          "in %main\n"
          "          : (!transform.any_op) -> !transform.any_op\n";
-    s += tile("%fk", "%fkl", "%full", {0, 0, 0, 0, 1});
+    s += tile("%fk", "%fkl", "%full", gemmSizes({0, 0, 0, 0, 1}));
     s += "      transform.annotate %fkl \"" + kPanelKLoopAttr.str() +
          "\" : !transform.any_op\n";
     s += vectorizeInChunks(t, "%fk", "%fkl");
@@ -262,17 +318,17 @@ private:
          "          : (!transform.any_op) -> !transform.any_op\n";
     int64_t chunk = chunkWidth(t);
     if (chunk == t.getPanel()) {
-      s += tile("%row", "%rowl:2", "%tail", {0, 1, 0, 0, 1});
+      s += tile("%row", "%rowl:2", "%tail", gemmSizes({0, 1, 0, 0, 1}));
       s += "      transform.annotate %rowl#1 \"" + kRowKLoopAttr.str() +
            "\" : !transform.any_op\n";
-      s += "      transform.structured.vectorize %row : !transform.any_op\n";
+      s += vectorize("%row");
       return s;
     }
     // A panel in chunks: the row loop first, then the k loop inside it,
     // so that the k loop carries the row (whose chunks' reads and writes
     // are then hoisted from it, as the full tiles' are).
-    s += tile("%row1", "%rowl", "%tail", {0, 1, 0, 0, 0});
-    s += tile("%row", "%rowkl", "%row1", {0, 0, 0, 0, 1});
+    s += tile("%row1", "%rowl", "%tail", gemmSizes({0, 1, 0, 0, 0}));
+    s += tile("%row", "%rowkl", "%row1", gemmSizes({0, 0, 0, 0, 1}));
     s += "      transform.annotate %rowkl \"" + kRowKLoopAttr.str() +
          "\" : !transform.any_op\n";
     s += vectorizeInChunks(t, "%row", "%rowkl");
@@ -294,21 +350,18 @@ private:
                                 StringRef kLoop) const {
     int64_t panel = t.getPanel(), chunk = chunkWidth(t);
     if (chunk == panel)
-      return ("      transform.structured.vectorize " + op +
-              " : !transform.any_op\n")
-          .str();
+      return vectorize(op);
     std::string id = std::to_string(chunkIds++);
     std::string c = "%chunk_" + id, cl = "%chunkl_" + id, v = "%chunks_" + id;
-    SmallVector<int64_t> sizes(5, 0);
+    SmallVector<int64_t> sizes(pairs ? 6 : 5, 0);
     sizes[3] = chunk;
     return tile(c, cl, op, sizes) + "      transform.loop.unroll " + cl +
            " {factor = " + std::to_string(panel / chunk) +
            "} : !transform.any_op\n" + "      " + v +
            " = transform.structured.match ops{[\"linalg.generic\"]} in " +
            kLoop.str() +
-           "\n          : (!transform.any_op) -> !transform.any_op\n"
-           "      transform.structured.vectorize " +
-           v + " : !transform.any_op\n";
+           "\n          : (!transform.any_op) -> !transform.any_op\n" +
+           vectorize(v);
   }
 
   /// The row kernels' static tiles, the fused inits, then the vector
@@ -488,6 +541,159 @@ void broadcastFromMemory(ModuleOp module) {
       read->erase();
 }
 
+/// The bf16 compute mode's register tiles (kBf16DotTileAttr), each one
+/// k-pair step of `rows` x W: C[0, i, 0, r] += A[0, i, 0, p] * P[0, 0, r, p]
+/// over the pair p, all bf16 but C. Each row's pair is broadcast as one
+/// 32-bit word, and every `lanes` columns of the panel row (2 x lanes bf16,
+/// the pairs interleaved) take one `vdpbf16ps` (x86vector.avx512.dot). A
+/// CPU without AVX512-BF16 gets the same arithmetic from FMAs: the products
+/// of two bf16 are exact in f32, so two FMAs per pair (odd element first,
+/// as vdpbf16ps adds them) round as it does, short of its flushing of
+/// subnormals. The reads and the write are those the vectorizer would make,
+/// so that the accumulators are hoisted out of the k loop the same way.
+static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
+                                           StringRef features) {
+  SmallVector<linalg::GenericOp> tiles;
+  module.walk([&](linalg::GenericOp op) {
+    if (op->hasAttr(kBf16DotTileAttr))
+      tiles.push_back(op);
+  });
+  if (tiles.empty())
+    return success();
+  std::string error;
+  std::optional<CpuTarget> target = lookupCpuTarget(cpu, features, error);
+  if (!target)
+    return module.emitError("attune-tile-gemm: ") << error;
+  int64_t lanes = target->lanes();
+  bool native = target->avx512bf16 && lanes == 16;
+  for (linalg::GenericOp op : tiles) {
+    Value a = op.getDpsInputs()[0], p = op.getDpsInputs()[1];
+    Value c = op.getDpsInits()[0];
+    auto cType = cast<RankedTensorType>(c.getType());
+    if (!cType.hasStaticShape() ||
+        !cast<ShapedType>(a.getType()).hasStaticShape() ||
+        !cast<ShapedType>(p.getType()).hasStaticShape() ||
+        cType.getDimSize(3) % lanes != 0)
+      return op.emitError("attune-tile-gemm: a bf16 dot register tile must "
+                          "be static with a multiple of ")
+             << lanes << " columns, got " << cType;
+    // C's tile is [1, rows, 1, W], or [1, 1, rows, W] where the GEMM
+    // writes panel-major (attention heads, an epilogue's input).
+    int64_t width = cType.getDimSize(3);
+    int64_t rows = cType.getNumElements() / width;
+    if (cast<ShapedType>(a.getType()).getNumElements() != 2 * rows ||
+        cast<ShapedType>(p.getType()).getNumElements() != 2 * width)
+      return op.emitError("attune-tile-gemm: a bf16 dot register tile of ")
+             << rows << " x " << width << " reads " << a.getType() << " and "
+             << p.getType();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type f32 = b.getF32Type(), bf16 = b.getBF16Type(), i32 = b.getI32Type();
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    auto read = [&](Value t) -> Value {
+      auto type = cast<RankedTensorType>(t.getType());
+      Value pad = arith::ConstantOp::create(
+          b, loc, b.getZeroAttr(type.getElementType()));
+      return vector::TransferReadOp::create(
+          b, loc, VectorType::get(type.getShape(), type.getElementType()), t,
+          SmallVector<Value>(type.getRank(), zero), pad,
+          SmallVector<bool>(type.getRank(), true));
+    };
+    auto shapeCast = [&](Value v, ArrayRef<int64_t> shape) -> Value {
+      auto type = VectorType::get(
+          shape, cast<VectorType>(v.getType()).getElementType());
+      return vector::ShapeCastOp::create(b, loc, type, v);
+    };
+    auto splat = [&](VectorType type, Attribute value) -> Value {
+      return arith::ConstantOp::create(b, loc, type,
+                                       DenseElementsAttr::get(type, value));
+    };
+    VectorType accType = VectorType::get({lanes}, f32);
+    VectorType pairsType = VectorType::get({2 * lanes}, bf16);
+    VectorType wordsType = VectorType::get({lanes}, i32);
+    Value accTile = read(c);
+    Value acc = shapeCast(accTile, {rows, width});
+    // The panel row [1, 1, W, 2] read as one vector of 2W (a read of the
+    // 4-D tile unrolls into W reads of 2 elements).
+    Value panelRow = read(tensor::CollapseShapeOp::create(
+        b, loc, p, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}}));
+    // The panel row's chunks: as bf16 pairs, or (emulated) each pair's
+    // elements widened to f32, [even, odd].
+    SmallVector<Value> chunks;
+    SmallVector<std::pair<Value, Value>> widened;
+    for (int64_t ch = 0; ch < width / lanes; ++ch) {
+      Value chunk = vector::ExtractStridedSliceOp::create(
+          b, loc, panelRow, ArrayRef<int64_t>{ch * 2 * lanes},
+          ArrayRef<int64_t>{2 * lanes}, ArrayRef<int64_t>{1});
+      if (native) {
+        chunks.push_back(chunk);
+        continue;
+      }
+      Value words = vector::BitCastOp::create(b, loc, wordsType, chunk);
+      Value even = arith::ShLIOp::create(
+          b, loc, words, splat(wordsType, b.getI32IntegerAttr(16)));
+      Value odd = arith::AndIOp::create(
+          b, loc, words,
+          splat(wordsType, b.getI32IntegerAttr(int32_t(0xFFFF0000u))));
+      widened.push_back({vector::BitCastOp::create(b, loc, accType, even),
+                         vector::BitCastOp::create(b, loc, accType, odd)});
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+      // The row's pair: one 32-bit read (a broadcast load).
+      SmallVector<Value> at(4, zero);
+      at[1] = arith::ConstantIndexOp::create(b, loc, i);
+      Value pair = vector::TransferReadOp::create(
+          b, loc, VectorType::get({2}, bf16), a, at,
+          arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16)).getResult(),
+          ArrayRef<bool>{true});
+      Value aWord, aEven, aOdd;
+      if (native) {
+        Value word =
+            vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), pair);
+        aWord = vector::BitCastOp::create(
+            b, loc, pairsType,
+            vector::BroadcastOp::create(
+                b, loc, wordsType, vector::ExtractOp::create(b, loc, word, 0)));
+      } else {
+        auto element = [&](int64_t e) -> Value {
+          Value element = vector::ExtractOp::create(b, loc, pair, e);
+          Value x = arith::ExtFOp::create(b, loc, f32, element);
+          return vector::BroadcastOp::create(b, loc, accType, x);
+        };
+        aEven = element(0);
+        aOdd = element(1);
+      }
+      Value row = vector::ExtractOp::create(b, loc, acc, i);
+      for (int64_t ch = 0; ch < width / lanes; ++ch) {
+        Value piece = vector::ExtractStridedSliceOp::create(
+            b, loc, row, ArrayRef<int64_t>{ch * lanes},
+            ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1});
+        if (native) {
+          piece = x86vector::DotBF16Op::create(b, loc, accType, piece, aWord,
+                                               chunks[ch]);
+        } else {
+          piece =
+              vector::FMAOp::create(b, loc, aOdd, widened[ch].second, piece);
+          piece =
+              vector::FMAOp::create(b, loc, aEven, widened[ch].first, piece);
+        }
+        row = vector::InsertStridedSliceOp::create(
+            b, loc, piece, row, ArrayRef<int64_t>{ch * lanes},
+            ArrayRef<int64_t>{1});
+      }
+      acc = vector::InsertOp::create(b, loc, row, acc, i);
+    }
+    Value result = vector::TransferWriteOp::create(
+                       b, loc, shapeCast(acc, cType.getShape()), c,
+                       SmallVector<Value>(cType.getRank(), zero),
+                       SmallVector<bool>(cType.getRank(), true))
+                       .getResult();
+    op.getResult(0).replaceAllUsesWith(result);
+    op.erase();
+  }
+  return success();
+}
+
 struct AttuneTileGemmPass
     : mlir::attune::impl::AttuneTileGemmBase<AttuneTileGemmPass> {
   using Base::Base;
@@ -511,6 +717,13 @@ struct AttuneTileGemmPass
       builder.addGemms(t);
     for (auto &[t, _] : tileGemms)
       builder.addTileGemms(t);
+    std::set<int64_t> pairSteps;
+    module.walk([&](linalg::GenericOp op) {
+      if (auto step = op->getAttrOfType<IntegerAttr>(kPairRoundingAttr))
+        pairSteps.insert(step.getInt());
+    });
+    for (int64_t step : pairSteps)
+      builder.addPairRoundings(step);
     bool f16Panels = false;
     module.walk([&](linalg::GenericOp op) {
       if (tilingOf(op) && llvm::any_of(op.getDpsInputs(), [](Value v) {
@@ -525,14 +738,21 @@ struct AttuneTileGemmPass
       module.emitError("attune-tile-gemm: the schedule does not parse");
       return signalPassFailure();
     }
-    Operation *entry = nullptr;
-    schedule->walk([&](transform::NamedSequenceOp seq) {
-      if (seq.getSymName() == "__transform_main")
-        entry = seq;
-    });
-    if (!entry ||
-        failed(transform::applyTransformNamedSequence(
-            module, entry, *schedule, transform::TransformOptions())))
+    auto apply = [&](StringRef name) {
+      Operation *entry = nullptr;
+      schedule->walk([&](transform::NamedSequenceOp seq) {
+        if (seq.getSymName() == name)
+          entry = seq;
+      });
+      return entry &&
+             succeeded(transform::applyTransformNamedSequence(
+                 module, entry, *schedule, transform::TransformOptions()));
+    };
+    if (!apply("tiles"))
+      return signalPassFailure();
+    if (failed(vectorizeBf16DotTiles(module, cpu, features)))
+      return signalPassFailure();
+    if (!apply("cleanup"))
       return signalPassFailure();
     orderRowByRow(module);
     broadcastFromMemory(module);

@@ -17,6 +17,16 @@ func.func @tile_gemm_tiling() attributes {attune.tiling = #attune.gemm_tiling<pa
 
 // -----
 
+// The bf16 compute mode's flag (false, its default, is left out).
+// CHECK-LABEL: func.func @bf16_dot_tiling
+// CHECK-SAME:  #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2, bf16_dot = true>
+// CHECK-SAME:  other = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2>}
+func.func @bf16_dot_tiling() attributes {attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2, bf16_dot = true>, other = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2, bf16_dot = false>} {
+  return
+}
+
+// -----
+
 // #attune.sparse round-trips; parameters at their default (0, false) are
 // left out.
 // CHECK-LABEL: func.func @sparse_layout

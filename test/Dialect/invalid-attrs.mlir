@@ -21,6 +21,13 @@ func.func @ragged_cache_rows() attributes {attune.tiling = #attune.gemm_tiling<p
 
 // -----
 
+// expected-error @+1 {{bf16_dot steps k in pairs: k_tile must be even, got 65}}
+func.func @odd_bf16_k_tile() attributes {attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 65, cache_rows = 128, forall_panels = 2, bf16_dot = true>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{sparse layout: block must be >= 1, got 0}}
 func.func @sparse_0() attributes {layout = #attune.sparse<block = 0, local = 1>} {
   return
