@@ -183,6 +183,19 @@ def main():
               f"median {np.median(rel):.4f}); relative L2 {l2.max():.4f}; argmax "
               f"kept {same * 100:.0f} %; against PyTorch with {t}-rounded weights: "
               f"max |diff| {np.abs(logits[t] - rounded).max():.2e}", flush=True)
+        if t == "bf16c":
+            # Rounding activations makes the result sensitive to f32 noise:
+            # an input that differs in its last bit may round to the next
+            # bf16. PyTorch against itself with the position embeddings
+            # scaled by 1 + 2^-23 shows how far that alone moves the logits.
+            saved = model.wpe.weight.detach().clone()
+            with torch.no_grad():
+                model.wpe.weight.mul_(1 + 2 ** -23)
+            noisy = torch_logits(model, tokens, "bf16c")[steps]
+            with torch.no_grad():
+                model.wpe.weight.copy_(saved)
+            print(f"        PyTorch bf16c against itself with f32 noise in one input: "
+                  f"max |diff| {np.abs(noisy - rounded).max():.2e}", flush=True)
 
 
 if __name__ == "__main__":
