@@ -364,6 +364,11 @@ LogicalResult checkOptions(const CompileOptions &options, bool &hasCpu,
                  << "\n";
     return failure();
   }
+  if (hasVulkan && !hasCpu && cpu.gemmCompute != CpuOptions().gemmCompute) {
+    llvm::errs() << "error: --gemm-compute is a CPU option; --target=vulkan "
+                    "computes in f32\n";
+    return failure();
+  }
   if (hasVulkan && cpu.parallel && !hasCpu) {
     llvm::errs() << "error: --parallel is a CPU option; --target=vulkan "
                     "runs its kernels on the device\n";

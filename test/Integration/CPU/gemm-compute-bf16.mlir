@@ -27,6 +27,8 @@
 // BAD: error: --gemm-compute=f16: expected f32 or bf16
 // RUN: not attune-compile %s --gemm-compute=bf16 --gemm-weights=f16 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=MIXED
 // MIXED: error: --gemm-compute=bf16 stores the weights as bf16; --gemm-weights=f16 contradicts it
+// RUN: not attune-compile %s --target=vulkan --gemm-compute=bf16 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=VULKAN
+// VULKAN: error: --gemm-compute is a CPU option; --target=vulkan computes in f32
 
 func.func @forward(%x: tensor<?x?x200xf32> {attune.name = "x"}, %y: tensor<?x?x64xf32> {attune.name = "y"})
     -> (tensor<?x?x96xf32>, tensor<?x?x64xf32>) {
