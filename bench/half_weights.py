@@ -77,9 +77,8 @@ def torch_logits(model, tokens, dtype):
     if dtype == "bf16c":
         rounded = lambda t: t.bfloat16().float()  # noqa: E731
         head = model.wte.weight
-        with torch.no_grad():
-            return ref.bf16_gemms(lambda: torch_logits_with(
-                model, tokens, lambda x: torch.matmul(rounded(x), rounded(head).t())))
+        return ref.bf16_gemms(lambda: torch_logits_with(
+            model, tokens, lambda x: torch.matmul(rounded(x), rounded(head).t())))
     state = {k: v.clone() for k, v in model.state_dict().items()}
     with torch.no_grad():
         if dtype is not None:

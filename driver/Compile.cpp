@@ -345,7 +345,7 @@ LogicalResult checkOptions(const CompileOptions &options, bool &hasCpu,
                  << cpu::panelStorageChoices() << "\n";
     return failure();
   }
-  if (cpu.gemmCompute != "f32" && cpu.gemmCompute != "bf16") {
+  if (!llvm::is_contained(cpu::kGemmComputeNames, cpu.gemmCompute)) {
     llvm::errs() << "error: --gemm-compute=" << cpu.gemmCompute
                  << ": expected f32 or bf16\n";
     return failure();

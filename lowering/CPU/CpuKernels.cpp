@@ -132,11 +132,11 @@ std::optional<float> firstOutOfRange(ArrayRef<char> f32Bytes, Type storage) {
       storage);
 }
 
-void widenPanelOperand(linalg::GenericOp gemm, unsigned operand) {
+/// widenNarrowOperands for input `operand`, stored as `stored`.
+static void widenOperand(linalg::GenericOp gemm, unsigned operand,
+                         Type stored) {
   Block &body = gemm.getRegion().front();
   BlockArgument arg = body.getArgument(operand);
-  Type stored = cast<RankedTensorType>(gemm.getDpsInputs()[operand].getType())
-                    .getElementType();
   if (arg.getType() == stored)
     return;
   Type wide = arg.getType();
@@ -161,6 +161,12 @@ void widenPanelOperand(linalg::GenericOp gemm, unsigned operand) {
     first = w.getDefiningOp();
   }
   arg.replaceAllUsesExcept(w, first);
+}
+
+void widenNarrowOperands(linalg::GenericOp gemm) {
+  for (auto [i, input] : llvm::enumerate(gemm.getDpsInputs()))
+    widenOperand(gemm, i,
+                 cast<RankedTensorType>(input.getType()).getElementType());
 }
 
 /// Panels [NB, K, W] (K even) as k-pairs [NB, K/2, W, 2].
@@ -218,6 +224,8 @@ Value roundToPairs(OpBuilder &b, Location loc, Value a) {
 
 Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
                  Type storage, bool pairs) {
+  if (pairs)
+    storage = b.getBF16Type();
   auto type = cast<RankedTensorType>(w.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   int64_t padded = llvm::alignTo(n, width);

@@ -55,8 +55,9 @@ Value joinColumns(OpBuilder &b, Location loc, Value v);
 /// constant weights, else a transpose of the (padded) reshaped B, then the
 /// rounding (marked kPanelRoundingAttr; also the form of constant weights
 /// beyond f16's range, left for attune-hoist-weight-preparation to report).
-/// With `pairs` (the bf16 compute mode, K even) the panels are k-pairs
-/// [ceil(N/W), K/2, W, 2]: P[nb, k/2, r, k % 2] = B[k, W nb + r].
+/// With `pairs` (the bf16 compute mode, K even) the panels are bf16
+/// k-pairs [ceil(N/W), K/2, W, 2], whatever `storage` says:
+/// P[nb, k/2, r, k % 2] = B[k, W nb + r].
 Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
                  Type storage = {}, bool pairs = false);
 /// A [B, M, K] (K even) rounded to bf16 as k-pairs [B, M, K/2, 2]
@@ -65,6 +66,9 @@ Value roundToPairs(OpBuilder &b, Location loc, Value a);
 /// The element types packed GEMM panels may be stored in, as
 /// --gemm-weights and the pack passes' `weight-type` spell them.
 inline constexpr StringLiteral kPanelStorageNames[] = {"f32", "bf16", "f16"};
+/// The linear layers' GEMM arithmetic, as --gemm-compute and
+/// attune-select-cpu-tiling's `compute` spell it (bf16: bf16_dot).
+inline constexpr StringLiteral kGemmComputeNames[] = {"f32", "bf16"};
 /// "f32, bf16 or f16": the choices, for diagnostics.
 std::string panelStorageChoices();
 /// The panels' element type for the pack passes' `weight-type` option (one
@@ -77,9 +81,10 @@ Type panelStorage(Operation *root, StringRef pass, StringRef name);
 std::optional<float> firstOutOfRange(ArrayRef<float> data, Type storage);
 /// The same for f32 data given as its bytes.
 std::optional<float> firstOutOfRange(ArrayRef<char> f32Bytes, Type storage);
-/// Where `gemm`'s panels (input `operand`) are stored narrower than its
-/// body computes, the body widens each panel element first (arith.extf).
-void widenPanelOperand(linalg::GenericOp gemm, unsigned operand = 1);
+/// Where an input of `gemm` (its panels; in the bf16 compute mode A too) is
+/// stored narrower than its body computes, the body widens each element
+/// first (a shift for bf16, arith.extf for f16).
+void widenNarrowOperands(linalg::GenericOp gemm);
 /// `v` [..., N] with `columns` >= N columns, those past N zero: a fill, an
 /// empty or a bias broadcast made again at the new width, else a zero pad.
 /// (`v` itself when N == `columns`.)

@@ -56,9 +56,7 @@ static void packGemms(ModuleOp module, Type storage) {
     // The bf16 compute mode: weights as bf16 k-pairs, A rounded to bf16
     // k-pairs by a row kernel in front of the GEMM.
     bool pairs = tiling.getBf16Dot();
-    Value panels =
-        packPanels(b, loc, w, width,
-                   pairs ? Type(BFloat16Type::get(ctx)) : storage, pairs);
+    Value panels = packPanels(b, loc, w, width, storage, pairs);
     if (pairs)
       a = roundToPairs(b, loc, a);
     Value paddedInit = padColumns(b, loc, init, padded);
@@ -92,9 +90,7 @@ static void packGemms(ModuleOp module, Type storage) {
     linalg::GenericOp packed =
         createPackedGemm(b, loc, a, panels, init4, panelMajor, pairs);
     packed.getRegion().takeBody(gemm.getRegion());
-    widenPanelOperand(packed);
-    if (pairs)
-      widenPanelOperand(packed, 0);
+    widenNarrowOperands(packed);
     if (gemm->hasAttr(kGemmAttr)) {
       packed->setAttr(kGemmAttr, UnitAttr::get(ctx));
       packed->setAttr(kTilingAttr, tiling);

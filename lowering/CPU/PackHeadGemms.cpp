@@ -89,9 +89,7 @@ static void packHeadsGemms(ModuleOp module, Type storage) {
     // The bf16 compute mode: bf16 k-pairs of both operands (A rounded once,
     // before the slices).
     bool pairs = tiling.getBf16Dot();
-    Value panels =
-        packPanels(b, loc, w, width,
-                   pairs ? Type(BFloat16Type::get(ctx)) : storage, pairs);
+    Value panels = packPanels(b, loc, w, width, storage, pairs);
     Value aPairs = pairs ? roundToPairs(b, loc, a) : Value();
     for (linalg::TransposeOp t : heads) {
       auto expand = t.getInput().getDefiningOp<tensor::ExpandShapeOp>();
@@ -137,9 +135,7 @@ static void packHeadsGemms(ModuleOp module, Type storage) {
                                                   /*panelMajor=*/true, pairs);
       IRMapping map;
       gemm.getRegion().cloneInto(&packed.getRegion(), map);
-      widenPanelOperand(packed);
-      if (pairs)
-        widenPanelOperand(packed, 0);
+      widenNarrowOperands(packed);
       packed->setAttr(kGemmAttr, UnitAttr::get(ctx));
       packed->setAttr(kTilingAttr, tiling);
       Value h = packed.getResult(0);

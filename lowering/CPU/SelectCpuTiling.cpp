@@ -232,7 +232,7 @@ struct AttuneSelectCpuTilingPass
       module.emitError("attune-select-cpu-tiling: ") << error;
       return signalPassFailure();
     }
-    if (compute != "f32" && compute != "bf16") {
+    if (!llvm::is_contained(kGemmComputeNames, compute)) {
       module.emitError("attune-select-cpu-tiling: compute=")
           << compute << ": expected f32 or bf16";
       return signalPassFailure();

@@ -353,9 +353,8 @@ private:
       return vectorize(op);
     std::string id = std::to_string(chunkIds++);
     std::string c = "%chunk_" + id, cl = "%chunkl_" + id, v = "%chunks_" + id;
-    SmallVector<int64_t> sizes(pairs ? 6 : 5, 0);
-    sizes[3] = chunk;
-    return tile(c, cl, op, sizes) + "      transform.loop.unroll " + cl +
+    return tile(c, cl, op, gemmSizes({0, 0, 0, chunk, 0})) +
+           "      transform.loop.unroll " + cl +
            " {factor = " + std::to_string(panel / chunk) +
            "} : !transform.any_op\n" + "      " + v +
            " = transform.structured.match ops{[\"linalg.generic\"]} in " +
@@ -590,10 +589,11 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
     Location loc = op.getLoc();
     Type f32 = b.getF32Type(), bf16 = b.getBF16Type(), i32 = b.getI32Type();
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value f32Zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(f32));
+    Value bf16Zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
     auto read = [&](Value t) -> Value {
       auto type = cast<RankedTensorType>(t.getType());
-      Value pad = arith::ConstantOp::create(
-          b, loc, b.getZeroAttr(type.getElementType()));
+      Value pad = type.getElementType().isF32() ? f32Zero : bf16Zero;
       return vector::TransferReadOp::create(
           b, loc, VectorType::get(type.getShape(), type.getElementType()), t,
           SmallVector<Value>(type.getRank(), zero), pad,
@@ -621,6 +621,11 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
     // elements widened to f32, [even, odd].
     SmallVector<Value> chunks;
     SmallVector<std::pair<Value, Value>> widened;
+    Value sixteen, highHalf;
+    if (!native) {
+      sixteen = splat(wordsType, b.getI32IntegerAttr(16));
+      highHalf = splat(wordsType, b.getI32IntegerAttr(int32_t(0xFFFF0000u)));
+    }
     for (int64_t ch = 0; ch < width / lanes; ++ch) {
       Value chunk = vector::ExtractStridedSliceOp::create(
           b, loc, panelRow, ArrayRef<int64_t>{ch * 2 * lanes},
@@ -630,11 +635,8 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
         continue;
       }
       Value words = vector::BitCastOp::create(b, loc, wordsType, chunk);
-      Value even = arith::ShLIOp::create(
-          b, loc, words, splat(wordsType, b.getI32IntegerAttr(16)));
-      Value odd = arith::AndIOp::create(
-          b, loc, words,
-          splat(wordsType, b.getI32IntegerAttr(int32_t(0xFFFF0000u))));
+      Value even = arith::ShLIOp::create(b, loc, words, sixteen);
+      Value odd = arith::AndIOp::create(b, loc, words, highHalf);
       widened.push_back({vector::BitCastOp::create(b, loc, accType, even),
                          vector::BitCastOp::create(b, loc, accType, odd)});
     }
@@ -642,10 +644,9 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
       // The row's pair: one 32-bit read (a broadcast load).
       SmallVector<Value> at(4, zero);
       at[1] = arith::ConstantIndexOp::create(b, loc, i);
-      Value pair = vector::TransferReadOp::create(
-          b, loc, VectorType::get({2}, bf16), a, at,
-          arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16)).getResult(),
-          ArrayRef<bool>{true});
+      Value pair =
+          vector::TransferReadOp::create(b, loc, VectorType::get({2}, bf16), a,
+                                         at, bf16Zero, ArrayRef<bool>{true});
       Value aWord, aEven, aOdd;
       if (native) {
         Value word =
@@ -701,9 +702,13 @@ struct AttuneTileGemmPass
     ModuleOp module = getOperation();
     if (!hasCpuKernels(module))
       return;
-    // The distinct tilings of the GEMM roles and of the tile contractions.
+    // The distinct tilings of the GEMM roles and of the tile contractions,
+    // and the vector steps of the bf16 compute mode's roundings of A.
     std::map<GemmTilingAttr, bool, WiderFirst> gemms, tileGemms;
+    std::set<int64_t> pairSteps;
     module.walk([&](linalg::GenericOp op) {
+      if (auto step = op->getAttrOfType<IntegerAttr>(kPairRoundingAttr))
+        pairSteps.insert(step.getInt());
       GemmTilingAttr t = tilingOf(op);
       if (!t)
         return;
@@ -717,11 +722,6 @@ struct AttuneTileGemmPass
       builder.addGemms(t);
     for (auto &[t, _] : tileGemms)
       builder.addTileGemms(t);
-    std::set<int64_t> pairSteps;
-    module.walk([&](linalg::GenericOp op) {
-      if (auto step = op->getAttrOfType<IntegerAttr>(kPairRoundingAttr))
-        pairSteps.insert(step.getInt());
-    });
     for (int64_t step : pairSteps)
       builder.addPairRoundings(step);
     bool f16Panels = false;
