@@ -345,8 +345,13 @@ LogicalResult checkOptions(const CompileOptions &options, bool &hasCpu,
                  << cpu::panelStorageChoices() << "\n";
     return failure();
   }
-  if (!llvm::is_contained(cpu::kGemmComputeNames, cpu.gemmCompute)) {
+  if (!llvm::is_contained(cpu::kComputeNames, cpu.gemmCompute)) {
     llvm::errs() << "error: --gemm-compute=" << cpu.gemmCompute
+                 << ": expected f32 or bf16\n";
+    return failure();
+  }
+  if (!llvm::is_contained(cpu::kComputeNames, cpu.attentionCompute)) {
+    llvm::errs() << "error: --attention-compute=" << cpu.attentionCompute
                  << ": expected f32 or bf16\n";
     return failure();
   }
@@ -367,6 +372,12 @@ LogicalResult checkOptions(const CompileOptions &options, bool &hasCpu,
   if (hasVulkan && !hasCpu && cpu.gemmCompute != CpuOptions().gemmCompute) {
     llvm::errs() << "error: --gemm-compute is a CPU option; --target=vulkan "
                     "computes in f32\n";
+    return failure();
+  }
+  if (hasVulkan && !hasCpu &&
+      cpu.attentionCompute != CpuOptions().attentionCompute) {
+    llvm::errs() << "error: --attention-compute is a CPU option; "
+                    "--target=vulkan computes in f32\n";
     return failure();
   }
   if (hasVulkan && cpu.parallel && !hasCpu) {

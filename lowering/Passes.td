@@ -1053,6 +1053,17 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
     and a degree-6 polynomial for arguments <= 0 (1.5 ulp; exactly 0 for
     masked scores).
 
+    With `compute=bf16` (`--attention-compute=bf16`), the static form's two
+    contractions read bf16 k-pairs where both are register tiles (value
+    width a multiple of 32, even head size, no global tokens): the queries
+    are scaled, rounded and transposed tile by tile to `[D/2, TQ, 2]`, the
+    keys rounded to `[Lk, D/2, 2]` and the values to `[Lk/2, Dv, 2]` once
+    per call, and each key tile's probabilities rounded and interleaved
+    into `[TK/2, TQ, 2]` (marked `attune.pair_interleave`) for the value
+    contraction; the running maximum, the sums and the softmax stay f32.
+    attune-select-cpu-tiling gives the contractions `bf16_dot` and
+    attune-tile-gemm `vdpbf16ps` (or its FMA form).
+
     Where the query count is not static (and always with `query_offsets`,
     a cache), the op becomes an `scf.if` on it: the static form for 16
     queries or more, else the dynamic form, which reads key tiles in place
@@ -1133,6 +1144,10 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
            "fewer than 4 heads, the static form's key ranges too">,
     Option<"linearChunk", "linear-chunk", "int64_t", /*default=*/"32",
            "Rows per chunk of linear attention">,
+    Option<"compute", "compute", "std::string", /*default=*/"\"f32\"",
+           "The static form's tile contractions: f32, or bf16 (q k^T and "
+           "p v on bf16 k-pairs, accumulated in f32; the GEMM passes give "
+           "them vdpbf16ps or its FMA form)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -1172,7 +1187,11 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     per k-pair step the panel row as one `vector<2W x bf16>`, each row's
     pair broadcast as a 32-bit word, one `x86vector.avx512.dot`
     (`vdpbf16ps`) per 16 accumulators where `cpu` has AVX512-BF16, two
-    FMAs on the pair's widened halves elsewhere (the same sums).
+    FMAs on the pair's widened halves elsewhere (the same sums). Attention's
+    tile contractions on k-pairs (attune-tile-attention `compute=bf16`) get
+    the same register tiles, and its probabilities' interleaving
+    (`attune.pair_interleave`) becomes a loop over row pairs: both rows
+    rounded, one the low and one the high half of each 32-bit pair word.
 
     Before: `linalg.generic {attune.gemm_cache_tile, attune.tiling = ...}`.
     After: `scf.for` loops around `vector.fma` chains on `vector<64xf32>`

@@ -149,6 +149,7 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   tiling.minLength = options.attentionMinLength;
   tiling.linearChunk = options.linearAttentionChunk;
   tiling.parallel = options.parallel;
+  tiling.compute = options.attentionCompute;
   pm.addPass(createAttuneTileAttention(tiling));
   pm.addPass(createConvertAttuneToLinalg({/*checkIndices=*/true,
                                           /*requireBoundWeights=*/true,

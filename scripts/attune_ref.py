@@ -136,6 +136,21 @@ def attention(q, k, v, causal=False, align="top_left", window=None, lengths=None
     return (out, w) if return_weights else out
 
 
+def bf16_attention(q, k, v, scale=None, **kwargs):
+    """The oracle of --attention-compute=bf16: attention whose two
+    contractions read bf16 operands, the queries scaled before they are
+    rounded (nearest even), the keys and values rounded as they are, the
+    scores, softmax and sums in f32 (`attention`'s other arguments as
+    given). The probabilities the value product reads are rounded too, but
+    relative to each key tile's running maximum, which no whole-row
+    reference reproduces: that rounding (at most 2^-9 of each weight) is
+    what the tolerance covers."""
+    rounded = lambda t: t.bfloat16().float()
+    factor = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
+    return attention(rounded(q * factor), rounded(k), rounded(v), scale=1.0,
+                     **kwargs)
+
+
 def linear_attention(q, k, v, causal=False, lengths=None, eps=1e-6, state=None):
     """Linear attention (Katharopoulos et al. 2020), materialized: the
     [Lq, Lk] matrix of phi(q_i).phi(k_j), phi = elu + 1, masked and summed

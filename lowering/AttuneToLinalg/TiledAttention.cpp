@@ -18,6 +18,7 @@
 #include "lowering/AttuneToLinalg/AttuneToLinalg.h"
 #include "lowering/AttuneToLinalg/KernelBuilder.h"
 #include "lowering/AttuneToLinalg/LinearAttention.h"
+#include "lowering/CPU/CpuKernels.h"
 #include "lowering/Passes.h"
 
 #include "dialect/AttuneOps.h"
@@ -128,6 +129,13 @@ void expShiftedBody(OpBuilder &b, Location l, ValueRange a) {
   linalg::YieldOp::create(b, l,
                           ValueRange{KernelBuilder::expNonPositive(b, l, d)});
 }
+/// acc + x y on bf16 x and y, widened (their product is exact in f32).
+void pairMultiplyAccumulate(OpBuilder &b, Location l, ValueRange a) {
+  Type f32 = a[2].getType();
+  Value x = arith::ExtFOp::create(b, l, f32, a[0]);
+  Value y = arith::ExtFOp::create(b, l, f32, a[1]);
+  KernelBuilder::multiplyAccumulate(b, l, ValueRange{x, y, a[2]});
+}
 void multiplyBody(OpBuilder &b, Location l, ValueRange a) {
   linalg::YieldOp::create(b, l,
                           ValueRange{arith::MulFOp::create(b, l, a[0], a[1])});
@@ -142,9 +150,12 @@ struct SoftmaxState {
 };
 
 /// How the tile ops are marked for attune-tile-gemm: not at all (dynamic
-/// tiles), or row-wise vectorization, plus register tiles for acc += p v.
+/// tiles), or row-wise vectorization, plus register tiles for acc += p v;
+/// with `pairs` (compute=bf16, transposed scores, a value GEMM), p is
+/// rounded to bf16 k-pairs pP[j/2, i, j % 2] and the value tile is bf16
+/// k-pairs v[j/2, e, j % 2].
 struct TileMarks {
-  bool vectorize = false, valueGemm = false;
+  bool vectorize = false, valueGemm = false, pairs = false;
 };
 
 Value markOp(Value v, StringRef attr) {
@@ -243,6 +254,43 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
   // by element (a quarter of a GPT-2-sized decoding step at context 1,024).
   AffineExpr iDim = d0, jDim = marks.valueGemm ? d2 : d1,
              eDim = marks.valueGemm ? d1 : d2;
+  if (marks.pairs) {
+    // pP[j/2, i, j % 2] = bf16(pT[j, i]): two rows of pT interleaved, one
+    // row pair at a time; then acc[i, e] += sum pP[j2, i, t] v[j2, e, t]
+    // over (j2, t), dims (i, e, j2, t).
+    OpBuilder &b = k.builder();
+    Location l = k.location();
+    auto pType = cast<RankedTensorType>(p.getType());
+    int64_t keys = pType.getDimSize(0), queries = pType.getDimSize(1);
+    Value rowPairs = tensor::ExpandShapeOp::create(
+        b, l, RankedTensorType::get({keys / 2, 2, queries}, elem), p,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    Value pPairs = markOp(
+        k.generic(
+            ValueRange{rowPairs},
+            tensor::EmptyOp::create(
+                b, l, ArrayRef<int64_t>{keys / 2, queries, 2}, b.getBF16Type()),
+            {map(3, {d0, d2, d1}), map(3, {d0, d1, d2})},
+            {Iter::parallel, Iter::parallel, Iter::parallel},
+            [](OpBuilder &b, Location l, ValueRange a) {
+              linalg::YieldOp::create(b, l,
+                                      ValueRange{arith::TruncFOp::create(
+                                          b, l, b.getBF16Type(), a[0])});
+            }),
+        kPairInterleaveAttr);
+    AffineExpr d3 = getAffineDimExpr(3, ctx);
+    Value accNew = markOp(
+        k.generic(
+            ValueRange{pPairs, vTile}, accScaled,
+            {map(4, {d2, d0, d3}), map(4, {d2, d1, d3}), map(4, {d0, d1})},
+            {Iter::parallel, Iter::parallel, Iter::reduction, Iter::reduction},
+            pairMultiplyAccumulate),
+        kTileGemmAttr);
+    Value mCarried =
+        linalg::CopyOp::create(k.builder(), k.location(), mNew, corr)
+            .getResult(0);
+    return {mCarried, lNew, accNew, mNew};
+  }
   Value accNew = k.generic(
       ValueRange{p, vTile}, accScaled,
       {map(3, transposed ? ArrayRef<AffineExpr>{jDim, iDim}
@@ -706,13 +754,33 @@ Value staticTile(OpBuilder &b, Location loc, Value t, Value batch, Value head,
       ArrayRef<OpFoldResult>{one, one, one, one});
 }
 
+/// The tile of `t` at `offsets` (one per dim) of shape `shape` in its last
+/// dims, the leading dims (one element each) dropped.
+Value trailingTile(OpBuilder &b, Location loc, Value t,
+                   ArrayRef<OpFoldResult> offsets, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(t.getType());
+  int64_t lead = type.getRank() - int64_t(shape.size());
+  SmallVector<OpFoldResult> sizes(lead, b.getIndexAttr(1));
+  for (int64_t extent : shape)
+    sizes.push_back(b.getIndexAttr(extent));
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), t, offsets,
+      sizes, SmallVector<OpFoldResult>(type.getRank(), b.getIndexAttr(1)));
+}
+
 /// The tiled form with static tiles, for attune-tile-gemm's micro-kernels:
 /// queries, keys and values are zero-padded to whole tiles once, the keys
 /// transposed once, tile by tile, to [B, Hk, Lk / TK, D, TK], and every tile
 /// op has static shapes
 /// (positions past Lk are masked; rows past Lq are dropped). Without a bias.
+/// With `bf16` (compute=bf16), where the tiles allow it, the two tile
+/// contractions read bf16 k-pairs: q scaled and transposed tile by tile to
+/// [B, H, Lq / TQ, D/2, TQ, 2], the keys [B, Hk, Lk, D/2, 2], the values
+/// [B, Hk, Lk/2, Dv, 2] and each key tile's probabilities [TK/2, TQ, 2]
+/// (attune-tile-gemm gives them vdpbf16ps or its FMA form); the softmax
+/// stays f32.
 LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
-                                  TileSizes tiles, bool parallel) {
+                                  TileSizes tiles, bool parallel, bool bf16) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   KernelBuilder kb(rewriter, loc);
@@ -811,6 +879,20 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
           ? OpFoldResult(arith::DivUIOp::create(rewriter, loc, lqPad, im.c(TQ))
                              .getResult())
           : OpFoldResult(rewriter.getIndexAttr(staticTiles));
+  // Register tiles need M % 8 == 0 and N % 16 == 0 (a panel of 16 columns
+  // is whole vectors on every x86 level; attune-select-cpu-tiling picks
+  // among the tiles that divide the contraction).
+  bool scoreGemm = TK % 8 == 0 && TQ % 16 == 0;
+  bool valueGemm = TQ % 8 == 0 && valueDim % 32 == 0;
+  // bf16 k-pairs: both contractions register-tiled, an even head size, and
+  // no global tokens (their gathered tiles stay f32).
+  bool pairs = bf16 && elem.isF32() && scoreGemm && valueGemm &&
+               headDim % 2 == 0 && !globals;
+  Type bf16Type = rewriter.getBF16Type();
+  auto truncBody = [&](OpBuilder &b, Location l, ValueRange a) {
+    linalg::YieldOp::create(
+        b, l, ValueRange{arith::TruncFOp::create(b, l, bf16Type, a[0])});
+  };
   Value qSplit = tensor::ExpandShapeOp::create(
       rewriter, loc,
       RankedTensorType::get(
@@ -818,19 +900,95 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
       qPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}},
       ArrayRef<OpFoldResult>{qSizes[0], qSizes[1], qTiles,
                              rewriter.getIndexAttr(TQ), qSizes[3]});
-  Value qT = kb.generic(
-      ValueRange{qSplit},
-      kb.empty({qSizes[0], qSizes[1], qTiles, qSizes[3],
-                rewriter.getIndexAttr(TQ)},
-               elem),
-      {AffineMap::get(5, 0, {d0, d1, d2, d4, d3}, ctx),
-       AffineMap::get(5, 0, {d0, d1, d2, d3, d4}, ctx)},
-      SmallVector<Iter>(5, Iter::parallel),
-      [&](OpBuilder &b, Location l, ValueRange a) {
-        linalg::YieldOp::create(
-            b, l, ValueRange{arith::MulFOp::create(b, l, a[0], scale)});
-      });
-  if (headDim % 16 == 0 && TQ % 16 == 0)
+  // With pairs: qP[b, h, t, e/2, c, e % 2] = bf16(q[b, h, t TQ + c, e] *
+  // scale), each [D/2, TQ, 2] tile contiguous.
+  Value qP, kP, vP;
+  if (pairs) {
+    auto dimOf = [](Value t, int64_t d) {
+      return cast<RankedTensorType>(t.getType()).getDimSize(d);
+    };
+    AffineExpr d5 = getAffineDimExpr(5, ctx);
+    Value qPairs = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get(
+            {qType.getDimSize(0), heads, staticTiles, TQ, headDim / 2, 2},
+            elem),
+        qSplit, ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}},
+        ArrayRef<OpFoldResult>{
+            qSizes[0], qSizes[1], qTiles, rewriter.getIndexAttr(TQ),
+            rewriter.getIndexAttr(headDim / 2), rewriter.getIndexAttr(2)});
+    qP = kb.generic(
+        ValueRange{qPairs},
+        kb.empty({qSizes[0], qSizes[1], qTiles,
+                  rewriter.getIndexAttr(headDim / 2), rewriter.getIndexAttr(TQ),
+                  rewriter.getIndexAttr(2)},
+                 bf16Type),
+        {AffineMap::get(6, 0, {d0, d1, d2, d4, d3, d5}, ctx),
+         AffineMap::get(6, 0, {d0, d1, d2, d3, d4, d5}, ctx)},
+        SmallVector<Iter>(6, Iter::parallel),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value x = arith::MulFOp::create(b, l, a[0], scale);
+          linalg::YieldOp::create(
+              b, l, ValueRange{arith::TruncFOp::create(b, l, bf16Type, x)});
+        });
+    // kP[b, h, j, e/2, e % 2] = bf16(k[b, h, j, e]).
+    SmallVector<OpFoldResult> kSizes = kb.sizes(kPad);
+    Value kPairs = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get(
+            {dimOf(kPad, 0), kvHeads, dimOf(kPad, 2), headDim / 2, 2}, elem),
+        kPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}},
+        ArrayRef<OpFoldResult>{kSizes[0], kSizes[1], kSizes[2],
+                               rewriter.getIndexAttr(headDim / 2),
+                               rewriter.getIndexAttr(2)});
+    SmallVector<OpFoldResult> kPairSizes = {kSizes[0], kSizes[1], kSizes[2],
+                                            rewriter.getIndexAttr(headDim / 2),
+                                            rewriter.getIndexAttr(2)};
+    kP = kb.generic(ValueRange{kPairs}, kb.empty(kPairSizes, bf16Type),
+                    {AffineMap::getMultiDimIdentityMap(5, ctx),
+                     AffineMap::getMultiDimIdentityMap(5, ctx)},
+                    SmallVector<Iter>(5, Iter::parallel), truncBody);
+    // vP[b, h, j/2, e, j % 2] = bf16(v[b, h, j, e]) (Lk padded to whole key
+    // tiles: even).
+    SmallVector<OpFoldResult> vSizes = kb.sizes(vPad);
+    int64_t keys = dimOf(vPad, 2);
+    int64_t staticHalf = ShapedType::isDynamic(keys) ? keys : keys / 2;
+    OpFoldResult halfKeys =
+        ShapedType::isDynamic(keys)
+            ? OpFoldResult(arith::DivUIOp::create(rewriter, loc, lkPad, im.c(2))
+                               .getResult())
+            : OpFoldResult(rewriter.getIndexAttr(staticHalf));
+    Value vPairs = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get(
+            {dimOf(vPad, 0), kvHeads, staticHalf, 2, valueDim}, elem),
+        vPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}},
+        ArrayRef<OpFoldResult>{vSizes[0], vSizes[1], halfKeys,
+                               rewriter.getIndexAttr(2), vSizes[3]});
+    vP = kb.generic(ValueRange{vPairs},
+                    kb.empty({vSizes[0], vSizes[1], halfKeys, vSizes[3],
+                              rewriter.getIndexAttr(2)},
+                             bf16Type),
+                    {AffineMap::get(5, 0, {d0, d1, d2, d4, d3}, ctx),
+                     AffineMap::getMultiDimIdentityMap(5, ctx)},
+                    SmallVector<Iter>(5, Iter::parallel), truncBody);
+  }
+  Value qT =
+      pairs ? Value()
+            : kb.generic(
+                  ValueRange{qSplit},
+                  kb.empty({qSizes[0], qSizes[1], qTiles, qSizes[3],
+                            rewriter.getIndexAttr(TQ)},
+                           elem),
+                  {AffineMap::get(5, 0, {d0, d1, d2, d4, d3}, ctx),
+                   AffineMap::get(5, 0, {d0, d1, d2, d3, d4}, ctx)},
+                  SmallVector<Iter>(5, Iter::parallel),
+                  [&](OpBuilder &b, Location l, ValueRange a) {
+                    linalg::YieldOp::create(
+                        b, l,
+                        ValueRange{arith::MulFOp::create(b, l, a[0], scale)});
+                  });
+  if (qT && headDim % 16 == 0 && TQ % 16 == 0)
     markOp(qT, kTransposeTilesAttr);
 
   Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
@@ -842,11 +1000,6 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
     return AffineMap::get(dims, 0, exprs, ctx);
   };
   auto mark = [&](Value v, StringRef attr) { return markOp(v, attr); };
-  // Register tiles need M % 8 == 0 and N % 16 == 0 (a panel of 16 columns
-  // is whole vectors on every x86 level; attune-select-cpu-tiling picks
-  // among the tiles that divide the contraction).
-  bool scoreGemm = TK % 8 == 0 && TQ % 16 == 0;
-  bool valueGemm = TQ % 8 == 0 && valueDim % 32 == 0;
 
   // Few heads on many threads: each head's keys are split into ranges of
   // whole key tiles, one scf.forall iteration each (flash-decoding), and the
@@ -884,19 +1037,35 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                         KernelBuilder k3(b3, l3);
                         IndexMath m3{b3, l3};
                         Value tq = m3.min(m3.c(TQ), m3.sub(lq, i0));
-                        Value qtTile = tensor::ExtractSliceOp::create(
-                            b3, l3, RankedTensorType::get({headDim, TQ}, elem),
-                            qT,
-                            ArrayRef<OpFoldResult>{
-                                bIdx, hIdx,
-                                arith::DivUIOp::create(b3, l3, i0, m3.c(TQ))
-                                    .getResult(),
-                                b3.getIndexAttr(0), b3.getIndexAttr(0)},
-                            ArrayRef<OpFoldResult>{
-                                b3.getIndexAttr(1), b3.getIndexAttr(1),
-                                b3.getIndexAttr(1), b3.getIndexAttr(headDim),
-                                b3.getIndexAttr(TQ)},
-                            SmallVector<OpFoldResult>(5, b3.getIndexAttr(1)));
+                        OpFoldResult qTile =
+                            arith::DivUIOp::create(b3, l3, i0, m3.c(TQ))
+                                .getResult();
+                        OpFoldResult zero3 = b3.getIndexAttr(0);
+                        Value qtTile =
+                            pairs ? trailingTile(b3, l3, qP,
+                                                 {bIdx, hIdx, qTile, zero3,
+                                                  zero3, zero3},
+                                                 {headDim / 2, TQ, 2})
+                                  : tensor::ExtractSliceOp::create(
+                                        b3, l3,
+                                        RankedTensorType::get({headDim, TQ},
+                                                              elem),
+                                        qT,
+                                        ArrayRef<OpFoldResult>{
+                                            bIdx, hIdx,
+                                            arith::DivUIOp::create(b3, l3, i0,
+                                                                   m3.c(TQ))
+                                                .getResult(),
+                                            b3.getIndexAttr(0),
+                                            b3.getIndexAttr(0)},
+                                        ArrayRef<OpFoldResult>{
+                                            b3.getIndexAttr(1),
+                                            b3.getIndexAttr(1),
+                                            b3.getIndexAttr(1),
+                                            b3.getIndexAttr(headDim),
+                                            b3.getIndexAttr(TQ)},
+                                        SmallVector<OpFoldResult>(
+                                            5, b3.getIndexAttr(1)));
                         Value offset = qOffset ? qOffset
                                        : align == MaskAlign::bottom_right
                                            ? m3.sub(lk, lq)
@@ -952,19 +1121,44 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                           KernelBuilder k4(b4, l4);
                           IndexMath m4{b4, l4};
                           Value mOld = st[0], lOld = st[1], accOld = st[2];
-                          Value kTile =
-                              staticTile(b4, l4, kPad, bIdx, kvHead, j0, TK,
-                                         b4.getIndexAttr(0), headDim);
-                          Value vTile =
-                              staticTile(b4, l4, vPad, bIdx, kvHead, j0, TK,
-                                         b4.getIndexAttr(0), valueDim);
-                          // sT = k qT (q pre-scaled): dims (j, i, e).
-                          Value dots = k4.generic(
-                              ValueRange{kTile, qtTile},
-                              k4.filled(scoreSizes, elem, 0.0),
-                              {map(3, {j, e}), map(3, {e, i}), map(3, {j, i})},
-                              {Iter::parallel, Iter::parallel, Iter::reduction},
-                              KernelBuilder::multiplyAccumulate);
+                          Value kTile, vTile, dots;
+                          if (pairs) {
+                            // sT[j, i] = sum kP[j, e2, t] qP[e2, i, t] over
+                            // (e2, t): dims (j, i, e2, t).
+                            OpFoldResult z = b4.getIndexAttr(0);
+                            kTile = trailingTile(b4, l4, kP,
+                                                 {bIdx, kvHead, j0, z, z},
+                                                 {TK, headDim / 2, 2});
+                            Value half =
+                                arith::DivUIOp::create(b4, l4, j0, m4.c(2));
+                            vTile = trailingTile(b4, l4, vP,
+                                                 {bIdx, kvHead, half, z, z},
+                                                 {TK / 2, valueDim, 2});
+                            AffineExpr t = getAffineDimExpr(3, ctx);
+                            dots =
+                                k4.generic(ValueRange{kTile, qtTile},
+                                           k4.filled(scoreSizes, elem, 0.0),
+                                           {map(4, {j, e, t}),
+                                            map(4, {e, i, t}), map(4, {j, i})},
+                                           {Iter::parallel, Iter::parallel,
+                                            Iter::reduction, Iter::reduction},
+                                           pairMultiplyAccumulate);
+                          } else {
+                            kTile = staticTile(b4, l4, kPad, bIdx, kvHead, j0,
+                                               TK, b4.getIndexAttr(0), headDim);
+                            vTile =
+                                staticTile(b4, l4, vPad, bIdx, kvHead, j0, TK,
+                                           b4.getIndexAttr(0), valueDim);
+                            // sT = k qT (q pre-scaled): dims (j, i, e).
+                            dots =
+                                k4.generic(ValueRange{kTile, qtTile},
+                                           k4.filled(scoreSizes, elem, 0.0),
+                                           {map(3, {j, e}), map(3, {e, i}),
+                                            map(3, {j, i})},
+                                           {Iter::parallel, Iter::parallel,
+                                            Iter::reduction},
+                                           KernelBuilder::multiplyAccumulate);
+                          }
                           if (scoreGemm)
                             mark(dots, kTileGemmAttr);
                           // Boundary tiles (causal diagonal, window edges,
@@ -1057,7 +1251,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                               k4, masked.getResult(0),
                               {mOld, lOld, accOld, st[3]}, vTile, rowSizes,
                               scoreSizes, elem,
-                              TileMarks{/*vectorize=*/true, valueGemm},
+                              TileMarks{/*vectorize=*/true, valueGemm, pairs},
                               /*transposed=*/true);
                           return {next.m, next.l, next.acc, next.scratch};
                         };
@@ -1679,7 +1873,7 @@ constexpr int64_t kStaticFormMinQueries = 16;
 /// `op` as an scf.if on its query count: the static tiled form for
 /// kStaticFormMinQueries queries or more, else the dynamic form.
 LogicalResult tileByQueryCount(AttentionOp op, RewriterBase &rewriter,
-                               TileSizes tiles, bool parallel) {
+                               TileSizes tiles, bool parallel, bool bf16) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value lq = tensor::DimOp::create(rewriter, loc, op.getQuery(), 2);
@@ -1696,7 +1890,7 @@ LogicalResult tileByQueryCount(AttentionOp op, RewriterBase &rewriter,
     scf::YieldOp::create(rewriter, loc, forms[branch]->getResults());
   }
   rewriter.replaceOp(op, ifOp.getResults());
-  if (failed(tileAttentionStatic(forms[0], rewriter, tiles, parallel)) ||
+  if (failed(tileAttentionStatic(forms[0], rewriter, tiles, parallel, bf16)) ||
       failed(tileAttention(forms[1], rewriter, tiles, parallel)))
     return failure();
   return success();
@@ -1713,6 +1907,13 @@ struct AttuneTileAttentionPass
           << tileQ << " tile-k=" << tileK << " linear-chunk=" << linearChunk;
       return signalPassFailure();
     }
+    if (!llvm::is_contained(cpu::kComputeNames, compute)) {
+      getOperation()->emitError()
+          << "attune-tile-attention: compute=" << compute
+          << ": expected f32 or bf16";
+      return signalPassFailure();
+    }
+    bool bf16 = compute == "bf16";
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) {
       if (op.getSelection() != Selection::soft || op.getReturnWeights() ||
@@ -1760,13 +1961,13 @@ struct AttuneTileAttentionPass
           (op.getQuery().getType().isDynamicDim(2) &&
            !op->hasAttr(attune::kTileQCapAttr) && !op.getGlobalIndices());
       if (fewQueries && !op.getBias()) {
-        if (failed(tileByQueryCount(op, rewriter, tiles, parallel)))
+        if (failed(tileByQueryCount(op, rewriter, tiles, parallel, bf16)))
           return signalPassFailure();
         continue;
       }
-      if (failed(op.getBias()
-                     ? tileAttention(op, rewriter, tiles, parallel)
-                     : tileAttentionStatic(op, rewriter, tiles, parallel)))
+      if (failed(op.getBias() ? tileAttention(op, rewriter, tiles, parallel)
+                              : tileAttentionStatic(op, rewriter, tiles,
+                                                    parallel, bf16)))
         return signalPassFailure();
     }
   }

@@ -20,9 +20,10 @@ namespace {
 /// The marks the lowering and attune-tile-attention put on ops for the
 /// kernel passes, and those the passes put on each other's ops.
 constexpr StringLiteral kMarks[] = {
-    kGemmAttr,           kEpilogueAttr, kGemmCacheTileAttr, kInitTileAttr,
-    kHeadsInitAttr,      kTileGemmAttr, kVectorizeAttr,     kVectorize1DAttr,
-    kTransposeTilesAttr, kTilingAttr,   kPanelRoundingAttr};
+    kGemmAttr,      kEpilogueAttr,      kGemmCacheTileAttr,
+    kInitTileAttr,  kHeadsInitAttr,     kTileGemmAttr,
+    kVectorizeAttr, kVectorize1DAttr,   kTransposeTilesAttr,
+    kTilingAttr,    kPanelRoundingAttr, kPairInterleaveAttr};
 } // namespace
 
 GemmTilingAttr tilingOf(Operation *op) {

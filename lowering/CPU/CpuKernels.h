@@ -66,9 +66,11 @@ Value roundToPairs(OpBuilder &b, Location loc, Value a);
 /// The element types packed GEMM panels may be stored in, as
 /// --gemm-weights and the pack passes' `weight-type` spell them.
 inline constexpr StringLiteral kPanelStorageNames[] = {"f32", "bf16", "f16"};
-/// The linear layers' GEMM arithmetic, as --gemm-compute and
-/// attune-select-cpu-tiling's `compute` spell it (bf16: bf16_dot).
-inline constexpr StringLiteral kGemmComputeNames[] = {"f32", "bf16"};
+/// The contractions' arithmetic, as --gemm-compute (the linear layers'
+/// GEMMs; attune-select-cpu-tiling's `compute`) and --attention-compute
+/// (tiled attention's; attune-tile-attention's `compute`) spell it (bf16:
+/// bf16_dot).
+inline constexpr StringLiteral kComputeNames[] = {"f32", "bf16"};
 /// "f32, bf16 or f16": the choices, for diagnostics.
 std::string panelStorageChoices();
 /// The panels' element type for the pack passes' `weight-type` option (one

@@ -25,7 +25,8 @@
 // - `cache_rows`: 128 (A streams through L2 with prefetching; measured).
 // - `forall_panels`: parallel tiles of 128 columns.
 // - Tile contractions of tiled attention: register tiles only, the
-//   cheapest that divides M and N exactly.
+//   cheapest that divides M and N exactly; on bf16 k-pairs (attune-tile-
+//   attention compute=bf16) with bf16_dot.
 //
 //===----------------------------------------------------------------------===//
 
@@ -199,23 +200,35 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
                              forall, pairs);
 }
 
-/// The register tiles of a tile contraction with loop ranges (m, n, k).
+/// The register tiles of a tile contraction `op` with loop ranges (m, n, k),
+/// or (m, n, k/2, 2) on bf16 k-pairs (attune-tile-attention compute=bf16):
+/// then bf16_dot, whose register tiles are whole vectors by construction.
 GemmTilingAttr tileGemmTiling(MLIRContext *ctx, const CpuTarget &t,
-                              ArrayRef<int64_t> ranges, std::string *why) {
+                              linalg::GenericOp op, std::string *why) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  bool pairs = ranges.size() == 4 && ranges[3] == 2 &&
+               llvm::all_of(op.getDpsInputs(), [](Value v) {
+                 return getElementTypeOrSelf(v.getType()).isBF16();
+               });
   std::optional<RegisterTile> tile;
-  if (ranges.size() == 3)
+  if (ranges.size() == 3 || pairs)
     tile = cheapest(registerTiles(t, ranges[0], ranges[1], /*exact=*/true));
   if (!tile) {
     if (why)
       *why = "tile contraction: no register tile divides it; 8 x 32";
     return GemmTilingAttr::get(ctx, 32, 8, 0, 0, 0, false);
   }
-  if (why)
+  if (why) {
     *why = "tile contraction " + std::to_string(ranges[0]) + " x " +
            std::to_string(ranges[1]) + ": register tile " +
            std::to_string(tile->rows) + " x " + std::to_string(tile->panel) +
            " (cost " + format(tile->cost) + ")";
-  return GemmTilingAttr::get(ctx, tile->panel, tile->rows, 0, 0, 0, false);
+    if (pairs)
+      *why += t.avx512bf16 && t.lanes() == 16
+                  ? "; bf16 k-pairs, vdpbf16ps"
+                  : "; bf16 k-pairs, emulated with FMAs (no AVX512-BF16)";
+  }
+  return GemmTilingAttr::get(ctx, tile->panel, tile->rows, 0, 0, 0, pairs);
 }
 
 struct AttuneSelectCpuTilingPass
@@ -232,7 +245,7 @@ struct AttuneSelectCpuTilingPass
       module.emitError("attune-select-cpu-tiling: ") << error;
       return signalPassFailure();
     }
-    if (!llvm::is_contained(kGemmComputeNames, compute)) {
+    if (!llvm::is_contained(kComputeNames, compute)) {
       module.emitError("attune-select-cpu-tiling: compute=")
           << compute << ": expected f32 or bf16";
       return signalPassFailure();
@@ -242,9 +255,7 @@ struct AttuneSelectCpuTilingPass
     std::string *explainTo = explain ? &why : nullptr;
     module.walk([&](linalg::GenericOp op) {
       if (op->hasAttr(kTileGemmAttr)) {
-        op->setAttr(kTilingAttr, tileGemmTiling(ctx, *target,
-                                                op.getStaticLoopRanges(),
-                                                explainTo));
+        op->setAttr(kTilingAttr, tileGemmTiling(ctx, *target, op, explainTo));
         if (explain)
           op.emitRemark(why);
         return;

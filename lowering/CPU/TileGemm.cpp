@@ -38,6 +38,7 @@
 
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace mlir::attune {
@@ -110,15 +111,19 @@ public:
             "    }\n";
   }
 
-  /// Attention's tile contractions with tiling `t`: register tiles directly.
+  /// Attention's tile contractions with tiling `t`: register tiles directly
+  /// (loops (m, n, k), or (m, n, k/2, 2) on bf16 k-pairs).
   void addTileGemms(GemmTilingAttr t) {
+    pairs = t.getBf16Dot();
     std::string h = "%tg_" + std::to_string(groups++);
     text += match(h, kTileGemmAttr, t);
     text += "    transform.foreach " + h + " : !transform.any_op {\n"
             "    ^bb0(%g: !transform.any_op):\n";
-    text += tile("%rt", "%rl:3", "%g", {t.getRows(), t.getPanel(), 1});
-    text += "      transform.structured.vectorize %rt : !transform.any_op\n"
-            "    }\n";
+    SmallVector<int64_t> sizes = {t.getRows(), t.getPanel(), 1};
+    if (pairs)
+      sizes.push_back(0);
+    text += tile("%rt", "%rl:3", "%g", sizes);
+    text += vectorize("%rt") + "    }\n";
   }
 
   /// The schedule; `f16Panels`: some GEMM reads f16 panels.
@@ -541,10 +546,12 @@ void broadcastFromMemory(ModuleOp module) {
 }
 
 /// The bf16 compute mode's register tiles (kBf16DotTileAttr), each one
-/// k-pair step of `rows` x W: C[0, i, 0, r] += A[0, i, 0, p] * P[0, 0, r, p]
-/// over the pair p, all bf16 but C. Each row's pair is broadcast as one
-/// 32-bit word, and every `lanes` columns of the panel row (2 x lanes bf16,
-/// the pairs interleaved) take one `vdpbf16ps` (x86vector.avx512.dot). A
+/// k-pair step of `rows` x W: C[i, r] += A[i, p] * P[r, p] over the pair p,
+/// all bf16 but C, each operand with unit dims around (a GEMM's C[0, i, 0,
+/// r] or panel-major C[0, 0, i, r], A[0, i, 0, p], P[0, 0, r, p]; attention's
+/// C[i, r], A[i, 0, p] or A[0, i, p], P[0, r, p]). Each row's pair is broadcast
+/// as one 32-bit word, and every `lanes` columns of the panel row (2 x lanes
+/// bf16, the pairs interleaved) take one `vdpbf16ps` (x86vector.avx512.dot). A
 /// CPU without AVX512-BF16 gets the same arithmetic from FMAs: the products
 /// of two bf16 are exact in f32, so two FMAs per pair (odd element first,
 /// as vdpbf16ps adds them) round as it does, short of its flushing of
@@ -572,19 +579,26 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
     if (!cType.hasStaticShape() ||
         !cast<ShapedType>(a.getType()).hasStaticShape() ||
         !cast<ShapedType>(p.getType()).hasStaticShape() ||
-        cType.getDimSize(3) % lanes != 0)
+        cType.getShape().back() % lanes != 0)
       return op.emitError("attune-tile-gemm: a bf16 dot register tile must "
                           "be static with a multiple of ")
              << lanes << " columns, got " << cType;
-    // C's tile is [1, rows, 1, W], or [1, 1, rows, W] where the GEMM
-    // writes panel-major (attention heads, an epilogue's input).
-    int64_t width = cType.getDimSize(3);
+    // C's tile is rows x W with unit dims around ([1, rows, 1, W], or
+    // [1, 1, rows, W] where the GEMM writes panel-major: attention heads, an
+    // epilogue's input); A's rows are its one dim of `rows` before the pair.
+    int64_t width = cType.getShape().back();
     int64_t rows = cType.getNumElements() / width;
-    if (cast<ShapedType>(a.getType()).getNumElements() != 2 * rows ||
-        cast<ShapedType>(p.getType()).getNumElements() != 2 * width)
+    auto aType = cast<RankedTensorType>(a.getType());
+    if (aType.getNumElements() != 2 * rows ||
+        cast<ShapedType>(p.getType()).getNumElements() != 2 * width ||
+        aType.getShape().back() != 2)
       return op.emitError("attune-tile-gemm: a bf16 dot register tile of ")
              << rows << " x " << width << " reads " << a.getType() << " and "
              << p.getType();
+    int64_t rowDim = 0;
+    for (int64_t d = 0; d + 1 < aType.getRank(); ++d)
+      if (aType.getDimSize(d) == rows)
+        rowDim = d;
     OpBuilder b(op);
     Location loc = op.getLoc();
     Type f32 = b.getF32Type(), bf16 = b.getBF16Type(), i32 = b.getI32Type();
@@ -615,8 +629,10 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
     Value acc = shapeCast(accTile, {rows, width});
     // The panel row [1, 1, W, 2] read as one vector of 2W (a read of the
     // 4-D tile unrolls into W reads of 2 elements).
+    ReassociationIndices all(cast<ShapedType>(p.getType()).getRank());
+    std::iota(all.begin(), all.end(), 0);
     Value panelRow = read(tensor::CollapseShapeOp::create(
-        b, loc, p, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}}));
+        b, loc, p, ArrayRef<ReassociationIndices>{all}));
     // The panel row's chunks: as bf16 pairs, or (emulated) each pair's
     // elements widened to f32, [even, odd].
     SmallVector<Value> chunks;
@@ -642,8 +658,8 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
     }
     for (int64_t i = 0; i < rows; ++i) {
       // The row's pair: one 32-bit read (a broadcast load).
-      SmallVector<Value> at(4, zero);
-      at[1] = arith::ConstantIndexOp::create(b, loc, i);
+      SmallVector<Value> at(aType.getRank(), zero);
+      at[rowDim] = arith::ConstantIndexOp::create(b, loc, i);
       Value pair =
           vector::TransferReadOp::create(b, loc, VectorType::get({2}, bf16), a,
                                          at, bf16Zero, ArrayRef<bool>{true});
@@ -690,6 +706,80 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
                        SmallVector<bool>(cType.getRank(), true))
                        .getResult();
     op.getResult(0).replaceAllUsesWith(result);
+    op.erase();
+  }
+  return success();
+}
+
+/// The row-pair interleavings (kPairInterleaveAttr): out[r, c, t] =
+/// bf16(in[r, t, c]), in [R, 2, N] f32, out [R, N, 2] bf16, as a loop over
+/// r: the two rows read as vectors of N, rounded, interleaved and written
+/// as one row of pairs. The vectorizer made the transpose element by
+/// element (a sixth of bf16 attention's time).
+static LogicalResult vectorizePairInterleaves(ModuleOp module) {
+  SmallVector<linalg::GenericOp> ops;
+  module.walk([&](linalg::GenericOp op) {
+    if (op->hasAttr(kPairInterleaveAttr))
+      ops.push_back(op);
+  });
+  for (linalg::GenericOp op : ops) {
+    Value in = op.getDpsInputs()[0], out = op.getDpsInits()[0];
+    auto inType = cast<RankedTensorType>(in.getType());
+    auto outType = cast<RankedTensorType>(out.getType());
+    if (!inType.hasStaticShape() || !outType.hasStaticShape() ||
+        inType.getRank() != 3 || inType.getDimSize(1) != 2 ||
+        outType.getShape() !=
+            ArrayRef<int64_t>{inType.getDimSize(0), inType.getDimSize(2), 2})
+      return op.emitError("attune-tile-gemm: a pair interleaving reads "
+                          "[R, 2, N] and writes [R, N, 2], got ")
+             << inType << " -> " << outType;
+    int64_t rows = inType.getDimSize(0), n = inType.getDimSize(2);
+    Type f32 = inType.getElementType(), half = outType.getElementType();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto c = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value zero = c(0), one = c(1);
+    Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(f32));
+    // Written as [R, 2N]: one store per row pair (a [N, 2] vector was
+    // written as N stores of a pair).
+    SmallVector<ReassociationIndices> rowsOfPairs = {{0}, {1, 2}};
+    Value flat = tensor::CollapseShapeOp::create(b, loc, out, rowsOfPairs);
+    auto loop = scf::ForOp::create(
+        b, loc, zero, c(rows), one, ValueRange{flat},
+        [&](OpBuilder &b, Location loc, Value r, ValueRange acc) {
+          // Each row rounded, its bits widened to 32: the pair word is
+          // row 0's | row 1's << 16 (LLVM moved a vector.interleave of the
+          // rounded rows above the rounding, into shuffles of f32 built
+          // element by element: 10 % slower attention).
+          VectorType words = VectorType::get({n}, b.getI32Type());
+          auto row = [&](Value t) -> Value {
+            Value x = vector::TransferReadOp::create(
+                b, loc, VectorType::get({n}, f32), in, ValueRange{r, t, zero},
+                pad, ArrayRef<bool>{true});
+            Value h =
+                arith::TruncFOp::create(b, loc, VectorType::get({n}, half), x);
+            Value bits = vector::BitCastOp::create(
+                b, loc, VectorType::get({n}, b.getI16Type()), h);
+            return arith::ExtUIOp::create(b, loc, words, bits);
+          };
+          Value sixteen = arith::ConstantOp::create(
+              b, loc, words,
+              DenseElementsAttr::get(words, b.getI32IntegerAttr(16)));
+          Value pairs = arith::OrIOp::create(
+              b, loc, row(zero),
+              arith::ShLIOp::create(b, loc, row(one), sixteen));
+          Value shaped = vector::BitCastOp::create(
+              b, loc, VectorType::get({2 * n}, half), pairs);
+          Value written = vector::TransferWriteOp::create(
+                              b, loc, shaped, acc[0], ValueRange{r, zero},
+                              ArrayRef<bool>{true})
+                              .getResult();
+          scf::YieldOp::create(b, loc, written);
+        });
+    op.getResult(0).replaceAllUsesWith(tensor::ExpandShapeOp::create(
+        b, loc, outType, loop.getResult(0), rowsOfPairs));
     op.erase();
   }
   return success();
@@ -750,7 +840,8 @@ struct AttuneTileGemmPass
     };
     if (!apply("tiles"))
       return signalPassFailure();
-    if (failed(vectorizeBf16DotTiles(module, cpu, features)))
+    if (failed(vectorizeBf16DotTiles(module, cpu, features)) ||
+        failed(vectorizePairInterleaves(module)))
       return signalPassFailure();
     if (!apply("cleanup"))
       return signalPassFailure();
