@@ -435,12 +435,15 @@ private:
 };
 
 /// Wider panels first, then more rows: the order the groups are scheduled
-/// in.
+/// in. Every parameter is in the key: two tilings that compare equal are
+/// one group, matched by one of them (bf16_dot was left out once, and an
+/// f32 tile contraction beside a bf16 one of the same tile stayed scalar).
 struct WiderFirst {
   bool operator()(GemmTilingAttr a, GemmTilingAttr b) const {
     auto key = [](GemmTilingAttr t) {
       return std::make_tuple(-t.getPanel(), -t.getRows(), t.getKTile(),
-                             t.getCacheRows(), t.getForallPanels());
+                             t.getCacheRows(), t.getForallPanels(),
+                             t.getBf16Dot());
     };
     return key(a) < key(b);
   }

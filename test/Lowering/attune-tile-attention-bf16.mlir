@@ -68,3 +68,29 @@ func.func @f32_values(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v
 }
 
 // BAD: attune-tile-attention: compute=f16: expected f32 or bf16
+
+// -----
+
+// Few queries (attune.tile_q_cap, the absorbed cross-attention of a
+// decoding step) stay f32: rounding the keys and values per call costs
+// more than a few rows' contractions save. Beside a bf16 one of the same
+// register tile (4 x 64), both are vectorized (the schedule once grouped
+// tilings that differ only in bf16_dot, and left the f32 one scalar).
+// CHECK-LABEL: func.func @mixed
+// CHECK: tensor<1x2x2x32x64x2xbf16>
+// CHECK: scf.for
+// CHECK: tensor<16x64xf32>
+// EXPLAIN: remark: tile contraction 64 x 64: register tile 4 x 64 (cost 2.5); bf16 k-pairs, vdpbf16ps
+// EXPLAIN: remark: tile contraction 64 x 64: register tile 4 x 64 (cost 2.5); bf16 k-pairs, vdpbf16ps
+// EXPLAIN: remark: tile contraction 16 x 64: register tile 4 x 64 (cost 2.5)
+// EXPLAIN-NOT: k-pairs
+// DOT-LABEL: func.func @mixed
+// DOT-NOT: iterator_types = ["parallel", "parallel", "reduction"
+// DOT: x86vector.avx512.dot
+// DOT-NOT: iterator_types = ["parallel", "parallel", "reduction"
+// DOT: return
+func.func @mixed(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> (tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) {
+  %o = attune.attention %q, %k, %v : (tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32>
+  %p = attune.attention %q, %k, %v {attune.tile_q_cap = 16 : i64} : (tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32>
+  return %o, %p : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>
+}
