@@ -254,6 +254,7 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
   // by element (a quarter of a GPT-2-sized decoding step at context 1,024).
   AffineExpr iDim = d0, jDim = marks.valueGemm ? d2 : d1,
              eDim = marks.valueGemm ? d1 : d2;
+  Value accNew;
   if (marks.pairs) {
     // pP[j/2, i, j % 2] = bf16(pT[j, i]): two rows of pT interleaved, one
     // row pair at a time; then acc[i, e] += sum pP[j2, i, t] v[j2, e, t]
@@ -279,29 +280,27 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
             }),
         kPairInterleaveAttr);
     AffineExpr d3 = getAffineDimExpr(3, ctx);
-    Value accNew = markOp(
+    accNew = markOp(
         k.generic(
             ValueRange{pPairs, vTile}, accScaled,
             {map(4, {d2, d0, d3}), map(4, {d2, d1, d3}), map(4, {d0, d1})},
             {Iter::parallel, Iter::parallel, Iter::reduction, Iter::reduction},
             pairMultiplyAccumulate),
         kTileGemmAttr);
-    Value mCarried =
-        linalg::CopyOp::create(k.builder(), k.location(), mNew, corr)
-            .getResult(0);
-    return {mCarried, lNew, accNew, mNew};
+  } else {
+    accNew = k.generic(
+        ValueRange{p, vTile}, accScaled,
+        {map(3, transposed ? ArrayRef<AffineExpr>{jDim, iDim}
+                           : ArrayRef<AffineExpr>{iDim, jDim}),
+         map(3, {jDim, eDim}), map(3, {iDim, eDim})},
+        marks.valueGemm
+            ? SmallVector<Iter>{Iter::parallel, Iter::parallel, Iter::reduction}
+            : SmallVector<Iter>{Iter::parallel, Iter::reduction,
+                                Iter::parallel},
+        KernelBuilder::multiplyAccumulate);
+    if (marks.valueGemm)
+      markOp(accNew, kTileGemmAttr);
   }
-  Value accNew = k.generic(
-      ValueRange{p, vTile}, accScaled,
-      {map(3, transposed ? ArrayRef<AffineExpr>{jDim, iDim}
-                         : ArrayRef<AffineExpr>{iDim, jDim}),
-       map(3, {jDim, eDim}), map(3, {iDim, eDim})},
-      marks.valueGemm
-          ? SmallVector<Iter>{Iter::parallel, Iter::parallel, Iter::reduction}
-          : SmallVector<Iter>{Iter::parallel, Iter::reduction, Iter::parallel},
-      KernelBuilder::multiplyAccumulate);
-  if (marks.valueGemm)
-    markOp(accNew, kTileGemmAttr);
   // m' back into m's buffer once c has been read (a named copy: the
   // canonicalizer keeps its output).
   Value mCarried = linalg::CopyOp::create(k.builder(), k.location(), mNew,
