@@ -334,7 +334,8 @@ LogicalResult checkOptions(const CompileOptions &options, bool &hasCpu,
     llvm::errs() << "error: --omp-schedule and --omp-chunk need --parallel\n";
     return failure();
   }
-  if (!llvm::is_contained({"static", "dynamic", "guided", "runtime"},
+  if (!cpu.ompSchedule.empty() &&
+      !llvm::is_contained({"static", "dynamic", "guided", "runtime"},
                           cpu.ompSchedule)) {
     llvm::errs() << "error: --omp-schedule=" << cpu.ompSchedule
                  << ": expected static, dynamic, guided or runtime\n";

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lowering/CPU/CpuTarget.h"
 #include "lowering/Passes.h"
 #include "passes/Passes.h"
 
@@ -176,6 +177,14 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   if (options.parallel) {
     AttuneOmpScheduleOptions schedule;
     schedule.schedule = options.ompSchedule;
+    if (schedule.schedule.empty()) {
+      // The target's (an unknown --cpu is reported by the kernel passes).
+      std::string error;
+      std::optional<cpu::CpuTarget> target =
+          cpu::lookupCpuTarget(options.cpu.empty() ? "native" : options.cpu,
+                               options.features, error);
+      schedule.schedule = target ? target->ompSchedule : "guided";
+    }
     schedule.chunk = options.ompChunk;
     pm.addPass(createAttuneOmpSchedule(schedule));
   }

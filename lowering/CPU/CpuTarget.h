@@ -41,6 +41,10 @@ struct CpuTarget {
   /// bf16 dot products (vdpbf16ps) and AMX tiles.
   bool avx512bf16 = false;
   bool amx = false;
+  /// The OpenMP schedule of the worksharing loops, --omp-schedule's
+  /// default (docs/design.md, "Threads over tiles"): guided, static on the
+  /// Zen 4, where it was measured faster in every case.
+  std::string ompSchedule = "guided";
 
   /// f32 lanes of a vector register.
   int64_t lanes() const { return vectorBits / 32; }
