@@ -57,7 +57,7 @@ static constexpr const char *kCpuLoops = "convert-linalg-to-loops";
 // (measured: encoder layer 44 -> 26 ms on 1 thread, 27 -> 15 ms on 2).
 // Canonicalization inlines the alloca scopes convert-scf-to-openmp puts
 // around loop bodies, which hold no allocas. attune-omp-schedule then picks
-// the worksharing loops' schedule (guided by default), before the vector
+// the worksharing loops' schedule (the target's by default), before the vector
 // transfers become loops.
 static constexpr const char *kCpuParallelLoops =
     "scf-forall-to-parallel,convert-linalg-to-loops,"
