@@ -745,8 +745,8 @@ static LogicalResult vectorizePairInterleaves(ModuleOp module) {
     };
     Value zero = c(0), one = c(1);
     Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(f32));
-    // Written as [R, 2N]: one store per row pair (a [N, 2] vector was
-    // written as N stores of a pair).
+    // Written as [R, 2N]: one transfer of 2N per row pair (a [N, 2] vector
+    // is written as N transfers of a pair, which only LLVM merges).
     SmallVector<ReassociationIndices> rowsOfPairs = {{0}, {1, 2}};
     Value flat = tensor::CollapseShapeOp::create(b, loc, out, rowsOfPairs);
     auto loop = scf::ForOp::create(
