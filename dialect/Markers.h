@@ -75,9 +75,10 @@ inline constexpr llvm::StringLiteral kTileGemmAttr = "attune.tile_gemm";
 /// (rank 2) or whole (rank 1).
 inline constexpr llvm::StringLiteral kVectorizeAttr = "attune.vectorize";
 inline constexpr llvm::StringLiteral kVectorize1DAttr = "attune.vectorize_1d";
-/// Two rows of a static tile rounded to bf16 and interleaved, [R, 2, N] f32
-/// -> [R, N, 2] (tiled attention's probabilities as the k-pairs of its
-/// bf16 value GEMM): vectorized by attune-tile-gemm a row pair at a time.
+/// Pairs of rows rounded to bf16 and interleaved, [..., R, 2, N] f32 ->
+/// [..., R, N, 2] (N static): tiled attention's values and each key tile's
+/// probabilities as the k-pairs of its bf16 value contraction; written by
+/// attune-tile-gemm a row pair at a time.
 inline constexpr llvm::StringLiteral kPairInterleaveAttr =
     "attune.pair_interleave";
 /// A copy that transposes its two innermost dims (tiled attention's keys):

@@ -933,23 +933,24 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
           linalg::YieldOp::create(
               b, l, ValueRange{arith::TruncFOp::create(b, l, bf16Type, x)});
         });
-    // kP[b, h, j, e/2, e % 2] = bf16(k[b, h, j, e]).
+    // kP[b, h, j, e/2, e % 2] = bf16(k[b, h, j, e]): rounded as [B, Hk,
+    // Lk, D] (a loop over pairs, innermost extent 2, stayed scalar), then
+    // viewed as pairs.
     SmallVector<OpFoldResult> kSizes = kb.sizes(kPad);
-    Value kPairs = tensor::ExpandShapeOp::create(
+    Value kRounded =
+        kb.generic(ValueRange{kPad}, kb.empty(kSizes, bf16Type),
+                   {AffineMap::getMultiDimIdentityMap(4, ctx),
+                    AffineMap::getMultiDimIdentityMap(4, ctx)},
+                   SmallVector<Iter>(4, Iter::parallel), truncBody);
+    kP = tensor::ExpandShapeOp::create(
         rewriter, loc,
         RankedTensorType::get(
-            {dimOf(kPad, 0), kvHeads, dimOf(kPad, 2), headDim / 2, 2}, elem),
-        kPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}},
+            {dimOf(kPad, 0), kvHeads, dimOf(kPad, 2), headDim / 2, 2},
+            bf16Type),
+        kRounded, ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}},
         ArrayRef<OpFoldResult>{kSizes[0], kSizes[1], kSizes[2],
                                rewriter.getIndexAttr(headDim / 2),
                                rewriter.getIndexAttr(2)});
-    SmallVector<OpFoldResult> kPairSizes = {kSizes[0], kSizes[1], kSizes[2],
-                                            rewriter.getIndexAttr(headDim / 2),
-                                            rewriter.getIndexAttr(2)};
-    kP = kb.generic(ValueRange{kPairs}, kb.empty(kPairSizes, bf16Type),
-                    {AffineMap::getMultiDimIdentityMap(5, ctx),
-                     AffineMap::getMultiDimIdentityMap(5, ctx)},
-                    SmallVector<Iter>(5, Iter::parallel), truncBody);
     // vP[b, h, j/2, e, j % 2] = bf16(v[b, h, j, e]) (Lk padded to whole key
     // tiles: even).
     SmallVector<OpFoldResult> vSizes = kb.sizes(vPad);
@@ -967,13 +968,17 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
         vPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}},
         ArrayRef<OpFoldResult>{vSizes[0], vSizes[1], halfKeys,
                                rewriter.getIndexAttr(2), vSizes[3]});
-    vP = kb.generic(ValueRange{vPairs},
-                    kb.empty({vSizes[0], vSizes[1], halfKeys, vSizes[3],
-                              rewriter.getIndexAttr(2)},
-                             bf16Type),
-                    {AffineMap::get(5, 0, {d0, d1, d2, d4, d3}, ctx),
-                     AffineMap::getMultiDimIdentityMap(5, ctx)},
-                    SmallVector<Iter>(5, Iter::parallel), truncBody);
+    // Two key rows interleaved: a pair interleaving (attune-tile-gemm
+    // writes it a row pair at a time; as plain loops its innermost extent
+    // 2 stayed scalar).
+    vP = markOp(kb.generic(ValueRange{vPairs},
+                           kb.empty({vSizes[0], vSizes[1], halfKeys, vSizes[3],
+                                     rewriter.getIndexAttr(2)},
+                                    bf16Type),
+                           {AffineMap::get(5, 0, {d0, d1, d2, d4, d3}, ctx),
+                            AffineMap::getMultiDimIdentityMap(5, ctx)},
+                           SmallVector<Iter>(5, Iter::parallel), truncBody),
+                kPairInterleaveAttr);
   }
   Value qT =
       pairs ? Value()

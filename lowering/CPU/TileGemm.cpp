@@ -714,11 +714,13 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
   return success();
 }
 
-/// The row-pair interleavings (kPairInterleaveAttr): out[r, c, t] =
-/// bf16(in[r, t, c]), in [R, 2, N] f32, out [R, N, 2] bf16, as a loop over
-/// r: the two rows read as vectors of N, rounded, interleaved and written
-/// as one row of pairs. The vectorizer made the transpose element by
-/// element (a sixth of bf16 attention's time).
+/// The row-pair interleavings (kPairInterleaveAttr): out[..., r, c, t] =
+/// bf16(in[..., r, t, c]), in [..., R, 2, N] f32, out [..., R, N, 2] bf16
+/// (N static; the leading dims and R may be dynamic), as loops over the
+/// row pairs: the two rows read as vectors of N, rounded, interleaved and
+/// written as one row of pairs. The vectorizer made the transpose element
+/// by element (a sixth of bf16 attention's time), and plain loops over the
+/// pair (innermost extent 2) stayed scalar.
 static LogicalResult vectorizePairInterleaves(ModuleOp module) {
   SmallVector<linalg::GenericOp> ops;
   module.walk([&](linalg::GenericOp op) {
@@ -729,14 +731,17 @@ static LogicalResult vectorizePairInterleaves(ModuleOp module) {
     Value in = op.getDpsInputs()[0], out = op.getDpsInits()[0];
     auto inType = cast<RankedTensorType>(in.getType());
     auto outType = cast<RankedTensorType>(out.getType());
-    if (!inType.hasStaticShape() || !outType.hasStaticShape() ||
-        inType.getRank() != 3 || inType.getDimSize(1) != 2 ||
-        outType.getShape() !=
-            ArrayRef<int64_t>{inType.getDimSize(0), inType.getDimSize(2), 2})
+    int64_t rank = inType.getRank();
+    auto expected = llvm::to_vector(inType.getShape());
+    if (rank >= 3)
+      std::swap(expected[rank - 2], expected[rank - 1]);
+    if (rank < 3 || inType.getDimSize(rank - 2) != 2 ||
+        ShapedType::isDynamic(inType.getDimSize(rank - 1)) ||
+        outType.getShape() != ArrayRef<int64_t>(expected))
       return op.emitError("attune-tile-gemm: a pair interleaving reads "
-                          "[R, 2, N] and writes [R, N, 2], got ")
+                          "[..., R, 2, N] and writes [..., R, N, 2], got ")
              << inType << " -> " << outType;
-    int64_t rows = inType.getDimSize(0), n = inType.getDimSize(2);
+    int64_t n = inType.getDimSize(rank - 1);
     Type f32 = inType.getElementType(), half = outType.getElementType();
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -745,44 +750,63 @@ static LogicalResult vectorizePairInterleaves(ModuleOp module) {
     };
     Value zero = c(0), one = c(1);
     Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(f32));
-    // Written as [R, 2N]: one transfer of 2N per row pair (a [N, 2] vector
-    // is written as N transfers of a pair, which only LLVM merges).
-    SmallVector<ReassociationIndices> rowsOfPairs = {{0}, {1, 2}};
+    // Out written as [..., R, 2N]: one transfer of 2N per row pair (a [N, 2]
+    // vector is written as N transfers of a pair, which only LLVM merges).
+    // A loop per dim before the pair (collapsing them into one would make
+    // an expand_shape of several dynamic dims, which MLIR 22 mishandles).
+    SmallVector<ReassociationIndices> rowsOfPairs;
+    for (int64_t d = 0; d < rank - 2; ++d)
+      rowsOfPairs.push_back({d});
+    rowsOfPairs.push_back({rank - 2, rank - 1});
     Value flat = tensor::CollapseShapeOp::create(b, loc, out, rowsOfPairs);
-    auto loop = scf::ForOp::create(
-        b, loc, zero, c(rows), one, ValueRange{flat},
-        [&](OpBuilder &b, Location loc, Value r, ValueRange acc) {
-          // Each row rounded, its bits widened to 32: the pair word is
-          // row 0's | row 1's << 16 (LLVM moved a vector.interleave of the
-          // rounded rows above the rounding, into shuffles of f32 built
-          // element by element: 10 % slower attention).
-          VectorType words = VectorType::get({n}, b.getI32Type());
-          auto row = [&](Value t) -> Value {
-            Value x = vector::TransferReadOp::create(
-                b, loc, VectorType::get({n}, f32), in, ValueRange{r, t, zero},
-                pad, ArrayRef<bool>{true});
-            Value h =
-                arith::TruncFOp::create(b, loc, VectorType::get({n}, half), x);
-            Value bits = vector::BitCastOp::create(
-                b, loc, VectorType::get({n}, b.getI16Type()), h);
-            return arith::ExtUIOp::create(b, loc, words, bits);
-          };
-          Value sixteen = arith::ConstantOp::create(
-              b, loc, words,
-              DenseElementsAttr::get(words, b.getI32IntegerAttr(16)));
-          Value pairs = arith::OrIOp::create(
-              b, loc, row(zero),
-              arith::ShLIOp::create(b, loc, row(one), sixteen));
-          Value shaped = vector::BitCastOp::create(
-              b, loc, VectorType::get({2 * n}, half), pairs);
-          Value written = vector::TransferWriteOp::create(
-                              b, loc, shaped, acc[0], ValueRange{r, zero},
-                              ArrayRef<bool>{true})
-                              .getResult();
-          scf::YieldOp::create(b, loc, written);
-        });
-    op.getResult(0).replaceAllUsesWith(tensor::ExpandShapeOp::create(
-        b, loc, outType, loop.getResult(0), rowsOfPairs));
+    VectorType words = VectorType::get({n}, b.getI32Type());
+    Value sixteen = arith::ConstantOp::create(
+        b, loc, words, DenseElementsAttr::get(words, b.getI32IntegerAttr(16)));
+    SmallVector<Value> at;
+    std::function<Value(OpBuilder &, Value, int64_t)> loops =
+        [&](OpBuilder &b, Value acc, int64_t d) -> Value {
+      if (d == rank - 2) {
+        // Each row rounded, its bits widened to 32: the pair word is row
+        // 0's | row 1's << 16 (LLVM moved a vector.interleave of the
+        // rounded rows above the rounding, into shuffles of f32 built
+        // element by element: 10 % slower attention).
+        auto row = [&](Value t) -> Value {
+          SmallVector<Value> index(at);
+          index.append({t, zero});
+          Value x = vector::TransferReadOp::create(
+              b, loc, VectorType::get({n}, f32), in, index, pad,
+              ArrayRef<bool>{true});
+          Value h =
+              arith::TruncFOp::create(b, loc, VectorType::get({n}, half), x);
+          Value bits = vector::BitCastOp::create(
+              b, loc, VectorType::get({n}, b.getI16Type()), h);
+          return arith::ExtUIOp::create(b, loc, words, bits);
+        };
+        Value pairs = arith::OrIOp::create(
+            b, loc, row(zero),
+            arith::ShLIOp::create(b, loc, row(one), sixteen));
+        Value shaped = vector::BitCastOp::create(
+            b, loc, VectorType::get({2 * n}, half), pairs);
+        SmallVector<Value> index(at);
+        index.push_back(zero);
+        return vector::TransferWriteOp::create(b, loc, shaped, acc, index,
+                                               ArrayRef<bool>{true})
+            .getResult();
+      }
+      Value extent = tensor::DimOp::create(b, loc, in, d);
+      auto loop = scf::ForOp::create(
+          b, loc, zero, extent, one, ValueRange{acc},
+          [&](OpBuilder &b, Location, Value i, ValueRange iterArgs) {
+            at.push_back(i);
+            Value next = loops(b, iterArgs[0], d + 1);
+            at.pop_back();
+            scf::YieldOp::create(b, loc, next);
+          });
+      return loop.getResult(0);
+    };
+    Value result = loops(b, flat, 0);
+    op.getResult(0).replaceAllUsesWith(
+        tensor::ExpandShapeOp::create(b, loc, outType, result, rowsOfPairs));
     op.erase();
   }
   return success();

@@ -14,8 +14,9 @@
 // CHECK: %[[QP:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x2x32x64x2xbf16>)
 // CHECK:   arith.mulf
 // CHECK:   arith.truncf %{{.*}} : f32 to bf16
-// CHECK: %[[KP:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x128x32x2xf32>) outs(%{{.*}} : tensor<1x2x128x32x2xbf16>)
-// CHECK: %[[VP:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x64x2x64xf32>) outs(%{{.*}} : tensor<1x2x64x64x2xbf16>)
+// CHECK: %[[KR:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x128x64xf32>) outs(%{{.*}} : tensor<1x2x128x64xbf16>)
+// CHECK: %[[KP:.*]] = tensor.expand_shape %[[KR]] {{.*}} into tensor<1x2x128x32x2xbf16>
+// CHECK: %[[VP:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x64x2x64xf32>) outs(%{{.*}} : tensor<1x2x64x64x2xbf16>) attrs = {attune.pair_interleave}
 // CHECK: tensor.extract_slice %[[QP]]{{.*}} to tensor<32x64x2xbf16>
 // CHECK: scf.for
 // CHECK:   %[[K:.*]] = tensor.extract_slice %[[KP]]{{.*}} to tensor<64x32x2xbf16>
@@ -30,9 +31,11 @@
 // EXPLAIN: remark: tile contraction 64 x 64: register tile 4 x 64 (cost 2.5); bf16 k-pairs, vdpbf16ps
 // EXPLAIN-FMA: remark: tile contraction 64 x 64: register tile {{.*}}; bf16 k-pairs, emulated with FMAs (no AVX512-BF16)
 
-// Zen 4: every register tile's k-pair step is vdpbf16ps; the probabilities'
-// rows are rounded and interleaved a row pair at a time.
+// Zen 4: every register tile's k-pair step is vdpbf16ps; the values' and
+// the probabilities' rows are rounded and interleaved a row pair at a time
+// (the values' in a loop per leading dim).
 // DOT-LABEL: func.func @pairs
+// DOT: vector.transfer_write %{{.*}} : vector<128xbf16>, tensor<1x2x64x128xbf16>
 // DOT: scf.for
 // DOT:   arith.truncf %{{.*}} : vector<64xf32> to vector<64xbf16>
 // DOT:   arith.extui %{{.*}} : vector<64xi16> to vector<64xi32>
