@@ -346,16 +346,22 @@ LogicalResult checkOptions(const CompileOptions &options, bool &hasCpu,
                  << cpu::panelStorageChoices() << "\n";
     return failure();
   }
-  if (!llvm::is_contained(cpu::kComputeNames, cpu.gemmCompute)) {
-    llvm::errs() << "error: --gemm-compute=" << cpu.gemmCompute
-                 << ": expected f32 or bf16\n";
-    return failure();
-  }
-  if (!llvm::is_contained(cpu::kComputeNames, cpu.attentionCompute)) {
-    llvm::errs() << "error: --attention-compute=" << cpu.attentionCompute
-                 << ": expected f32 or bf16\n";
-    return failure();
-  }
+  // The two arithmetic flags: a known value, and a CPU option (the Vulkan
+  // kernels compute in f32).
+  struct ComputeFlag {
+    StringRef flag;
+    const std::string &value, defaultValue;
+  };
+  const CpuOptions defaults;
+  ComputeFlag computeFlags[] = {
+      {"gemm-compute", cpu.gemmCompute, defaults.gemmCompute},
+      {"attention-compute", cpu.attentionCompute, defaults.attentionCompute}};
+  for (const auto &[flag, value, defaultValue] : computeFlags)
+    if (!llvm::is_contained(cpu::kComputeNames, value)) {
+      llvm::errs() << "error: --" << flag << "=" << value
+                   << ": expected f32 or bf16\n";
+      return failure();
+    }
   // bf16 compute reads bf16 weights: f16 storage would be a second rounding.
   if (cpu.gemmCompute == "bf16" && cpu.gemmWeights == "f16") {
     llvm::errs() << "error: --gemm-compute=bf16 stores the weights as bf16; "
@@ -370,17 +376,12 @@ LogicalResult checkOptions(const CompileOptions &options, bool &hasCpu,
                  << "\n";
     return failure();
   }
-  if (hasVulkan && !hasCpu && cpu.gemmCompute != CpuOptions().gemmCompute) {
-    llvm::errs() << "error: --gemm-compute is a CPU option; --target=vulkan "
-                    "computes in f32\n";
-    return failure();
-  }
-  if (hasVulkan && !hasCpu &&
-      cpu.attentionCompute != CpuOptions().attentionCompute) {
-    llvm::errs() << "error: --attention-compute is a CPU option; "
-                    "--target=vulkan computes in f32\n";
-    return failure();
-  }
+  for (const auto &[flag, value, defaultValue] : computeFlags)
+    if (hasVulkan && !hasCpu && value != defaultValue) {
+      llvm::errs() << "error: --" << flag
+                   << " is a CPU option; --target=vulkan computes in f32\n";
+      return failure();
+    }
   if (hasVulkan && cpu.parallel && !hasCpu) {
     llvm::errs() << "error: --parallel is a CPU option; --target=vulkan "
                     "runs its kernels on the device\n";

@@ -136,6 +136,11 @@ void pairMultiplyAccumulate(OpBuilder &b, Location l, ValueRange a) {
   Value y = arith::ExtFOp::create(b, l, f32, a[1]);
   KernelBuilder::multiplyAccumulate(b, l, ValueRange{x, y, a[2]});
 }
+/// x rounded to bf16 (nearest even).
+void roundToBf16Body(OpBuilder &b, Location l, ValueRange a) {
+  linalg::YieldOp::create(
+      b, l, ValueRange{arith::TruncFOp::create(b, l, b.getBF16Type(), a[0])});
+}
 void multiplyBody(OpBuilder &b, Location l, ValueRange a) {
   linalg::YieldOp::create(b, l,
                           ValueRange{arith::MulFOp::create(b, l, a[0], a[1])});
@@ -272,12 +277,7 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
             tensor::EmptyOp::create(
                 b, l, ArrayRef<int64_t>{keys / 2, queries, 2}, b.getBF16Type()),
             {map(3, {d0, d2, d1}), map(3, {d0, d1, d2})},
-            {Iter::parallel, Iter::parallel, Iter::parallel},
-            [](OpBuilder &b, Location l, ValueRange a) {
-              linalg::YieldOp::create(b, l,
-                                      ValueRange{arith::TruncFOp::create(
-                                          b, l, b.getBF16Type(), a[0])});
-            }),
+            {Iter::parallel, Iter::parallel, Iter::parallel}, roundToBf16Body),
         kPairInterleaveAttr);
     AffineExpr d3 = getAffineDimExpr(3, ctx);
     accNew = markOp(
@@ -739,20 +739,6 @@ Value padDim(OpBuilder &b, Location loc, Value t, int64_t d, Value size) {
       .getResult(0);
 }
 
-/// A static tile `t[b, h, r0 : r0 + rows, c0 : c0 + cols]` (rank 2).
-Value staticTile(OpBuilder &b, Location loc, Value t, Value batch, Value head,
-                 OpFoldResult r0, int64_t rows, OpFoldResult c0,
-                 int64_t cols) {
-  auto type = cast<RankedTensorType>(t.getType());
-  OpFoldResult one = b.getIndexAttr(1);
-  return tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get({rows, cols}, type.getElementType()), t,
-      ArrayRef<OpFoldResult>{batch, head, r0, c0},
-      ArrayRef<OpFoldResult>{one, one, b.getIndexAttr(rows),
-                             b.getIndexAttr(cols)},
-      ArrayRef<OpFoldResult>{one, one, one, one});
-}
-
 /// The tile of `t` at `offsets` (one per dim) of shape `shape` in its last
 /// dims, the leading dims (one element each) dropped.
 Value trailingTile(OpBuilder &b, Location loc, Value t,
@@ -765,6 +751,12 @@ Value trailingTile(OpBuilder &b, Location loc, Value t,
   return tensor::ExtractSliceOp::create(
       b, loc, RankedTensorType::get(shape, type.getElementType()), t, offsets,
       sizes, SmallVector<OpFoldResult>(type.getRank(), b.getIndexAttr(1)));
+}
+
+/// A static tile `t[b, h, r0 : r0 + rows, c0 : c0 + cols]` (rank 2).
+Value staticTile(OpBuilder &b, Location loc, Value t, Value batch, Value head,
+                 OpFoldResult r0, int64_t rows, OpFoldResult c0, int64_t cols) {
+  return trailingTile(b, loc, t, {batch, head, r0, c0}, {rows, cols});
 }
 
 /// The tiled form with static tiles, for attune-tile-gemm's micro-kernels:
@@ -891,10 +883,6 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   bool pairs = bf16 && elem.isF32() && scoreGemm && valueGemm &&
                headDim % 2 == 0 && !globals && !op->hasAttr(kTileQCapAttr);
   Type bf16Type = rewriter.getBF16Type();
-  auto truncBody = [&](OpBuilder &b, Location l, ValueRange a) {
-    linalg::YieldOp::create(
-        b, l, ValueRange{arith::TruncFOp::create(b, l, bf16Type, a[0])});
-  };
   Value qSplit = tensor::ExpandShapeOp::create(
       rewriter, loc,
       RankedTensorType::get(
@@ -941,7 +929,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
         kb.generic(ValueRange{kPad}, kb.empty(kSizes, bf16Type),
                    {AffineMap::getMultiDimIdentityMap(4, ctx),
                     AffineMap::getMultiDimIdentityMap(4, ctx)},
-                   SmallVector<Iter>(4, Iter::parallel), truncBody);
+                   SmallVector<Iter>(4, Iter::parallel), roundToBf16Body);
     kP = tensor::ExpandShapeOp::create(
         rewriter, loc,
         RankedTensorType::get(
@@ -977,7 +965,8 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                                     bf16Type),
                            {AffineMap::get(5, 0, {d0, d1, d2, d4, d3}, ctx),
                             AffineMap::getMultiDimIdentityMap(5, ctx)},
-                           SmallVector<Iter>(5, Iter::parallel), truncBody),
+                           SmallVector<Iter>(5, Iter::parallel),
+                           roundToBf16Body),
                 kPairInterleaveAttr);
   }
   Value qT =

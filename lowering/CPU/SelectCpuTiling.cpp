@@ -119,6 +119,13 @@ std::string format(double x) {
   return buffer;
 }
 
+/// How `t` computes bf16 k-pairs, for the remarks.
+std::string pairsRemark(const CpuTarget &t) {
+  return t.avx512bf16 && t.lanes() == 16
+             ? "; bf16 k-pairs, vdpbf16ps"
+             : "; bf16 k-pairs, emulated with FMAs (no AVX512-BF16)";
+}
+
 /// The k tile for panels of `panel` floats over depth `k`.
 int64_t kTileFor(const CpuTarget &t, int64_t panel, int64_t k,
                  int64_t elementBytes = sizeof(float)) {
@@ -165,9 +172,7 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
     pairs = false;
     pairsWhy = "; f32, not bf16: the panel is not whole vectors";
   } else if (pairs) {
-    pairsWhy = t.avx512bf16 && t.lanes() == 16
-                   ? "; bf16 k-pairs, vdpbf16ps"
-                   : "; bf16 k-pairs, emulated with FMAs (no AVX512-BF16)";
+    pairsWhy = pairsRemark(t);
   }
   int64_t kTile = kTileFor(t, tile.panel, k, pairs ? 2 : sizeof(float));
   int64_t cacheRows = cacheRowsFor(tile.rows);
@@ -224,9 +229,7 @@ GemmTilingAttr tileGemmTiling(MLIRContext *ctx, const CpuTarget &t,
            std::to_string(tile->rows) + " x " + std::to_string(tile->panel) +
            " (cost " + format(tile->cost) + ")";
     if (pairs)
-      *why += t.avx512bf16 && t.lanes() == 16
-                  ? "; bf16 k-pairs, vdpbf16ps"
-                  : "; bf16 k-pairs, emulated with FMAs (no AVX512-BF16)";
+      *why += pairsRemark(t);
   }
   return GemmTilingAttr::get(ctx, tile->panel, tile->rows, 0, 0, 0, pairs);
 }

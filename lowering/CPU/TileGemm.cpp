@@ -762,51 +762,42 @@ static LogicalResult vectorizePairInterleaves(ModuleOp module) {
     VectorType words = VectorType::get({n}, b.getI32Type());
     Value sixteen = arith::ConstantOp::create(
         b, loc, words, DenseElementsAttr::get(words, b.getI32IntegerAttr(16)));
-    SmallVector<Value> at;
-    std::function<Value(OpBuilder &, Value, int64_t)> loops =
-        [&](OpBuilder &b, Value acc, int64_t d) -> Value {
-      if (d == rank - 2) {
-        // Each row rounded, its bits widened to 32: the pair word is row
-        // 0's | row 1's << 16 (LLVM moved a vector.interleave of the
-        // rounded rows above the rounding, into shuffles of f32 built
-        // element by element: 10 % slower attention).
-        auto row = [&](Value t) -> Value {
+    SmallVector<Value> lbs(rank - 2, zero), steps(rank - 2, one), ubs;
+    for (int64_t d = 0; d < rank - 2; ++d)
+      ubs.push_back(tensor::DimOp::create(b, loc, in, d));
+    scf::LoopNest nest = scf::buildLoopNest(
+        b, loc, lbs, ubs, steps, ValueRange{flat},
+        [&](OpBuilder &b, Location loc, ValueRange at,
+            ValueRange acc) -> scf::ValueVector {
+          // Each row rounded, its bits widened to 32: the pair word is row
+          // 0's | row 1's << 16 (LLVM moved a vector.interleave of the
+          // rounded rows above the rounding, into shuffles of f32 built
+          // element by element: 10 % slower attention).
+          auto row = [&](Value t) -> Value {
+            SmallVector<Value> index(at);
+            index.append({t, zero});
+            Value x = vector::TransferReadOp::create(
+                b, loc, VectorType::get({n}, f32), in, index, pad,
+                ArrayRef<bool>{true});
+            Value h =
+                arith::TruncFOp::create(b, loc, VectorType::get({n}, half), x);
+            Value bits = vector::BitCastOp::create(
+                b, loc, VectorType::get({n}, b.getI16Type()), h);
+            return arith::ExtUIOp::create(b, loc, words, bits);
+          };
+          Value pairs = arith::OrIOp::create(
+              b, loc, row(zero),
+              arith::ShLIOp::create(b, loc, row(one), sixteen));
+          Value shaped = vector::BitCastOp::create(
+              b, loc, VectorType::get({2 * n}, half), pairs);
           SmallVector<Value> index(at);
-          index.append({t, zero});
-          Value x = vector::TransferReadOp::create(
-              b, loc, VectorType::get({n}, f32), in, index, pad,
-              ArrayRef<bool>{true});
-          Value h =
-              arith::TruncFOp::create(b, loc, VectorType::get({n}, half), x);
-          Value bits = vector::BitCastOp::create(
-              b, loc, VectorType::get({n}, b.getI16Type()), h);
-          return arith::ExtUIOp::create(b, loc, words, bits);
-        };
-        Value pairs = arith::OrIOp::create(
-            b, loc, row(zero),
-            arith::ShLIOp::create(b, loc, row(one), sixteen));
-        Value shaped = vector::BitCastOp::create(
-            b, loc, VectorType::get({2 * n}, half), pairs);
-        SmallVector<Value> index(at);
-        index.push_back(zero);
-        return vector::TransferWriteOp::create(b, loc, shaped, acc, index,
-                                               ArrayRef<bool>{true})
-            .getResult();
-      }
-      Value extent = tensor::DimOp::create(b, loc, in, d);
-      auto loop = scf::ForOp::create(
-          b, loc, zero, extent, one, ValueRange{acc},
-          [&](OpBuilder &b, Location, Value i, ValueRange iterArgs) {
-            at.push_back(i);
-            Value next = loops(b, iterArgs[0], d + 1);
-            at.pop_back();
-            scf::YieldOp::create(b, loc, next);
-          });
-      return loop.getResult(0);
-    };
-    Value result = loops(b, flat, 0);
-    op.getResult(0).replaceAllUsesWith(
-        tensor::ExpandShapeOp::create(b, loc, outType, result, rowsOfPairs));
+          index.push_back(zero);
+          return {vector::TransferWriteOp::create(b, loc, shaped, acc[0], index,
+                                                  ArrayRef<bool>{true})
+                      .getResult()};
+        });
+    op.getResult(0).replaceAllUsesWith(tensor::ExpandShapeOp::create(
+        b, loc, outType, nest.results.front(), rowsOfPairs));
     op.erase();
   }
   return success();
