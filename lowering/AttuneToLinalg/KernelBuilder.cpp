@@ -341,39 +341,96 @@ Value KernelBuilder::maxShift(OpBuilder &b, Location loc, Value m) {
   return arith::SelectOp::create(b, loc, empty, zero, m);
 }
 
+namespace {
+constexpr float kLog2E = 1.44269504088896341f;
+
+Value f32Const(OpBuilder &b, Location loc, float v) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+}
+
+/// 2^t for f32 t <= 0 (small positive t too; -inf, NaN), plus `lo` (a
+/// correction below t's last bit, or null): t = n + f with n = round(t)
+/// and |f| <= 1/2, a degree-6 minimax polynomial for 2^f, and 2^n built in
+/// the exponent bits. n comes from the float add t + 1.5 2^23 (whose last
+/// bits are then n + 127): no round or convert instruction, and f = t - n
+/// is exact. 2^-127 and below give exactly 0.
+Value exp2NonPositive(OpBuilder &b, Location loc, Value t, Value lo) {
+  // select(t < -127, -127, t) keeps a NaN t (x86: one vmaxps).
+  Value floor = f32Const(b, loc, -127.0f);
+  t = arith::SelectOp::create(
+      b, loc,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, t, floor), floor,
+      t);
+  Value magic = f32Const(b, loc, 12583039.0f); // 1.5 2^23 + 127
+  Value shifted = arith::AddFOp::create(b, loc, t, magic);
+  Value n = arith::SubFOp::create(b, loc, shifted, magic);
+  Value f = arith::SubFOp::create(b, loc, t, n);
+  if (lo)
+    f = arith::AddFOp::create(b, loc, f, lo);
+  // Minimax coefficients of 2^f on |f| <= 1/2 (relative error 2.0e-9 in
+  // exact arithmetic; 1.3 ulp evaluated in f32 with FMAs).
+  const float c[] = {1.0f,
+                     0.69314718246f,
+                     0.24022647738f,
+                     0.055503323674f,
+                     0.0096184369177f,
+                     0.0013398868032f,
+                     0.00015353343042f};
+  Value p = f32Const(b, loc, c[6]);
+  for (int k = 5; k >= 0; --k)
+    p = math::FmaOp::create(b, loc, p, f, f32Const(b, loc, c[k]));
+  // The last bits of `shifted` hold n + 127 in [0, 254]: shifted into the
+  // exponent, they are 2^n, and 0 for n = -127.
+  Type i32 = b.getI32Type();
+  Value bits = arith::ShLIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, i32, shifted),
+      arith::ConstantIntOp::create(b, loc, i32, 23));
+  return arith::MulFOp::create(
+      b, loc, p, arith::BitcastOp::create(b, loc, b.getF32Type(), bits));
+}
+} // namespace
+
 Value KernelBuilder::expNonPositive(OpBuilder &b, Location loc, Value x) {
   if (!x.getType().isF32())
     return math::ExpOp::create(b, loc, x);
-  auto f = [&](float v) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)).getResult();
-  };
-  // Below -88.3, n = -127 and 2^n's exponent bits are 0: the result is 0.
-  // select(x < lo, lo, x) keeps a NaN x (x86: one vmaxps).
-  Value lo = f(-88.3f);
-  x = arith::SelectOp::create(
+  // x log2(e) as t + lo, lo the product's rounding error: 2^(t + lo) keeps
+  // the accuracy of exp across x's range.
+  Value log2e = f32Const(b, loc, kLog2E);
+  Value t = arith::MulFOp::create(b, loc, x, log2e);
+  Value lo =
+      math::FmaOp::create(b, loc, x, log2e, arith::NegFOp::create(b, loc, t));
+  return exp2NonPositive(b, loc, t, lo);
+}
+
+Value KernelBuilder::expMinusMax(OpBuilder &b, Location loc, Value x, Value m) {
+  Value shift = maxShift(b, loc, m);
+  if (!x.getType().isF32())
+    return math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, shift));
+  // x log2(e) - M in one rounding, M = shift log2(e) rounded: an error of
+  // M is the same for the whole row and cancels in the normalization.
+  Value log2e = f32Const(b, loc, kLog2E);
+  Value scaledMax = arith::MulFOp::create(b, loc, shift, log2e);
+  return exp2NonPositive(
       b, loc,
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, lo), lo, x);
-  Value n = math::RoundEvenOp::create(
-      b, loc, arith::MulFOp::create(b, loc, x, f(1.44269504088896341f)));
-  // r = x - n ln2, ln2 split so that n * ln2Hi is exact.
-  Value r = math::FmaOp::create(b, loc, n, f(-0.693359375f), x);
-  r = math::FmaOp::create(b, loc, n, f(2.12194440e-4f), r);
-  // Minimax coefficients of exp on [-ln2/2, ln2/2] (relative error 1.9e-9
-  // in exact arithmetic).
-  const float c[] = {1.0f,         1.0f,          0.49999991059f,
-                     0.1666641980f, 0.04166822508f, 0.008374815807f,
-                     0.001383680850f};
-  Value p = f(c[6]);
-  for (int k = 5; k >= 0; --k)
-    p = math::FmaOp::create(b, loc, p, r, f(c[k]));
-  Type i32 = b.getI32Type();
-  Value bits = arith::ShLIOp::create(
-      b, loc,
-      arith::AddIOp::create(b, loc, arith::FPToSIOp::create(b, loc, i32, n),
-                            arith::ConstantIntOp::create(b, loc, i32, 127)),
-      arith::ConstantIntOp::create(b, loc, i32, 23));
-  Value scale = arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
-  return arith::MulFOp::create(b, loc, p, scale);
+      math::FmaOp::create(b, loc, x, log2e,
+                          arith::NegFOp::create(b, loc, scaledMax)),
+      Value());
+}
+
+Value KernelBuilder::expMaxCorrection(OpBuilder &b, Location loc, Value mOld,
+                                      Value mNew) {
+  Value shift = maxShift(b, loc, mNew);
+  if (!mOld.getType().isF32())
+    return math::ExpOp::create(b, loc,
+                               arith::SubFOp::create(b, loc, mOld, shift));
+  // 2^(M_old - M_new) from the two rounded products expMinusMax used: the
+  // values scaled by expMinusMax(x, mOld) become exactly those of
+  // expMinusMax(x, mNew) but for this subtraction's rounding.
+  Value log2e = f32Const(b, loc, kLog2E);
+  Value scaledOld = arith::MulFOp::create(b, loc, mOld, log2e);
+  Value scaledNew = arith::MulFOp::create(b, loc, shift, log2e);
+  return exp2NonPositive(
+      b, loc, arith::SubFOp::create(b, loc, scaledOld, scaledNew), Value());
 }
 
 Value KernelBuilder::guardedRow(OpBuilder &b, Location loc, Value table,

@@ -123,14 +123,23 @@ public:
 
   static Value maxShift(OpBuilder &b, Location loc, Value m);
 
-  /// exp(x) for softmax arguments x = s - max <= 0 (also -inf and NaN):
-  /// Cody-Waite reduction x = n ln2 + r, a degree-6 minimax polynomial on
-  /// |r| <= ln2 / 2 and 2^n built in the exponent bits; within 1.5 ulp of
-  /// exp, exactly 0 for x <= -88.3 (-inf included), NaN for NaN. 15
-  /// vector instructions against ~23 for math.exp's general expansion,
-  /// whose overflow clamps x <= 0 never needs. Accurate for x <= 88; f32
-  /// only (other types: math.exp).
+  /// exp(x) for x <= 0 (also -inf and NaN) as 2^(x log2(e)): n = round of
+  /// the exponent, a degree-6 minimax polynomial of 2^f on |f| <= 1/2 and
+  /// 2^n built in the exponent bits; within 2 ulp of exp, exactly 0 below
+  /// 2^-127 (-inf included), NaN for NaN. Accurate for x <= 88; f32 only
+  /// (other types: math.exp).
   static Value expNonPositive(OpBuilder &b, Location loc, Value x);
+  /// A softmax's exp(x - m) for x <= m, m the row's maximum (-inf: a row
+  /// with nothing visible yet, taken as 0): 2^(x log2(e) - M) with one
+  /// rounding of the exponent, M = m log2(e) rounded once per row. Two
+  /// FMAs fewer per element than exp(x - m) through expNonPositive.
+  static Value expMinusMax(OpBuilder &b, Location loc, Value x, Value m);
+  /// The online softmax's correction exp(mOld - mNew) for mNew >= mOld,
+  /// consistent with expMinusMax: expMinusMax(x, mOld) *
+  /// expMaxCorrection(mOld, mNew) = expMinusMax(x, mNew) up to rounding
+  /// of the product.
+  static Value expMaxCorrection(OpBuilder &b, Location loc, Value mOld,
+                                Value mNew);
 
   /// `table[row, col]` for a row index that may lie outside [0, rows): such
   /// rows read row 0 and give 0 instead of reading out of bounds.

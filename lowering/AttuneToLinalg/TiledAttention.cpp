@@ -109,9 +109,9 @@ std::pair<Value, AffineMap> biasTile(OpBuilder &b, Location loc, Value bias,
 }
 
 /// Generic bodies: exp(x - shift(m)) (shift: 0 for a row with no visible
-/// key yet), x * y, max(x, y) (maxnumf, whose vector reduction LLVM keeps
-/// in vector registers) and x / y, 0 where y = 0 (a row no key was visible
-/// to).
+/// key yet) and the matching correction exp(m - shift(m')), x * y, max(x, y)
+/// (maxnumf, whose vector reduction LLVM keeps in vector registers) and x / y,
+/// 0 where y = 0 (a row no key was visible to).
 void maxBody(OpBuilder &b, Location l, ValueRange a) {
   linalg::YieldOp::create(
       b, l, ValueRange{arith::MaxNumFOp::create(b, l, a[0], a[1])});
@@ -125,9 +125,12 @@ void divideOrZeroBody(OpBuilder &b, Location l, ValueRange a) {
       b, l, ValueRange{arith::SelectOp::create(b, l, none, zero, q)});
 }
 void expShiftedBody(OpBuilder &b, Location l, ValueRange a) {
-  Value d = arith::SubFOp::create(b, l, a[0], KernelBuilder::maxShift(b, l, a[1]));
-  linalg::YieldOp::create(b, l,
-                          ValueRange{KernelBuilder::expNonPositive(b, l, d)});
+  linalg::YieldOp::create(
+      b, l, ValueRange{KernelBuilder::expMinusMax(b, l, a[0], a[1])});
+}
+void expCorrectionBody(OpBuilder &b, Location l, ValueRange a) {
+  linalg::YieldOp::create(
+      b, l, ValueRange{KernelBuilder::expMaxCorrection(b, l, a[0], a[1])});
 }
 /// acc + x y on bf16 x and y, widened (their product is exact in f32).
 void pairMultiplyAccumulate(OpBuilder &b, Location l, ValueRange a) {
@@ -226,11 +229,11 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
                              expShiftedBody(b, l, ValueRange{a[1], a[0]});
                            }));
   // c = exp(m - m'): 0 while nothing was accumulated.
-  Value corr = flat(k.generic(
-      ValueRange{mNew}, st.m, {map(1, {d0}), map(1, {d0})}, {Iter::parallel},
-      [](OpBuilder &b, Location l, ValueRange a) {
-        expShiftedBody(b, l, ValueRange{a[1], a[0]});
-      }));
+  Value corr = flat(k.generic(ValueRange{mNew}, st.m,
+                              {map(1, {d0}), map(1, {d0})}, {Iter::parallel},
+                              [](OpBuilder &b, Location l, ValueRange a) {
+                                expCorrectionBody(b, l, ValueRange{a[1], a[0]});
+                              }));
   // l c, in place on the loop-carried l, then the new sum.
   Value lScaled = flat(k.generic(ValueRange{corr}, st.l,
                                  {map(1, {d0}), map(1, {d0})},
@@ -471,7 +474,7 @@ void splitKeyLoops(Operation *op, RewriterBase &rewriter,
   SmallVector<Iter> all4(4, Iter::parallel);
   Value w =
       kb.generic(ValueRange{m, mMax}, kb.empty({batchSize, h, s, lqSize}, elem),
-                 {id4, map(4, {d0, d1, d3}), id4}, all4, expShiftedBody);
+                 {id4, map(4, {d0, d1, d3}), id4}, all4, expCorrectionBody);
   Value total = kb.generic(ValueRange{w, sums}, kb.filled(rowSizes, elem, 0.0),
                            {stateRow, stateRow, row}, overSplits,
                            KernelBuilder::multiplyAccumulate);

@@ -75,9 +75,18 @@
 // CHECK:                 arith.maxnumf
 // CHECK:               %[[MNEW:.*]] = linalg.generic {{.*}} ins(%[[M]] : tensor<32xf32>) outs(%[[TMAX]] : tensor<32xf32>)
 // CHECK:                 arith.maxnumf
+// p = 2^(s log2(e) - M'), M' = m' log2(e): the exponent in one FMA; the
+// correction c = 2^(M - M') from the same two rounded products.
 // CHECK:               %[[P:.*]] = linalg.generic {{.*}} ins(%[[MNEW]] : tensor<32xf32>) outs(%[[ST]] : tensor<16x32xf32>)
-// CHECK:                 math.roundeven
+// CHECK:                 %[[MS:.*]] = arith.mulf %{{.*}}, %[[LOG2E:.*]] : f32
+// CHECK:                 %[[NEGM:.*]] = arith.negf %[[MS]]
+// CHECK:                 math.fma %{{.*}}, %[[LOG2E]], %[[NEGM]] : f32
+// CHECK:                 arith.shli
 // CHECK:               %[[C:.*]] = linalg.generic {{.*}} ins(%[[MNEW]] : tensor<32xf32>) outs(%[[M]] : tensor<32xf32>)
+// CHECK:                 %[[MOLD:.*]] = arith.mulf %{{.*}}, %[[LOG2E2:.*]] : f32
+// CHECK:                 %[[MNEWS:.*]] = arith.mulf %{{.*}}, %[[LOG2E2]] : f32
+// CHECK:                 arith.subf %[[MOLD]], %[[MNEWS]] : f32
+// CHECK:                 arith.shli
 // CHECK:               linalg.generic {{.*}}["reduction", "parallel"]} ins(%[[P]] : tensor<16x32xf32>) outs(%{{.*}} : tensor<32xf32>) attrs = {attune.vectorize}
 // CHECK:                 arith.addf
 // CHECK:               linalg.generic {{.*}}["parallel", "parallel", "reduction"]} ins(%[[P]], %{{.*}} : tensor<16x32xf32>, tensor<16x64xf32>) outs(%{{.*}} : tensor<32x64xf32>) attrs = {attune.tile_gemm}

@@ -312,7 +312,7 @@ func.func @broadcast(%x: tensor<1x?x16xf32>, %b: index, %l: index) -> tensor<?x?
 // applied to S and z, divided; then the chunk's keys added to S and z. No
 // tensor is [L, L].
 // CHECK-LABEL: func @linear_attention_causal
-// CHECK:      math.roundeven
+// CHECK:      arith.shli
 // CHECK:      linalg.generic
 // CHECK-SAME:   ins(%{{.*}}, %{{.*}} : tensor<2x2x70x16xf32>, tensor<2xi64>)
 // CHECK:      %[[STEP:.*]] = arith.constant 64 : index
