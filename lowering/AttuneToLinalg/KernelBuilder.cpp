@@ -350,10 +350,10 @@ Value f32Const(OpBuilder &b, Location loc, float v) {
 
 /// 2^t for f32 t <= 0 (small positive t too; -inf, NaN), plus `lo` (a
 /// correction below t's last bit, or null): t = n + f with n = round(t)
-/// and |f| <= 1/2, a degree-6 minimax polynomial for 2^f, and 2^n built in
-/// the exponent bits. n comes from the float add t + 1.5 2^23 (whose last
-/// bits are then n + 127): no round or convert instruction, and f = t - n
-/// is exact. 2^-127 and below give exactly 0.
+/// and |f| <= 1/2 (exact), a degree-6 minimax polynomial for 2^f, and 2^n
+/// built in the exponent bits; 2^-127 and below give exactly 0. (n from
+/// the float add t + 1.5 2^23 would save the round and the convert, but
+/// Mesa's shader compiler folds (t + c) - c to t.)
 Value exp2NonPositive(OpBuilder &b, Location loc, Value t, Value lo) {
   // select(t < -127, -127, t) keeps a NaN t (x86: one vmaxps).
   Value floor = f32Const(b, loc, -127.0f);
@@ -361,9 +361,7 @@ Value exp2NonPositive(OpBuilder &b, Location loc, Value t, Value lo) {
       b, loc,
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, t, floor), floor,
       t);
-  Value magic = f32Const(b, loc, 12583039.0f); // 1.5 2^23 + 127
-  Value shifted = arith::AddFOp::create(b, loc, t, magic);
-  Value n = arith::SubFOp::create(b, loc, shifted, magic);
+  Value n = math::RoundEvenOp::create(b, loc, t);
   Value f = arith::SubFOp::create(b, loc, t, n);
   if (lo)
     f = arith::AddFOp::create(b, loc, f, lo);
@@ -379,11 +377,12 @@ Value exp2NonPositive(OpBuilder &b, Location loc, Value t, Value lo) {
   Value p = f32Const(b, loc, c[6]);
   for (int k = 5; k >= 0; --k)
     p = math::FmaOp::create(b, loc, p, f, f32Const(b, loc, c[k]));
-  // The last bits of `shifted` hold n + 127 in [0, 254]: shifted into the
-  // exponent, they are 2^n, and 0 for n = -127.
+  // n + 127 in [0, 254] shifted into the exponent: 2^n, and 0 for n = -127.
   Type i32 = b.getI32Type();
   Value bits = arith::ShLIOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, i32, shifted),
+      b, loc,
+      arith::AddIOp::create(b, loc, arith::FPToSIOp::create(b, loc, i32, n),
+                            arith::ConstantIntOp::create(b, loc, i32, 127)),
       arith::ConstantIntOp::create(b, loc, i32, 23));
   return arith::MulFOp::create(
       b, loc, p, arith::BitcastOp::create(b, loc, b.getF32Type(), bits));
