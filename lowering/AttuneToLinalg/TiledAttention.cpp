@@ -763,13 +763,13 @@ Value staticTile(OpBuilder &b, Location loc, Value t, Value batch, Value head,
 }
 
 /// The tiled form with static tiles, for attune-tile-gemm's micro-kernels:
-/// queries, keys and values are zero-padded to whole tiles once, the keys
-/// transposed once, tile by tile, to [B, Hk, Lk / TK, D, TK], and every tile
-/// op has static shapes
+/// queries, keys and values are zero-padded to whole tiles once, each query
+/// tile is scaled and transposed to [D, TQ] before its key loop, and every
+/// tile op has static shapes
 /// (positions past Lk are masked; rows past Lq are dropped). Without a bias.
 /// With `bf16` (compute=bf16), where the tiles allow it, the two tile
-/// contractions read bf16 k-pairs: q scaled and transposed tile by tile to
-/// [B, H, Lq / TQ, D/2, TQ, 2], the keys [B, Hk, Lk, D/2, 2], the values
+/// contractions read bf16 k-pairs: each query tile scaled and transposed to
+/// [D/2, TQ, 2], the keys [B, Hk, Lk, D/2, 2], the values
 /// [B, Hk, Lk/2, Dv, 2] and each key tile's probabilities [TK/2, TQ, 2]
 /// (attune-tile-gemm gives them vdpbf16ps or its FMA form); the softmax
 /// stays f32.
@@ -808,12 +808,11 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
         lkPad = roundUpTo(rewriter, loc, lk, TK);
   Value qPad = padDim(rewriter, loc, q, 2, lqPad);
   Value vPad = padDim(rewriter, loc, v, 2, lkPad);
-  // The queries transposed tile by tile and scaled once:
-  // qT[b, h, t, e, c] = q[b, h, t TQ + c, e] * scale (zero past Lq), so that
-  // each [D, TQ] query tile the score GEMM reads is one contiguous block.
-  // Scores are computed transposed, sT = k_tile qT_tile [TK, TQ]: the
-  // softmax reductions over keys are then element-wise across rows, and the
-  // keys are read in place.
+  // Each query tile is scaled and transposed before its key loop (see
+  // queryTile), so that the [D, TQ] tile the score GEMM reads is one
+  // contiguous block. Scores are computed transposed, sT = k_tile qT_tile [TK,
+  // TQ]: the softmax reductions over keys are then element-wise across rows,
+  // and the keys are read in place.
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
              d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx),
              d4 = getAffineDimExpr(4, ctx);
@@ -863,16 +862,6 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
     gK = gather(k, headDim);
     gV = gather(v, valueDim);
   }
-  SmallVector<OpFoldResult> qSizes = kb.sizes(qPad);
-  auto qType = cast<RankedTensorType>(qPad.getType());
-  // Static where the padded queries are (a static Lq needs no padding copy).
-  int64_t staticTiles =
-      qType.isDynamicDim(2) ? ShapedType::kDynamic : qType.getDimSize(2) / TQ;
-  OpFoldResult qTiles =
-      ShapedType::isDynamic(staticTiles)
-          ? OpFoldResult(arith::DivUIOp::create(rewriter, loc, lqPad, im.c(TQ))
-                             .getResult())
-          : OpFoldResult(rewriter.getIndexAttr(staticTiles));
   // Register tiles need M % 8 == 0 and N % 16 == 0 (a panel of 16 columns
   // is whole vectors on every x86 level; attune-select-cpu-tiling picks
   // among the tiles that divide the contraction).
@@ -886,44 +875,11 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   bool pairs = bf16 && elem.isF32() && scoreGemm && valueGemm &&
                headDim % 2 == 0 && !globals && !op->hasAttr(kTileQCapAttr);
   Type bf16Type = rewriter.getBF16Type();
-  Value qSplit = tensor::ExpandShapeOp::create(
-      rewriter, loc,
-      RankedTensorType::get(
-          {qType.getDimSize(0), heads, staticTiles, TQ, headDim}, elem),
-      qPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}},
-      ArrayRef<OpFoldResult>{qSizes[0], qSizes[1], qTiles,
-                             rewriter.getIndexAttr(TQ), qSizes[3]});
-  // With pairs: qP[b, h, t, e/2, c, e % 2] = bf16(q[b, h, t TQ + c, e] *
-  // scale), each [D/2, TQ, 2] tile contiguous.
-  Value qP, kP, vP;
+  Value kP, vP;
   if (pairs) {
     auto dimOf = [](Value t, int64_t d) {
       return cast<RankedTensorType>(t.getType()).getDimSize(d);
     };
-    AffineExpr d5 = getAffineDimExpr(5, ctx);
-    Value qPairs = tensor::ExpandShapeOp::create(
-        rewriter, loc,
-        RankedTensorType::get(
-            {qType.getDimSize(0), heads, staticTiles, TQ, headDim / 2, 2},
-            elem),
-        qSplit, ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}},
-        ArrayRef<OpFoldResult>{
-            qSizes[0], qSizes[1], qTiles, rewriter.getIndexAttr(TQ),
-            rewriter.getIndexAttr(headDim / 2), rewriter.getIndexAttr(2)});
-    qP = kb.generic(
-        ValueRange{qPairs},
-        kb.empty({qSizes[0], qSizes[1], qTiles,
-                  rewriter.getIndexAttr(headDim / 2), rewriter.getIndexAttr(TQ),
-                  rewriter.getIndexAttr(2)},
-                 bf16Type),
-        {AffineMap::get(6, 0, {d0, d1, d2, d4, d3, d5}, ctx),
-         AffineMap::get(6, 0, {d0, d1, d2, d3, d4, d5}, ctx)},
-        SmallVector<Iter>(6, Iter::parallel),
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value x = arith::MulFOp::create(b, l, a[0], scale);
-          linalg::YieldOp::create(
-              b, l, ValueRange{arith::TruncFOp::create(b, l, bf16Type, x)});
-        });
     // kP[b, h, j, e/2, e % 2] = bf16(k[b, h, j, e]): rounded as [B, Hk,
     // Lk, D] (a loop over pairs, innermost extent 2, stayed scalar), then
     // viewed as pairs.
@@ -972,23 +928,50 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                            roundToBf16Body),
                 kPairInterleaveAttr);
   }
-  Value qT =
-      pairs ? Value()
-            : kb.generic(
-                  ValueRange{qSplit},
-                  kb.empty({qSizes[0], qSizes[1], qTiles, qSizes[3],
-                            rewriter.getIndexAttr(TQ)},
-                           elem),
-                  {AffineMap::get(5, 0, {d0, d1, d2, d4, d3}, ctx),
-                   AffineMap::get(5, 0, {d0, d1, d2, d3, d4}, ctx)},
-                  SmallVector<Iter>(5, Iter::parallel),
-                  [&](OpBuilder &b, Location l, ValueRange a) {
-                    linalg::YieldOp::create(
-                        b, l,
-                        ValueRange{arith::MulFOp::create(b, l, a[0], scale)});
-                  });
-  if (qT && headDim % 16 == 0 && TQ % 16 == 0)
-    markOp(qT, kTransposeTilesAttr);
+  // The query tile at row i0 (of a batch element and head), scaled and
+  // transposed: qT[e, c] = q[i0 + c, e] * scale, [D, TQ] (16 x 16 blocks of
+  // attune-transpose-tiles), or with pairs rounded to bf16 k-pairs
+  // qP[e/2, c, e % 2], [D/2, TQ, 2]. Made per query tile, before its key
+  // loop: a copy of all queries first (6 MB at L = 2048) was written and
+  // read back through memory (1 % of attention at L = 2048).
+  auto queryTile = [&](KernelBuilder &kq, Value bIdx, Value hIdx, Value i0) {
+    OpBuilder &b = kq.builder();
+    Location l = kq.location();
+    Value tile =
+        staticTile(b, l, qPad, bIdx, hIdx, i0, TQ, b.getIndexAttr(0), headDim);
+    auto scaled = [&](OpBuilder &bb, Location ll, Value x) {
+      return arith::MulFOp::create(bb, ll, x, scale).getResult();
+    };
+    if (!pairs) {
+      Value t = kq.generic(
+          ValueRange{tile},
+          kq.empty({b.getIndexAttr(headDim), b.getIndexAttr(TQ)}, elem),
+          {AffineMap::get(2, 0, {d1, d0}, ctx),
+           AffineMap::get(2, 0, {d0, d1}, ctx)},
+          {Iter::parallel, Iter::parallel},
+          [&](OpBuilder &bb, Location ll, ValueRange a) {
+            linalg::YieldOp::create(bb, ll, ValueRange{scaled(bb, ll, a[0])});
+          });
+      return headDim % 16 == 0 && TQ % 16 == 0 ? markOp(t, kTransposeTilesAttr)
+                                               : t;
+    }
+    Value pairsOfTile = tensor::ExpandShapeOp::create(
+        b, l, RankedTensorType::get({TQ, headDim / 2, 2}, elem), tile,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+    return kq.generic(ValueRange{pairsOfTile},
+                      kq.empty({b.getIndexAttr(headDim / 2), b.getIndexAttr(TQ),
+                                b.getIndexAttr(2)},
+                               bf16Type),
+                      {AffineMap::get(3, 0, {d1, d0, d2}, ctx),
+                       AffineMap::get(3, 0, {d0, d1, d2}, ctx)},
+                      {Iter::parallel, Iter::parallel, Iter::parallel},
+                      [&](OpBuilder &bb, Location ll, ValueRange a) {
+                        linalg::YieldOp::create(
+                            bb, ll,
+                            ValueRange{arith::TruncFOp::create(
+                                bb, ll, bf16Type, scaled(bb, ll, a[0]))});
+                      });
+  };
 
   Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
                          rewriter.getIndexAttr(valueDim)},
@@ -1036,19 +1019,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
                         KernelBuilder k3(b3, l3);
                         IndexMath m3{b3, l3};
                         Value tq = m3.min(m3.c(TQ), m3.sub(lq, i0));
-                        OpFoldResult qTile =
-                            arith::DivUIOp::create(b3, l3, i0, m3.c(TQ))
-                                .getResult();
-                        OpFoldResult zero3 = b3.getIndexAttr(0);
-                        Value qtTile = pairs
-                                           ? trailingTile(b3, l3, qP,
-                                                          {bIdx, hIdx, qTile,
-                                                           zero3, zero3, zero3},
-                                                          {headDim / 2, TQ, 2})
-                                           : trailingTile(b3, l3, qT,
-                                                          {bIdx, hIdx, qTile,
-                                                           zero3, zero3},
-                                                          {headDim, TQ});
+                        Value qtTile = queryTile(k3, bIdx, hIdx, i0);
                         Value offset = qOffset ? qOffset
                                        : align == MaskAlign::bottom_right
                                            ? m3.sub(lk, lq)

@@ -327,13 +327,14 @@ func.func @row_sum_other_use(%x: tensor<?x64xf32>) -> (tensor<?x64xf32>, tensor<
   return %y, %s : tensor<?x64xf32>, tensor<?xf32>
 }
 
-// Tiled attention's query transpose ([D, TQ] tiles of the queries): 16 x 16
-// blocks, each read as one vector, transposed by shuffles and written as one
-// vector (not an element-wise copy, which LLVM turned into scatter stores).
+// Tiled attention's query transpose (each query tile to [D, TQ] before its
+// key loop, read from the queries in place): 16 x 16 blocks, each read as
+// one vector, transposed by shuffles and written as one vector (not an
+// element-wise copy, which LLVM turned into scatter stores).
 // CHECK-LABEL: func @query_transpose
-// CHECK:       vector.transfer_read {{.*}} : tensor<1x2x?x64x64xf32>, vector<1x1x1x16x16xf32>
+// CHECK:       vector.transfer_read {{.*}} : tensor<1x2x?x64xf32>, vector<16x16xf32>
 // CHECK:       vector.shuffle
-// CHECK:       vector.transfer_write {{.*}} : vector<1x1x1x16x16xf32>, tensor<1x1x1x64x64xf32>
+// CHECK:       vector.transfer_write {{.*}} : vector<16x16xf32>, tensor<64x64xf32>
 // CHECK-NOT:   attune.transpose_tiles
 func.func @query_transpose(%q: tensor<1x2x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>) -> tensor<1x2x?x64xf32> {
   %o = attune.attention %q, %k, %v : (tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>) -> tensor<1x2x?x64xf32>

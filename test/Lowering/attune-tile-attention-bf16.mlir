@@ -5,19 +5,19 @@
 // RUN: attune-opt %s --split-input-file --attune-tile-attention=compute=bf16 --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-tile-gemm=cpu=icelake-server | FileCheck %s --check-prefix=FMA
 // RUN: not attune-opt %s --split-input-file --attune-tile-attention=compute=f16 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 
-// compute=bf16: the static form's queries scaled and rounded into [D/2, TQ,
-// 2] tiles, keys [Lk, D/2, 2] and values [Lk/2, Dv, 2] rounded once; per
+// compute=bf16: the static form's query tiles scaled and rounded into [D/2,
+// TQ, 2] before their key loops, keys [Lk, D/2, 2] and values [Lk/2, Dv, 2] rounded once; per
 // key tile, the score contraction over (e/2, e % 2), the probabilities
 // interleaved into k-pairs, the value contraction over (j/2, j % 2).
 
 // CHECK-LABEL: func.func @pairs
-// CHECK: %[[QP:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x2x32x64x2xbf16>)
-// CHECK:   arith.mulf
-// CHECK:   arith.truncf %{{.*}} : f32 to bf16
 // CHECK: %[[KR:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x128x64xf32>) outs(%{{.*}} : tensor<1x2x128x64xbf16>)
 // CHECK: %[[KP:.*]] = tensor.expand_shape %[[KR]] {{.*}} into tensor<1x2x128x32x2xbf16>
 // CHECK: %[[VP:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x64x2x64xf32>) outs(%{{.*}} : tensor<1x2x64x64x2xbf16>) attrs = {attune.pair_interleave}
-// CHECK: tensor.extract_slice %[[QP]]{{.*}} to tensor<32x64x2xbf16>
+// CHECK: %[[QTILE:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [64, 32, 2] : tensor<64x64xf32> into tensor<64x32x2xf32>
+// CHECK: %[[QP:.*]] = linalg.generic {{.*}} ins(%[[QTILE]] : tensor<64x32x2xf32>) outs(%{{.*}} : tensor<32x64x2xbf16>)
+// CHECK:   arith.mulf
+// CHECK:   arith.truncf %{{.*}} : f32 to bf16
 // CHECK: scf.for
 // CHECK:   %[[K:.*]] = tensor.extract_slice %[[KP]]{{.*}} to tensor<64x32x2xbf16>
 // CHECK:   %[[V:.*]] = tensor.extract_slice %[[VP]]{{.*}} to tensor<32x64x2xbf16>
@@ -80,7 +80,7 @@ func.func @f32_values(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v
 // register tile (4 x 64), both are vectorized (the schedule once grouped
 // tilings that differ only in bf16_dot, and left the f32 one scalar).
 // CHECK-LABEL: func.func @mixed
-// CHECK: tensor<1x2x2x32x64x2xbf16>
+// CHECK: tensor<32x64x2xbf16>
 // CHECK: scf.for
 // CHECK: tensor<16x64xf32>
 // EXPLAIN: remark: tile contraction 64 x 64: register tile 4 x 64 (cost 2.5); bf16 k-pairs, vdpbf16ps

@@ -10,10 +10,9 @@
 // PAR-NEXT:      tensor.parallel_insert_slice %[[HEAD]] into %[[O]][%[[B]], %[[H]], 0, 0] [1, 1, %{{.*}}, 64]
 
 // Queries, keys and values are zero-padded to whole tiles once (copied only
-// where the length is not a multiple of the tile: an scf.if on the extent),
-// and the queries transposed and scaled once, tile by tile ([B, H, Lq/32, 64, 32]:
-// each query tile one contiguous block); then batch, heads and query tiles,
-// and a key loop that starts on a tile boundary and whose upper bound is cut
+// where the length is not a multiple of the tile: an scf.if on the extent);
+// then batch, heads and query tiles, each query tile transposed and scaled
+// ([64, 32]: one contiguous block) before a key loop that starts on a tile boundary and whose upper bound is cut
 // by causality (the last query of the tile + 1) and the padding length. The
 // running max / sum / accumulator are its iter_args. Scores are computed
 // transposed, sT = k_tile qT_tile [16, 32], so that the max and the sum over
@@ -38,15 +37,14 @@
 // CHECK-NEXT:    scf.yield %arg1
 // CHECK:         tensor.insert_slice %arg1 into
 // CHECK:       %[[SCALE:.*]] = arith.constant 1.250000e-01 : f32
-// CHECK:       %[[QS:.*]] = tensor.expand_shape %[[QP]] {{\[\[}}0], [1], [2, 3], [4]] output_shape [%{{.*}}, 12, %{{.*}}, 32, 64] : tensor<?x12x?x64xf32> into tensor<?x12x?x32x64xf32>
-// CHECK:       %[[QT:.*]] = linalg.generic {{.*}} ins(%[[QS]] : tensor<?x12x?x32x64xf32>) outs(%{{.*}} : tensor<?x12x?x64x32xf32>) attrs = {attune.transpose_tiles}
-// CHECK:         arith.mulf %{{.*}}, %[[SCALE]]
 // CHECK:       scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:         scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:           %[[LEN:.*]] = arith.index_cast
 // CHECK:           scf.for %[[I0:.*]] = %{{.*}} to %{{.*}} step %c32
 // CHECK:             %[[TQ:.*]] = arith.minsi %c32
-// CHECK:             tensor.extract_slice %[[QT]][%[[B]], %[[H]], %{{.*}}, 0, 0] [1, 1, 1, 64, 32]
+// CHECK:             %[[QTILE:.*]] = tensor.extract_slice %[[QP]][%[[B]], %[[H]], %[[I0]], 0] [1, 1, 32, 64]
+// CHECK:             linalg.generic {{.*}} ins(%[[QTILE]] : tensor<32x64xf32>) outs(%{{.*}} : tensor<64x32xf32>) attrs = {attune.transpose_tiles}
+// CHECK:               arith.mulf %{{.*}}, %[[SCALE]]
 // CHECK:             %[[HI0:.*]] = arith.minsi %{{.*}}, %[[LEN]]
 // CHECK:             %[[HI:.*]] = arith.minsi %[[HI0]]
 // CHECK:             %[[FULL0:.*]] = arith.minsi %{{.*}}, %[[LEN]]
