@@ -1045,18 +1045,18 @@ def AttuneTileAttention : Pass<"attune-tile-attention"> {
 
     Without a bias (static tiles), queries, keys and values are padded to
     whole tiles (copied only where a length is not a multiple of the tile)
-    and the queries transposed and scaled once, tile by tile; scores are
-    computed transposed, `sT = k_tile qT_tile` (`[TK, TQ]`), so that the
+    and each query tile is scaled and transposed before its key loop;
+    scores are computed transposed, `sT = k_tile qT_tile` (`[TK, TQ]`), so that the
     softmax's maximum and sum over keys are element-wise across rows rather
     than horizontal reductions, and `acc += pT^T v_tile` reads pT's rows as
-    its broadcast operand. The softmax's `exp` is a Cody-Waite reduction
-    and a degree-6 polynomial for arguments <= 0 (1.5 ulp; exactly 0 for
-    masked scores).
+    its broadcast operand. The softmax's `exp(s - m)` is
+    `2^(s log2(e) - m log2(e))`, the exponent in one FMA, with a degree-6
+    polynomial of `2^f` (1.3 ulp; exactly 0 for masked scores).
 
     With `compute=bf16` (`--attention-compute=bf16`), the static form's two
     contractions read bf16 k-pairs where both are register tiles (value
     width a multiple of 32, even head size, no global tokens): the queries
-    are scaled, rounded and transposed tile by tile to `[D/2, TQ, 2]`, the
+    are scaled, rounded and transposed to `[D/2, TQ, 2]` tile by tile, the
     keys rounded to `[Lk, D/2, 2]` and the values to `[Lk/2, Dv, 2]` once
     per call, and each key tile's probabilities rounded and interleaved
     into `[TK/2, TQ, 2]` (marked `attune.pair_interleave`) for the value

@@ -930,47 +930,43 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   }
   // The query tile at row i0 (of a batch element and head), scaled and
   // transposed: qT[e, c] = q[i0 + c, e] * scale, [D, TQ] (16 x 16 blocks of
-  // attune-transpose-tiles), or with pairs rounded to bf16 k-pairs
-  // qP[e/2, c, e % 2], [D/2, TQ, 2]. Made per query tile, before its key
-  // loop: a copy of all queries first (6 MB at L = 2048) was written and
-  // read back through memory (1 % of attention at L = 2048).
+  // attune-transpose-tiles), and with pairs rounded to bf16 k-pairs
+  // qP[e/2, c, e % 2], [D/2, TQ, 2] (qT's row pairs interleaved, as the
+  // values'). Made per query tile, before its key loop: a copy of all
+  // queries first (6 MB at L = 2048) was written and read back through
+  // memory (1 % of attention at L = 2048), and qP's loops over pairs were
+  // scalar.
   auto queryTile = [&](KernelBuilder &kq, Value bIdx, Value hIdx, Value i0) {
     OpBuilder &b = kq.builder();
     Location l = kq.location();
     Value tile =
         staticTile(b, l, qPad, bIdx, hIdx, i0, TQ, b.getIndexAttr(0), headDim);
-    auto scaled = [&](OpBuilder &bb, Location ll, Value x) {
-      return arith::MulFOp::create(bb, ll, x, scale).getResult();
-    };
-    if (!pairs) {
-      Value t = kq.generic(
-          ValueRange{tile},
-          kq.empty({b.getIndexAttr(headDim), b.getIndexAttr(TQ)}, elem),
-          {AffineMap::get(2, 0, {d1, d0}, ctx),
-           AffineMap::get(2, 0, {d0, d1}, ctx)},
-          {Iter::parallel, Iter::parallel},
-          [&](OpBuilder &bb, Location ll, ValueRange a) {
-            linalg::YieldOp::create(bb, ll, ValueRange{scaled(bb, ll, a[0])});
-          });
-      return headDim % 16 == 0 && TQ % 16 == 0 ? markOp(t, kTransposeTilesAttr)
-                                               : t;
-    }
-    Value pairsOfTile = tensor::ExpandShapeOp::create(
-        b, l, RankedTensorType::get({TQ, headDim / 2, 2}, elem), tile,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2}});
-    return kq.generic(ValueRange{pairsOfTile},
-                      kq.empty({b.getIndexAttr(headDim / 2), b.getIndexAttr(TQ),
-                                b.getIndexAttr(2)},
-                               bf16Type),
-                      {AffineMap::get(3, 0, {d1, d0, d2}, ctx),
-                       AffineMap::get(3, 0, {d0, d1, d2}, ctx)},
-                      {Iter::parallel, Iter::parallel, Iter::parallel},
-                      [&](OpBuilder &bb, Location ll, ValueRange a) {
-                        linalg::YieldOp::create(
-                            bb, ll,
-                            ValueRange{arith::TruncFOp::create(
-                                bb, ll, bf16Type, scaled(bb, ll, a[0]))});
-                      });
+    Value t = kq.generic(
+        ValueRange{tile},
+        kq.empty({b.getIndexAttr(headDim), b.getIndexAttr(TQ)}, elem),
+        {AffineMap::get(2, 0, {d1, d0}, ctx),
+         AffineMap::get(2, 0, {d0, d1}, ctx)},
+        {Iter::parallel, Iter::parallel},
+        [&](OpBuilder &bb, Location ll, ValueRange a) {
+          linalg::YieldOp::create(
+              bb, ll, ValueRange{arith::MulFOp::create(bb, ll, a[0], scale)});
+        });
+    if (headDim % 16 == 0 && TQ % 16 == 0)
+      markOp(t, kTransposeTilesAttr);
+    if (!pairs)
+      return t;
+    Value rowPairs = tensor::ExpandShapeOp::create(
+        b, l, RankedTensorType::get({headDim / 2, 2, TQ}, elem), t,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    return markOp(kq.generic(ValueRange{rowPairs},
+                             kq.empty({b.getIndexAttr(headDim / 2),
+                                       b.getIndexAttr(TQ), b.getIndexAttr(2)},
+                                      bf16Type),
+                             {AffineMap::get(3, 0, {d0, d2, d1}, ctx),
+                              AffineMap::get(3, 0, {d0, d1, d2}, ctx)},
+                             {Iter::parallel, Iter::parallel, Iter::parallel},
+                             roundToBf16Body),
+                  kPairInterleaveAttr);
   };
 
   Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,

@@ -5,8 +5,8 @@
 // RUN: attune-opt %s --split-input-file --attune-tile-attention=compute=bf16 --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-tile-gemm=cpu=icelake-server | FileCheck %s --check-prefix=FMA
 // RUN: not attune-opt %s --split-input-file --attune-tile-attention=compute=f16 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 
-// compute=bf16: the static form's query tiles scaled and rounded into [D/2,
-// TQ, 2] before their key loops, keys [Lk, D/2, 2] and values [Lk/2, Dv, 2] rounded once; per
+// compute=bf16: the static form's query tiles scaled, transposed and
+// interleaved into [D/2, TQ, 2] before their key loops, keys [Lk, D/2, 2] and values [Lk/2, Dv, 2] rounded once; per
 // key tile, the score contraction over (e/2, e % 2), the probabilities
 // interleaved into k-pairs, the value contraction over (j/2, j % 2).
 
@@ -14,9 +14,10 @@
 // CHECK: %[[KR:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x128x64xf32>) outs(%{{.*}} : tensor<1x2x128x64xbf16>)
 // CHECK: %[[KP:.*]] = tensor.expand_shape %[[KR]] {{.*}} into tensor<1x2x128x32x2xbf16>
 // CHECK: %[[VP:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x64x2x64xf32>) outs(%{{.*}} : tensor<1x2x64x64x2xbf16>) attrs = {attune.pair_interleave}
-// CHECK: %[[QTILE:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [64, 32, 2] : tensor<64x64xf32> into tensor<64x32x2xf32>
-// CHECK: %[[QP:.*]] = linalg.generic {{.*}} ins(%[[QTILE]] : tensor<64x32x2xf32>) outs(%{{.*}} : tensor<32x64x2xbf16>)
+// CHECK: %[[QT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<64x64xf32>) attrs = {attune.transpose_tiles}
 // CHECK:   arith.mulf
+// CHECK: %[[QROWS:.*]] = tensor.expand_shape %[[QT]] {{\[\[}}0, 1], [2]] output_shape [32, 2, 64] : tensor<64x64xf32> into tensor<32x2x64xf32>
+// CHECK: %[[QP:.*]] = linalg.generic {{.*}} ins(%[[QROWS]] : tensor<32x2x64xf32>) outs(%{{.*}} : tensor<32x64x2xbf16>) attrs = {attune.pair_interleave}
 // CHECK:   arith.truncf %{{.*}} : f32 to bf16
 // CHECK: scf.for
 // CHECK:   %[[K:.*]] = tensor.extract_slice %[[KP]]{{.*}} to tensor<64x32x2xbf16>
@@ -36,6 +37,12 @@
 // (the values' in a loop per leading dim).
 // DOT-LABEL: func.func @pairs
 // DOT: vector.transfer_write %{{.*}} : vector<128xbf16>, tensor<1x2x64x128xbf16>
+// The query tile's row pairs, before its key loop:
+// DOT: scf.for
+// DOT:   arith.truncf %{{.*}} : vector<64xf32> to vector<64xbf16>
+// DOT:   vector.transfer_write %{{.*}} : vector<128xbf16>, tensor<32x128xbf16>
+// DOT: x86vector.avx512.dot
+// The probabilities' row pairs, in the key loop:
 // DOT: scf.for
 // DOT:   arith.truncf %{{.*}} : vector<64xf32> to vector<64xbf16>
 // DOT:   arith.extui %{{.*}} : vector<64xi16> to vector<64xi32>
