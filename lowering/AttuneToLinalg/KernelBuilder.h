@@ -125,7 +125,7 @@ public:
 
   /// exp(x) for x <= 0 (also -inf and NaN) as 2^(x log2(e)): n = round of
   /// the exponent, a degree-6 minimax polynomial of 2^f on |f| <= 1/2 and
-  /// 2^n built in the exponent bits; within 2 ulp of exp, exactly 0 below
+  /// 2^n built in the exponent bits; within 1.1 ulp of exp, exactly 0 below
   /// 2^-127 (-inf included), NaN for NaN. Accurate for x <= 88; f32 only
   /// (other types: math.exp).
   static Value expNonPositive(OpBuilder &b, Location loc, Value x);

@@ -207,8 +207,8 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
   //       reduction LLVM keeps in vector registers; a NaN score still
   //       makes its row NaN through exp and the sum),
   //   t = max(m, t): the new maximum m',
-  //   p = exp(s - m') over the scores,
   //   m = exp(m - m'): the correction c, in m's buffer, read by l and acc,
+  //   p = exp(s - m') over the scores,
   //   m = t (a copy): the buffers keep their roles, which one-shot
   // bufferization needs to carry them in place (swapped, it copies).
   Value ninf = arith::ConstantOp::create(
@@ -222,18 +222,21 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
   Value mNew = flat(k.generic(ValueRange{st.m}, tileMax,
                               {map(1, {d0}), map(1, {d0})}, {Iter::parallel},
                               maxBody));
+  // c = exp(m - m'): 0 while nothing was accumulated. Before p: both use
+  // m' log2(e), which LLVM then keeps only for p's loop (after it, the
+  // rows' m' log2(e) stayed live across that loop beside its -m' log2(e),
+  // and spilled).
+  Value corr = flat(k.generic(ValueRange{mNew}, st.m,
+                              {map(1, {d0}), map(1, {d0})}, {Iter::parallel},
+                              [](OpBuilder &b, Location l, ValueRange a) {
+                                expCorrectionBody(b, l, ValueRange{a[1], a[0]});
+                              }));
   // p = exp(s - m'), in place on the scores.
   Value p = rows(k.generic(ValueRange{mNew}, scores, {row, score},
                            {Iter::parallel, Iter::parallel},
                            [](OpBuilder &b, Location l, ValueRange a) {
                              expShiftedBody(b, l, ValueRange{a[1], a[0]});
                            }));
-  // c = exp(m - m'): 0 while nothing was accumulated.
-  Value corr = flat(k.generic(ValueRange{mNew}, st.m,
-                              {map(1, {d0}), map(1, {d0})}, {Iter::parallel},
-                              [](OpBuilder &b, Location l, ValueRange a) {
-                                expCorrectionBody(b, l, ValueRange{a[1], a[0]});
-                              }));
   // l c, in place on the loop-carried l, then the new sum.
   Value lScaled = flat(k.generic(ValueRange{corr}, st.l,
                                  {map(1, {d0}), map(1, {d0})},

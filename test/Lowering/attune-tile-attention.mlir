@@ -64,8 +64,8 @@
 // CHECK:                 arith.cmpi sle
 // CHECK:                 arith.select
 // The online softmax in place on the carried rows (m, l, acc, and a
-// scratch row t): t = rowmax(s); t = max(m, t) = m'; p = exp(s - m') over
-// the scores; m = exp(m - m') = c; l = l c + rowsum(p); acc = acc c + p v;
+// scratch row t): t = rowmax(s); t = max(m, t) = m'; m = exp(m - m') = c;
+// p = exp(s - m') over the scores; l = l c + rowsum(p); acc = acc c + p v;
 // m = t (copied back: the rows keep their buffers, nothing is allocated per
 // key tile).
 // CHECK:               %[[FILL:.*]] = linalg.fill {{.*}} outs(%[[T]] : tensor<32xf32>)
@@ -73,17 +73,17 @@
 // CHECK:                 arith.maxnumf
 // CHECK:               %[[MNEW:.*]] = linalg.generic {{.*}} ins(%[[M]] : tensor<32xf32>) outs(%[[TMAX]] : tensor<32xf32>)
 // CHECK:                 arith.maxnumf
-// p = 2^(s log2(e) - M'), M' = m' log2(e): the exponent in one FMA; the
-// correction c = 2^(M - M') from the same two rounded products.
-// CHECK:               %[[P:.*]] = linalg.generic {{.*}} ins(%[[MNEW]] : tensor<32xf32>) outs(%[[ST]] : tensor<16x32xf32>)
-// CHECK:                 %[[MS:.*]] = arith.mulf %{{.*}}, %[[LOG2E:.*]] : f32
-// CHECK:                 %[[NEGM:.*]] = arith.negf %[[MS]]
-// CHECK:                 math.fma %{{.*}}, %[[LOG2E]], %[[NEGM]] : f32
-// CHECK:                 arith.shli
+// c = 2^(M - M'), M' = m' log2(e), from two rounded products; then
+// p = 2^(s log2(e) - M') with the exponent in one FMA.
 // CHECK:               %[[C:.*]] = linalg.generic {{.*}} ins(%[[MNEW]] : tensor<32xf32>) outs(%[[M]] : tensor<32xf32>)
 // CHECK:                 %[[MOLD:.*]] = arith.mulf %{{.*}}, %[[LOG2E2:.*]] : f32
 // CHECK:                 %[[MNEWS:.*]] = arith.mulf %{{.*}}, %[[LOG2E2]] : f32
 // CHECK:                 arith.subf %[[MOLD]], %[[MNEWS]] : f32
+// CHECK:                 arith.shli
+// CHECK:               %[[P:.*]] = linalg.generic {{.*}} ins(%[[MNEW]] : tensor<32xf32>) outs(%[[ST]] : tensor<16x32xf32>)
+// CHECK:                 %[[MS:.*]] = arith.mulf %{{.*}}, %[[LOG2E:.*]] : f32
+// CHECK:                 %[[NEGM:.*]] = arith.negf %[[MS]]
+// CHECK:                 math.fma %{{.*}}, %[[LOG2E]], %[[NEGM]] : f32
 // CHECK:                 arith.shli
 // CHECK:               linalg.generic {{.*}}["reduction", "parallel"]} ins(%[[P]] : tensor<16x32xf32>) outs(%{{.*}} : tensor<32xf32>) attrs = {attune.vectorize}
 // CHECK:                 arith.addf
