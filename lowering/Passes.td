@@ -940,7 +940,7 @@ def AttuneRouteRuntimeCalls
     libc's `malloc` and `free` until then (the library also runs without the
     runtime); the Vulkan ones hold null, and their declarations go.
 
-    The runtime's allocator keeps freed buffers of 64 KiB or more and hands
+    The runtime's allocator keeps freed buffers of 16 KiB or more and hands
     them back to the next allocation of the same size, so a model run
     repeatedly reuses the same pages instead of faulting in fresh zeroed ones
     each run.

@@ -13,25 +13,30 @@ using namespace attune::runtime;
 // function pointers attune_cpu_malloc_hook and attune_cpu_free_hook
 // (attune-route-runtime-calls), which hold malloc and free until
 // attune_model_open writes bufferAlloc and bufferFree into them. Freed
-// buffers of 64 KiB or more, the model's and the tensors', are kept by size
+// buffers of 16 KiB or more, the model's and the tensors', are kept by size
 // for the next allocation of the same size: a model run
 // repeatedly allocates the same sizes, and glibc would return such blocks to
 // the system, so that every run faulted in fresh zeroed pages (about 1,100
-// faults per run of a BERT-base encoder layer at L = 128).
+// faults per run of a BERT-base encoder layer at L = 128). Blocks below its
+// mmap threshold are not spared either: freed at the top of the heap, they
+// join a free top above glibc's trim threshold (128 KiB), which it gives
+// back with brk, and the next run grows the heap again (a decoder step's
+// dozens of 12-49 KiB buffers: 4 trims and ~7 % of each run, by the luck
+// of the order in which the code allocated them; none from 16 KiB up).
 // ATTUNE_CPU_BUFFER_CACHE caps the bytes kept (default 1 GiB; 0 keeps none);
 // closing a model releases them.
 //
 // Each block is 64-byte aligned and carries its header just below the
 // pointer handed out: what malloc returned and the size asked for. Freeing a
 // small block is then a plain free (glibc's per-thread cache, no lock), and
-// only blocks of 64 KiB or more take the cache's lock.
+// only blocks of 16 KiB or more take the cache's lock.
 namespace {
 struct BlockHeader {
   void *raw;
   size_t size;
 };
 constexpr size_t kAlign = 64;
-constexpr size_t kMinCachedSize = 64 << 10;
+constexpr size_t kMinCachedSize = 16 << 10;
 
 struct BufferCache {
   std::mutex mutex;

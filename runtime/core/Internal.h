@@ -89,7 +89,7 @@ attune_status *copyResult(attune_dtype dtype, size_t rank, const int64_t *desc,
 // Buffers (Buffers.cpp)
 //===----------------------------------------------------------------------===//
 
-/// Heap buffers of the CPU code and of tensors, 64-byte aligned; from 64 KiB
+/// Heap buffers of the CPU code and of tensors, 64-byte aligned; from 16 KiB
 /// up, freed buffers are kept by size for the next allocation of the same
 /// size. bufferFree takes only bufferAlloc's (and bufferAllocZeroed's)
 /// pointers.
