@@ -808,6 +808,16 @@ def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
     slice was already in L2; a prefetch on every k step without the unroll
     lost the gain on 2 threads (bench/log/2026-11-kernels.md).
 
+    In the k loop of a single row (`attune.row_k_loop`: the last rows of a
+    cache tile, all of a decoding step's) on 16-bit panels `[N/W, K, W]`
+    (`--gemm-weights=bf16/f16`), each step prefetches its own row of the
+    next k tile into L2 (one prefetch per line of the row): nothing else
+    shares those lines. Only where the target's model says so
+    (`CpuTarget::prefetchHalfRows`): 2-3.2x faster on Emerald Rapids, whose
+    hardware prefetcher did not keep up with those panels, and 1.3-1.45x
+    slower decoding steps on the Zen 4, whose does. f32 panels go without
+    (5-25 % slower with it on Emerald Rapids).
+
     Where the register tile's accumulators are stored right after the k
     loop into a rank-4 view of the cache tile (`memref.subview` at the row
     loop's induction variable in dim 1, row-major `[B, M, N/W, W]`, or
@@ -859,6 +869,12 @@ def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
     }
     ```
   }];
+  let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"native\"",
+           "Target CPU (whether single rows prefetch 16-bit panels)">,
+    Option<"features", "features", "std::string", /*default=*/"\"\"",
+           "Target features on top of the CPU's">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"
   ];

@@ -169,7 +169,8 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   pm.addPass(createAttuneMergeConstants());
   pm.addNestedPass<func::FuncOp>(createAttuneEpilogueInRegisters());
   pm.addNestedPass<func::FuncOp>(createAttuneFreeAfterLastUse());
-  pm.addPass(createAttunePrefetchPanels());
+  pm.addPass(createAttunePrefetchPanels(
+      {options.cpu.empty() ? "native" : options.cpu, options.features}));
   pm.addPass(createAttuneLowerStridedCopies());
   if (failed(parsePassPipeline(options.parallel ? kCpuParallelLoops : kCpuLoops,
                                pm)))

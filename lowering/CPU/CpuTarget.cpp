@@ -79,8 +79,13 @@ CpuTarget fromEntry(llvm::StringRef name, const Entry &e) {
   // faster; at 1 thread it is as fast as the serial build, guided 5-11 %
   // slower. Guided was 8-13 % faster than static for the encoder layers on
   // the Intel VMs it was chosen on (session 7).
-  if (name == "znver4")
+  if (name == "znver4") {
     t.ompSchedule = "static";
+    // Measured on a Zen 4 VM (bench/README.md, session 16): a GPT-2-small
+    // decoding step with bf16 weights 13.9-14.2 ms with the prefetches,
+    // 9.8-11.0 without (f32 weights: 20.3-20.7).
+    t.prefetchHalfRows = false;
+  }
   t.amx = e.amx;
   return t;
 }

@@ -45,6 +45,13 @@ struct CpuTarget {
   /// default (docs/design.md, "Threads over tiles"): guided, static on the
   /// Zen 4, where it was measured faster in every case.
   std::string ompSchedule = "guided";
+  /// Whether a single row's k loop on 16-bit weight panels (a decoding
+  /// step's GEMMs with --gemm-weights=bf16/f16) prefetches its row of the
+  /// next k tile (attune-prefetch-panels): 2-3.2x faster on Emerald Rapids,
+  /// where the hardware prefetcher did not keep up with those panels; on
+  /// the Zen 4, whose does, 24-31 % slower (768 -> 50257 at M = 1) and a
+  /// GPT-2-small decoding step 1.3-1.45x slower.
+  bool prefetchHalfRows = true;
 
   /// f32 lanes of a vector register.
   int64_t lanes() const { return vectorBits / 32; }

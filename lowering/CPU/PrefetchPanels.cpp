@@ -1,5 +1,6 @@
 //===- PrefetchPanels.cpp - prefetch the GEMMs' next weight slice ---------===//
 
+#include "lowering/CPU/CpuTarget.h"
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -287,7 +288,8 @@ static bool prefetchNextSlice(scf::ForOp kLoop) {
 /// decoding step's) on 16-bit (bf16, f16) panels: nothing else shares the next
 /// slice's lines, so each k step fetches its own row of the next k tile (kCount
 /// rows ahead in the panel buffer, W elements: one prefetch per 64-byte
-/// line), into L2.
+/// line), into L2. Only on targets whose model asks for it
+/// (CpuTarget::prefetchHalfRows).
 static bool prefetchRowSlice(scf::ForOp kLoop) {
   vector::TransferReadOp read = unitStepPanelRead(kLoop);
   if (!read)
@@ -328,6 +330,7 @@ static bool prefetchRowSlice(scf::ForOp kLoop) {
 namespace {
 struct AttunePrefetchPanelsPass
     : mlir::attune::impl::AttunePrefetchPanelsBase<AttunePrefetchPanelsPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops, rowLoops;
     getOperation()->walk([&](scf::ForOp loop) {
@@ -339,8 +342,18 @@ struct AttunePrefetchPanelsPass
     bool changed = false;
     for (scf::ForOp loop : loops)
       changed |= prefetchNextSlice(loop);
-    for (scf::ForOp loop : rowLoops)
-      changed |= prefetchRowSlice(loop);
+    if (!rowLoops.empty()) {
+      std::string error;
+      std::optional<attune::cpu::CpuTarget> target =
+          attune::cpu::lookupCpuTarget(cpu, features, error);
+      if (!target) {
+        getOperation()->emitError("attune-prefetch-panels: ") << error;
+        return signalPassFailure();
+      }
+      if (target->prefetchHalfRows)
+        for (scf::ForOp loop : rowLoops)
+          changed |= prefetchRowSlice(loop);
+    }
     // Fold the index arithmetic and gather its constants (the greedy
     // driver's folding, no patterns).
     if (changed)
