@@ -765,6 +765,35 @@ Value staticTile(OpBuilder &b, Location loc, Value t, Value batch, Value head,
   return trailingTile(b, loc, t, {batch, head, r0, c0}, {rows, cols});
 }
 
+/// Rows [r0, r0 + rows) of the queries `q[b, h]` ([.., L, D]) transposed to
+/// [D, rows], each element through `f`: one contiguous block for a score
+/// contraction, in 16 x 16 blocks of shuffles (attune-transpose-tiles) where
+/// D and `rows` are multiples of 16.
+Value transposedQueryTile(KernelBuilder &k, Value q, Value batch, Value head,
+                          Value r0, int64_t rows,
+                          function_ref<Value(OpBuilder &, Location, Value)> f) {
+  OpBuilder &b = k.builder();
+  Location loc = k.location();
+  auto type = cast<RankedTensorType>(q.getType());
+  int64_t headDim = type.getDimSize(3);
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  Value tile =
+      staticTile(b, loc, q, batch, head, r0, rows, b.getIndexAttr(0), headDim);
+  Value t =
+      k.generic(ValueRange{tile},
+                k.empty({b.getIndexAttr(headDim), b.getIndexAttr(rows)},
+                        type.getElementType()),
+                {AffineMap::get(2, 0, {d1, d0}, ctx),
+                 AffineMap::get(2, 0, {d0, d1}, ctx)},
+                {Iter::parallel, Iter::parallel},
+                [&](OpBuilder &bb, Location ll, ValueRange a) {
+                  linalg::YieldOp::create(bb, ll, ValueRange{f(bb, ll, a[0])});
+                });
+  return headDim % 16 == 0 && rows % 16 == 0 ? markOp(t, kTransposeTilesAttr)
+                                             : t;
+}
+
 /// The tiled form with static tiles, for attune-tile-gemm's micro-kernels:
 /// queries, keys and values are zero-padded to whole tiles once, each query
 /// tile is scaled and transposed to [D, TQ] before its key loop, and every
@@ -942,20 +971,10 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   auto queryTile = [&](KernelBuilder &kq, Value bIdx, Value hIdx, Value i0) {
     OpBuilder &b = kq.builder();
     Location l = kq.location();
-    Value tile =
-        staticTile(b, l, qPad, bIdx, hIdx, i0, TQ, b.getIndexAttr(0), headDim);
-    Value t = kq.generic(
-        ValueRange{tile},
-        kq.empty({b.getIndexAttr(headDim), b.getIndexAttr(TQ)}, elem),
-        {AffineMap::get(2, 0, {d1, d0}, ctx),
-         AffineMap::get(2, 0, {d0, d1}, ctx)},
-        {Iter::parallel, Iter::parallel},
-        [&](OpBuilder &bb, Location ll, ValueRange a) {
-          linalg::YieldOp::create(
-              bb, ll, ValueRange{arith::MulFOp::create(bb, ll, a[0], scale)});
+    Value t = transposedQueryTile(
+        kq, qPad, bIdx, hIdx, i0, TQ, [&](OpBuilder &bb, Location ll, Value x) {
+          return arith::MulFOp::create(bb, ll, x, scale).getResult();
         });
-    if (headDim % 16 == 0 && TQ % 16 == 0)
-      markOp(t, kTransposeTilesAttr);
     if (!pairs)
       return t;
     Value rowPairs = tensor::ExpandShapeOp::create(
@@ -1614,20 +1633,8 @@ LogicalResult tileLinearAttention(LinearAttentionOp op, RewriterBase &rewriter,
         kVectorizeAttr);
   };
   auto phiQueriesT = [&](KernelBuilder &kc, Value bIdx, Value hIdx, Value r0) {
-    OpBuilder &b = kc.builder();
-    Location l = kc.location();
-    Value tile =
-        staticTile(b, l, qPad, bIdx, hIdx, r0, C, b.getIndexAttr(0), headDim);
-    Value t = kc.generic(
-        ValueRange{tile},
-        kc.empty({b.getIndexAttr(headDim), b.getIndexAttr(C)}, elem),
-        {map(2, {d1, d0}), map(2, {d0, d1})}, {Iter::parallel, Iter::parallel},
-        [&](OpBuilder &bb, Location ll, ValueRange a) {
-          linalg::YieldOp::create(
-              bb, ll, ValueRange{linearAttentionFeature(bb, ll, a[0])});
-        });
-    return headDim % 16 == 0 && C % 16 == 0 ? markOp(t, kTransposeTilesAttr)
-                                            : t;
+    return transposedQueryTile(kc, qPad, bIdx, hIdx, r0, C,
+                               linearAttentionFeature);
   };
 
   Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
