@@ -814,7 +814,7 @@ def AttunePrefetchPanels : Pass<"attune-prefetch-panels"> {
     next k tile into L2 (one prefetch per line of the row): nothing else
     shares those lines. Only where the target's model says so
     (`CpuTarget::prefetchHalfRows`): 2-3.2x faster on Emerald Rapids, whose
-    hardware prefetcher did not keep up with those panels, and 1.3-1.45x
+    hardware prefetcher did not keep up with those panels, and 1.06-1.45x
     slower decoding steps on the Zen 4, whose does. f32 panels go without
     (5-25 % slower with it on Emerald Rapids).
 

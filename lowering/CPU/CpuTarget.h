@@ -49,8 +49,8 @@ struct CpuTarget {
   /// step's GEMMs with --gemm-weights=bf16/f16) prefetches its row of the
   /// next k tile (attune-prefetch-panels): 2-3.2x faster on Emerald Rapids,
   /// where the hardware prefetcher did not keep up with those panels; on
-  /// the Zen 4, whose does, 24-31 % slower (768 -> 50257 at M = 1) and a
-  /// GPT-2-small decoding step 1.3-1.45x slower.
+  /// the Zen 4, whose does, 31 % slower (768 -> 50257 at M = 1) and a
+  /// GPT-2-small decoding step 1.26-1.45x slower (1.06-1.16x on 2 threads).
   bool prefetchHalfRows = true;
 
   /// f32 lanes of a vector register.

@@ -256,7 +256,7 @@ func.func @long_k_tile(%panels: memref<4x256x64xf32>, %tile: memref<1x1x128x64xf
 // to the last row), 64 bf16 = two lines; no unrolling. On f32 panels the
 // mark is only dropped (measured slower with it). On the Zen 4, whose
 // hardware prefetcher keeps up with the 16-bit panels, the marks are only
-// dropped (CpuTarget::prefetchHalfRows; a decoding step was 1.3-1.45x
+// dropped (CpuTarget::prefetchHalfRows; a decoding step was 1.06-1.45x
 // slower with the prefetches); its register tiles' prefetches stay.
 // ZEN4-LABEL: func @row_loop_bf16
 // ZEN4-NOT:     memref.prefetch
