@@ -102,14 +102,19 @@ static void addLinalgCleanup(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+/// --cpu for the passes: the empty default is this machine.
+static std::string targetCpu(const CpuOptions &options) {
+  return options.cpu.empty() ? "native" : options.cpu;
+}
+
 /// The CPU kernel passes (lowering/CPU), in their order: a pass reads what
 /// the ones before it decided or marked.
 static void addCpuKernelPasses(OpPassManager &pm, const CpuOptions &options) {
   bool parallel = options.parallel;
   // The tiles from the target CPU's model.
-  pm.addPass(createAttuneSelectCpuTiling(
-      {options.cpu.empty() ? "native" : options.cpu, options.features,
-       options.explainTiling, options.gemmCompute}));
+  pm.addPass(createAttuneSelectCpuTiling({targetCpu(options), options.features,
+                                          options.explainTiling,
+                                          options.gemmCompute}));
   pm.addPass(createAttunePackHeadGemms({options.gemmWeights}));
   pm.addPass(createAttuneVectorizeRows({parallel}));
   pm.addPass(createAttuneTransposeTiles({parallel}));
@@ -118,9 +123,8 @@ static void addCpuKernelPasses(OpPassManager &pm, const CpuOptions &options) {
   pm.addPass(createAttuneHoistWeightPreparation());
   pm.addPass(createAttunePrepareWeightsAtLoad());
   pm.addPass(createAttuneFuseGemmInits({parallel}));
-  pm.addPass(createAttuneTileGemm({parallel,
-                                   options.cpu.empty() ? "native" : options.cpu,
-                                   options.features}));
+  pm.addPass(
+      createAttuneTileGemm({parallel, targetCpu(options), options.features}));
   pm.addPass(createAttuneAccumulatorsInRegisters());
   pm.addPass(createAttuneFinishCpuKernels({parallel}));
 }
@@ -169,8 +173,8 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   pm.addPass(createAttuneMergeConstants());
   pm.addNestedPass<func::FuncOp>(createAttuneEpilogueInRegisters());
   pm.addNestedPass<func::FuncOp>(createAttuneFreeAfterLastUse());
-  pm.addPass(createAttunePrefetchPanels(
-      {options.cpu.empty() ? "native" : options.cpu, options.features}));
+  pm.addPass(
+      createAttunePrefetchPanels({targetCpu(options), options.features}));
   pm.addPass(createAttuneLowerStridedCopies());
   if (failed(parsePassPipeline(options.parallel ? kCpuParallelLoops : kCpuLoops,
                                pm)))
@@ -182,8 +186,7 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
       // The target's (an unknown --cpu is reported by the kernel passes).
       std::string error;
       std::optional<cpu::CpuTarget> target =
-          cpu::lookupCpuTarget(options.cpu.empty() ? "native" : options.cpu,
-                               options.features, error);
+          cpu::lookupCpuTarget(targetCpu(options), options.features, error);
       schedule.schedule = target ? target->ompSchedule : "guided";
     }
     schedule.chunk = options.ompChunk;
@@ -193,8 +196,8 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
     llvm::report_fatal_error("attune-cpu-pipeline: upstream passes missing");
   // Without AVX512-BF16, LLVM would round to bf16 by calling __truncsfbf2,
   // which nothing defines.
-  pm.addPass(createAttuneExpandBf16Truncation(
-      {options.cpu.empty() ? "native" : options.cpu, options.features}));
+  pm.addPass(
+      createAttuneExpandBf16Truncation({targetCpu(options), options.features}));
   // (kCpuToLLVM runs expand-strided-metadata.)
   pm.addPass(createAttuneGuardExpandShapes());
   if (failed(parsePassPipeline(kCpuToLLVM, pm)))

@@ -171,6 +171,29 @@ Value markOp(Value v, StringRef attr) {
   return v;
 }
 
+/// bf16 k-pairs from pairs of rows: out[..., r, c, t] = bf16(in[..., r, t,
+/// c]), [..., R, 2, N] f32 -> [..., R, N, 2] bf16 (the queries', the values'
+/// and each key tile's probabilities), marked for attune-tile-gemm, which
+/// writes it a row pair at a time (as plain loops, the innermost extent 2
+/// stayed scalar).
+Value interleavePairs(KernelBuilder &k, Value rowPairs) {
+  auto type = cast<RankedTensorType>(rowPairs.getType());
+  int64_t rank = type.getRank();
+  MLIRContext *ctx = type.getContext();
+  SmallVector<OpFoldResult> sizes = k.sizes(rowPairs);
+  std::swap(sizes[rank - 2], sizes[rank - 1]);
+  SmallVector<AffineExpr> swapped;
+  for (int64_t d = 0; d < rank; ++d)
+    swapped.push_back(getAffineDimExpr(d, ctx));
+  std::swap(swapped[rank - 2], swapped[rank - 1]);
+  return markOp(
+      k.generic(ValueRange{rowPairs}, k.empty(sizes, k.builder().getBF16Type()),
+                {AffineMap::get(rank, 0, swapped, ctx),
+                 AffineMap::getMultiDimIdentityMap(rank, ctx)},
+                SmallVector<Iter>(rank, Iter::parallel), roundToBf16Body),
+      kPairInterleaveAttr);
+}
+
 /// The online-softmax update for one key tile of `scores`:
 ///   m' = max(m, rowmax s);  p = exp(s - m');  c = exp(m - m')
 ///   l' = l c + rowsum p;    acc' = acc c + p v
@@ -277,14 +300,7 @@ SoftmaxState onlineSoftmaxStep(KernelBuilder &k, Value scores, SoftmaxState st,
     Value rowPairs = tensor::ExpandShapeOp::create(
         b, l, RankedTensorType::get({keys / 2, 2, queries}, elem), p,
         ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-    Value pPairs = markOp(
-        k.generic(
-            ValueRange{rowPairs},
-            tensor::EmptyOp::create(
-                b, l, ArrayRef<int64_t>{keys / 2, queries, 2}, b.getBF16Type()),
-            {map(3, {d0, d2, d1}), map(3, {d0, d1, d2})},
-            {Iter::parallel, Iter::parallel, Iter::parallel}, roundToBf16Body),
-        kPairInterleaveAttr);
+    Value pPairs = interleavePairs(k, rowPairs);
     AffineExpr d3 = getAffineDimExpr(3, ctx);
     accNew = markOp(
         k.generic(
@@ -846,8 +862,7 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
   // TQ]: the softmax reductions over keys are then element-wise across rows,
   // and the keys are read in place.
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
-             d2 = getAffineDimExpr(2, ctx), d3 = getAffineDimExpr(3, ctx),
-             d4 = getAffineDimExpr(4, ctx);
+             d2 = getAffineDimExpr(2, ctx);
   Value kPad = padDim(rewriter, loc, k, 2, lkPad);
   Value scale = kb.floatConst(elem, op.getEffectiveScale());
   // Global tokens: flags [B, Lk] for the masks, and the global keys and
@@ -947,18 +962,8 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
         vPad, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}},
         ArrayRef<OpFoldResult>{vSizes[0], vSizes[1], halfKeys,
                                rewriter.getIndexAttr(2), vSizes[3]});
-    // Two key rows interleaved: a pair interleaving (attune-tile-gemm
-    // writes it a row pair at a time; as plain loops its innermost extent
-    // 2 stayed scalar).
-    vP = markOp(kb.generic(ValueRange{vPairs},
-                           kb.empty({vSizes[0], vSizes[1], halfKeys, vSizes[3],
-                                     rewriter.getIndexAttr(2)},
-                                    bf16Type),
-                           {AffineMap::get(5, 0, {d0, d1, d2, d4, d3}, ctx),
-                            AffineMap::getMultiDimIdentityMap(5, ctx)},
-                           SmallVector<Iter>(5, Iter::parallel),
-                           roundToBf16Body),
-                kPairInterleaveAttr);
+    // Two key rows interleaved.
+    vP = interleavePairs(kb, vPairs);
   }
   // The query tile at row i0 (of a batch element and head), scaled and
   // transposed: qT[e, c] = q[i0 + c, e] * scale, [D, TQ] (16 x 16 blocks of
@@ -977,18 +982,10 @@ LogicalResult tileAttentionStatic(AttentionOp op, RewriterBase &rewriter,
         });
     if (!pairs)
       return t;
-    Value rowPairs = tensor::ExpandShapeOp::create(
-        b, l, RankedTensorType::get({headDim / 2, 2, TQ}, elem), t,
-        ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-    return markOp(kq.generic(ValueRange{rowPairs},
-                             kq.empty({b.getIndexAttr(headDim / 2),
-                                       b.getIndexAttr(TQ), b.getIndexAttr(2)},
-                                      bf16Type),
-                             {AffineMap::get(3, 0, {d0, d2, d1}, ctx),
-                              AffineMap::get(3, 0, {d0, d1, d2}, ctx)},
-                             {Iter::parallel, Iter::parallel, Iter::parallel},
-                             roundToBf16Body),
-                  kPairInterleaveAttr);
+    return interleavePairs(
+        kq, tensor::ExpandShapeOp::create(
+                b, l, RankedTensorType::get({headDim / 2, 2, TQ}, elem), t,
+                ArrayRef<ReassociationIndices>{{0, 1}, {2}}));
   };
 
   Value init = kb.empty({batchSize, rewriter.getIndexAttr(heads), lqSize,
