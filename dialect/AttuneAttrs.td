@@ -146,7 +146,14 @@ def Attune_GemmTilingAttr : AttrDef<Attune_Dialect, "GemmTiling"> {
     - `bf16_dot` (default false): the bf16 compute mode (`--gemm-compute=bf16`):
       both operands rounded to bf16, the weights packed as k-pairs
       `[N / panel, K / 2, panel, 2]`, each k-pair step one `vdpbf16ps` per
-      accumulator vector (accumulated in f32); `k_tile` counts k, not pairs.
+      accumulator vector (accumulated in f32); `k_tile` counts k, not pairs;
+    - `dot` (default false): for N narrower than half a vector (a score or
+      classifier head of 1 to 8 columns), where a panel of whole vectors
+      would be mostly padding: dot products along K instead. The weights
+      are packed as `[N, K / panel, panel]` (`panel`: the lanes of a
+      vector), each register tile `rows` rows x all N columns x `panel`
+      partial sums, reduced across the lanes after the k loop; `k_tile`
+      and `forall_panels` are 0, `cache_rows` the rows of a parallel tile.
 
     A tile contraction of tiled attention has register tiles only:
     `k_tile`, `cache_rows` and `forall_panels` are 0.
@@ -159,7 +166,8 @@ def Attune_GemmTilingAttr : AttrDef<Attune_Dialect, "GemmTiling"> {
   }];
   let parameters = (ins "int64_t":$panel, "int64_t":$rows, "int64_t":$k_tile,
                         "int64_t":$cache_rows, "int64_t":$forall_panels,
-                        DefaultValuedParameter<"bool", "false">:$bf16_dot);
+                        DefaultValuedParameter<"bool", "false">:$bf16_dot,
+                        DefaultValuedParameter<"bool", "false">:$dot);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -23,7 +23,8 @@ using namespace mlir::attune;
 LogicalResult
 GemmTilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t panel, int64_t rows, int64_t kTile,
-                       int64_t cacheRows, int64_t forallPanels, bool bf16Dot) {
+                       int64_t cacheRows, int64_t forallPanels, bool bf16Dot,
+                       bool dot) {
   if (panel <= 0 || rows <= 0)
     return emitError() << "panel and rows must be positive, got panel = "
                        << panel << ", rows = " << rows;
@@ -37,6 +38,13 @@ GemmTilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "bf16_dot steps k in pairs: k_tile must be even, "
                           "got "
                        << kTile;
+  if (dot && bf16Dot)
+    return emitError() << "dot products along K run in f32: dot and bf16_dot "
+                          "exclude each other";
+  if (dot && (kTile != 0 || forallPanels != 0))
+    return emitError() << "dot tiles have no k tiles or panels: k_tile and "
+                          "forall_panels must be 0, got "
+                       << kTile << " and " << forallPanels;
   return success();
 }
 

@@ -65,6 +65,16 @@ inline constexpr llvm::StringLiteral kWeightArgAttr = "attune.weight";
 /// A linear layer's contraction generic, [B, M, K] x [K, N]: tiled on packed
 /// weights by the GEMM passes.
 inline constexpr llvm::StringLiteral kGemmAttr = "attune.gemm";
+/// A linear layer's GEMM with a `dot` tiling (N at most half a vector), as
+/// dot products along K (attune-pack-gemms): T[b, m, n, l] += A[b, m, ko, l]
+/// * W[n, ko, l] over K viewed as [K / L, L], L the vector's lanes; the lanes
+/// are summed by a row kernel after it. Tiled by attune-tile-gemm.
+inline constexpr llvm::StringLiteral kDotGemmAttr = "attune.dot_gemm";
+/// A dot-product GEMM's lane sum (C = init + the sum of T over the lanes)
+/// and its last K mod L products: row kernels that attune-tile-gemm tiles
+/// one row at a time with the GEMM's tiling (they come after
+/// attune-vectorize-rows).
+inline constexpr llvm::StringLiteral kDotRowsAttr = "attune.dot_rows";
 /// An element-wise generic over a marked GEMM's [B, M, N] result (its only
 /// user): computed on each cache tile of the GEMM.
 inline constexpr llvm::StringLiteral kEpilogueAttr = "attune.epilogue";

@@ -1184,7 +1184,9 @@ def AttuneTileGemm : Pass<"attune-tile-gemm", "::mlir::ModuleOp"> {
     loops running rows, panels, k tiles) with register tiles of `rows` x
     `panel` (the row loop peeled so that full tiles vectorize without masks;
     the k loops of full tiles marked `attune.panel_k_loop` for
-    `attune-prefetch-panels`; the remaining rows one at a time; a panel
+    `attune-prefetch-panels`; the remaining rows in full tiles of half
+    the rows, then half that, down to 2 (marked alike), then one at a
+    time; a panel
     whose width is not a power of two, such as 4 x 24 on AVX2, vectorized
     in chunks of the largest power of two dividing it, each chunk's
     accumulators carried on their own and the FMAs ordered row by row,

@@ -298,6 +298,89 @@ Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
                       storage);
 }
 
+std::pair<Value, Value> packDotWeights(OpBuilder &b, Location loc, Value w,
+                                       int64_t lanes, Type storage) {
+  auto type = cast<RankedTensorType>(w.getType());
+  Type f32 = type.getElementType();
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  int64_t kMain = k / lanes * lanes, kRest = k - kMain;
+  auto mainType = RankedTensorType::get({n, kMain / lanes, lanes}, f32);
+  auto restType = RankedTensorType::get({n, kRest}, f32);
+  if (std::optional<std::vector<char>> bytes = attune::constantBytes(w);
+      bytes && f32.isF32()) {
+    const float *src = reinterpret_cast<const float *>(bytes->data());
+    std::string key = attune::constantKey(w, "weight") + "_dot";
+    // W^T's rows [0, kMain) and [kMain, K), each a constant.
+    // The last K mod L columns (at most 15 x N values, read by scalar
+    // code) stay f32, holding the storage type's values: a scalar
+    // widening per product is not worth their bytes.
+    auto constant = [&](RankedTensorType t, int64_t from, int64_t to,
+                        StringRef suffix, bool keepF32) {
+      std::vector<float> dst;
+      dst.reserve(n * (to - from));
+      for (int64_t c = 0; c < n; ++c)
+        for (int64_t kk = from; kk < to; ++kk)
+          dst.push_back(src[kk * n + c]);
+      bool fits = !firstOutOfRange(dst, storage);
+      if (!storage || storage == f32 || !fits) {
+        auto attr = DenseResourceElementsAttr::get(
+            t, key + suffix.str(),
+            HeapAsmResourceBlob::allocateAndCopyInferAlign(
+                ArrayRef<float>(dst)));
+        Value v = arith::ConstantOp::create(b, loc, t, attr);
+        return fits ? v : narrowPanels(b, loc, v, storage);
+      }
+      std::vector<char> narrow = convertFloatData(
+          ArrayRef<char>(reinterpret_cast<const char *>(dst.data()),
+                         dst.size() * sizeof(float)),
+          cast<FloatType>(f32), cast<FloatType>(storage));
+      if (keepF32) {
+        std::vector<char> wide = convertFloatData(
+            narrow, cast<FloatType>(storage), cast<FloatType>(f32));
+        auto attr = DenseResourceElementsAttr::get(
+            t, key + suffix.str() + "_" + attune::artifactDtypeName(storage),
+            HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(wide),
+                                                          64));
+        return arith::ConstantOp::create(b, loc, t, attr).getResult();
+      }
+      auto narrowType = t.clone(storage);
+      auto attr = DenseResourceElementsAttr::get(
+          narrowType,
+          key + suffix.str() + "_" + attune::artifactDtypeName(storage),
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(narrow),
+                                                        64));
+      return arith::ConstantOp::create(b, loc, narrowType, attr).getResult();
+    };
+    return {constant(mainType, 0, kMain, "_main", false),
+            kRest ? constant(restType, kMain, k, "_rest", true) : Value()};
+  }
+  // At run time (an outlined layer's weights before
+  // attune-hoist-weight-preparation, external weights): W^T is the
+  // transpose's input where B is one, else one transpose.
+  Value wt;
+  if (auto t = w.getDefiningOp<linalg::TransposeOp>();
+      t && t.getPermutation() == ArrayRef<int64_t>{1, 0}) {
+    wt = t.getInput();
+  } else {
+    Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, k}, f32);
+    wt = linalg::TransposeOp::create(b, loc, w, init, ArrayRef<int64_t>{1, 0})
+             ->getResult(0);
+  }
+  auto slice = [&](int64_t from, int64_t size) {
+    return tensor::ExtractSliceOp::create(
+               b, loc, RankedTensorType::get({n, size}, f32), wt, ValueRange{},
+               ValueRange{}, ValueRange{}, b.getDenseI64ArrayAttr({0, from}),
+               b.getDenseI64ArrayAttr({n, size}),
+               b.getDenseI64ArrayAttr({1, 1}))
+        .getResult();
+  };
+  Value main = tensor::ExpandShapeOp::create(
+      b, loc, mainType, kRest ? slice(0, kMain) : wt,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  return {narrowPanels(b, loc, main, storage),
+          kRest ? narrowPanels(b, loc, slice(kMain, kRest), storage) : Value()};
+}
+
 Value padColumns(OpBuilder &b, Location loc, Value v, int64_t columns) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getDimSize(type.getRank() - 1) == columns)

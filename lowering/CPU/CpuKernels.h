@@ -60,6 +60,12 @@ Value joinColumns(OpBuilder &b, Location loc, Value v);
 /// P[nb, k/2, r, k % 2] = B[k, W nb + r].
 Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
                  Type storage = {}, bool pairs = false);
+/// A GEMM's B [K, N] for dot products along K in vectors of `lanes`
+/// (a `dot` tiling): {W [N, K0 / lanes, lanes], W [N, K - K0]} with K0 = K
+/// rounded down to whole vectors (the second null where K0 = K), in
+/// `storage`; constants at compile time, as packPanels.
+std::pair<Value, Value> packDotWeights(OpBuilder &b, Location loc, Value w,
+                                       int64_t lanes, Type storage = {});
 /// A [B, M, K] (K even) rounded to bf16 as k-pairs [B, M, K/2, 2]
 /// (marked kPairRoundingAttr with the pairs of one vector step).
 Value roundToPairs(OpBuilder &b, Location loc, Value a);

@@ -20,6 +20,109 @@ using namespace mlir;
 using namespace mlir::attune;
 using namespace mlir::attune::cpu;
 
+/// A GEMM with a `dot` tiling (N at most half a vector) as dot products
+/// along K: the lanes' partial sums T[b, m, n, l] = sum over ko of
+/// A[b, m, ko L + l] * W[n, ko, l] (marked kDotGemmAttr), then C = init +
+/// (the sum of T over l) + the last K mod L products (row kernels marked
+/// kDotRowsAttr), all tiled by attune-tile-gemm with the GEMM's tiling; an
+/// epilogue stays an element-wise kernel on C. Weights as packDotWeights
+/// packs them.
+static void dotGemm(linalg::GenericOp gemm, GemmTilingAttr tiling,
+                    Type storage) {
+  MLIRContext *ctx = gemm.getContext();
+  OpBuilder b(gemm);
+  Location loc = gemm.getLoc();
+  Value a = gemm.getDpsInputs()[0], w = gemm.getDpsInputs()[1];
+  Value init = gemm.getDpsInits()[0];
+  auto aType = cast<RankedTensorType>(a.getType());
+  Type f32 = aType.getElementType();
+  int64_t lanes = tiling.getPanel(), k = aType.getDimSize(2);
+  int64_t n = cast<RankedTensorType>(w.getType()).getDimSize(1);
+  int64_t kMain = k / lanes * lanes, kRest = k - kMain;
+  auto [wMain, wRest] = packDotWeights(b, loc, w, lanes, storage);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, a);
+  auto sliceK = [&](int64_t from, int64_t size) {
+    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                         b.getIndexAttr(from)};
+    SmallVector<OpFoldResult> extents = {sizes[0], sizes[1],
+                                         b.getIndexAttr(size)};
+    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    return tensor::ExtractSliceOp::create(b, loc, a, offsets, extents, strides)
+        .getResult();
+  };
+  Value aMain = kRest ? sliceK(0, kMain) : a;
+  Value a4 = tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get(
+          {aType.getDimSize(0), aType.getDimSize(1), kMain / lanes, lanes},
+          f32),
+      aMain, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+      ArrayRef<OpFoldResult>{sizes[0], sizes[1], b.getIndexAttr(kMain / lanes),
+                             b.getIndexAttr(lanes)});
+  Value empty = tensor::EmptyOp::create(
+      b, loc,
+      ArrayRef<OpFoldResult>{sizes[0], sizes[1], b.getIndexAttr(n),
+                             b.getIndexAttr(lanes)},
+      f32);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(f32));
+  Value partial = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  using Iter = utils::IteratorType;
+  AffineExpr d0, d1, d2, d3, d4;
+  bindDims(ctx, d0, d1, d2, d3, d4);
+  // The GEMM's body (a multiply-add, in f32) for each new contraction.
+  auto contraction = [&](ValueRange ins, Value out, ArrayRef<AffineMap> maps,
+                         ArrayRef<Iter> iters) {
+    auto g = linalg::GenericOp::create(b, loc, TypeRange{out.getType()}, ins,
+                                       ValueRange{out}, maps, iters);
+    IRMapping map;
+    gemm.getRegion().cloneInto(&g.getRegion(), map);
+    widenNarrowOperands(g);
+    return g;
+  };
+  linalg::GenericOp dot =
+      contraction(ValueRange{a4, wMain}, partial,
+                  {AffineMap::get(5, 0, {d0, d1, d3, d4}, ctx),
+                   AffineMap::get(5, 0, {d2, d3, d4}, ctx),
+                   AffineMap::get(5, 0, {d0, d1, d2, d4}, ctx)},
+                  {Iter::parallel, Iter::parallel, Iter::parallel,
+                   Iter::reduction, Iter::parallel});
+  dot->setAttr(kDotGemmAttr, UnitAttr::get(ctx));
+  dot->setAttr(kTilingAttr, tiling);
+  // C = init + the lanes' sum.
+  auto sum = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{dot.getResult(0)},
+      ValueRange{init},
+      ArrayRef<AffineMap>{AffineMap::get(4, 0, {d0, d1, d2, d3}, ctx),
+                          AffineMap::get(4, 0, {d0, d1, d2}, ctx)},
+      ArrayRef<Iter>{Iter::parallel, Iter::parallel, Iter::parallel,
+                     Iter::reduction},
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, l, arith::AddFOp::create(nb, l, args[1], args[0]).getResult());
+      });
+  sum->setAttr(kDotRowsAttr, UnitAttr::get(ctx));
+  sum->setAttr(kTilingAttr, tiling);
+  Value c = sum.getResult(0);
+  // The last K mod L products.
+  if (kRest) {
+    linalg::GenericOp rest = contraction(
+        ValueRange{sliceK(kMain, kRest), wRest}, c,
+        {AffineMap::get(4, 0, {d0, d1, d3}, ctx),
+         AffineMap::get(4, 0, {d2, d3}, ctx),
+         AffineMap::get(4, 0, {d0, d1, d2}, ctx)},
+        {Iter::parallel, Iter::parallel, Iter::parallel, Iter::reduction});
+    rest->setAttr(kDotRowsAttr, UnitAttr::get(ctx));
+    rest->setAttr(kTilingAttr, tiling);
+    c = rest.getResult(0);
+  }
+  // The epilogue (element-wise on C) is a row kernel like any other.
+  for (Operation *user : gemm->getUsers())
+    if (user->removeAttr(kEpilogueAttr))
+      user->removeAttr(kTilingAttr);
+  gemm.getResult(0).replaceAllUsesWith(c);
+  gemm->erase();
+}
+
 /// Rewrites each marked [B, M, K] x [K, N] GEMM (and its activation
 /// epilogue) to run on packed weights: C[b, m, nb, r] += A[b, m, k] *
 /// P[nb, k, r] over the output viewed as [B, M, N/W, W]. Each register
@@ -42,6 +145,10 @@ static void packGemms(ModuleOp module, Type storage) {
   for (auto [gemm, tiling] : gemms) {
     if (!tiling)
       continue;
+    if (tiling.getDot()) {
+      dotGemm(gemm, tiling, storage);
+      continue;
+    }
     OpBuilder b(gemm);
     Location loc = gemm.getLoc();
     Value a = gemm.getDpsInputs()[0], w = gemm.getDpsInputs()[1];

@@ -60,7 +60,9 @@ static void packHeadsGemms(ModuleOp module, Type storage) {
       work;
   module.walk([&](linalg::GenericOp op) {
     GemmTilingAttr tiling = tilingOf(op);
-    if (!op->hasAttr(kGemmAttr) || !tiling || op.getNumLoops() != 4)
+    // (A dot tiling has no panels: N is narrower than any head.)
+    if (!op->hasAttr(kGemmAttr) || !tiling || tiling.getDot() ||
+        op.getNumLoops() != 4)
       return;
     // The heads are panels: the tiling's panel is the head size.
     int64_t width = tiling.getPanel();

@@ -26,6 +26,7 @@
 #include "lowering/CPU/CpuTarget.h"
 #include "lowering/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -40,6 +41,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <vector>
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNETILEGEMM
@@ -51,6 +53,11 @@ using namespace mlir::attune;
 using namespace mlir::attune::cpu;
 
 namespace {
+
+/// The schedule's marks for finishFullRowTiles: the peeled main loop of a
+/// level of the last rows' tiles, and its register tiles.
+constexpr llvm::StringLiteral kFullRowTilesAttr = "attune.full_row_tiles";
+constexpr llvm::StringLiteral kFullRowTileAttr = "attune.full_row_tile";
 
 /// Builds the transform-dialect schedule. Every tile size comes from a
 /// tiling attribute; the text is the transform IR that applies it.
@@ -90,6 +97,49 @@ public:
     text += tile("%t1", "%lk", "%t1full", gemmSizes({0, 0, 0, 0, kTile(t)}));
     text += registerTiles(t, "%lk");
     text += "    }\n";
+  }
+
+  /// The dot-product GEMMs with tiling `t` (kDotGemmAttr): tiles of
+  /// `cache_rows` rows (the parallel tiles with `parallel`), then register
+  /// tiles as registerTiles makes them.
+  void addDotGemms(GemmTilingAttr t) {
+    pairs = false;
+    std::string h = "%dot_" + std::to_string(groups++);
+    text += match(h, kDotGemmAttr, t);
+    text += "    transform.foreach " + h +
+            " : !transform.any_op {\n"
+            "    ^bb0(%g: !transform.any_op):\n";
+    if (parallel) {
+      text += "      %t1, %forall = transform.structured.tile_using_forall "
+              "%g tile_sizes " +
+              sizes({1, t.getCacheRows(), 0, 0, 0}) +
+              "\n          : (!transform.any_op) -> (!transform.any_op, "
+              "!transform.any_op)\n" +
+              canonicalize("%forall");
+      text += registerTiles(t, "%forall", /*dot=*/true);
+    } else {
+      text += tile("%t1", "%l1:2", "%g", {1, t.getCacheRows(), 0, 0, 0});
+      text += registerTiles(t, "%l1#0", /*dot=*/true);
+    }
+    text += "    }\n";
+    // The lane sums and the last products: one row ([1, 1, N, L] or
+    // [1, 1, N, K mod L]) at a time, in parallel tiles of `cache_rows`.
+    std::string r = "%dotrows_" + std::to_string(groups++);
+    text += match(r, kDotRowsAttr, t);
+    text += "    transform.foreach " + r +
+            " : !transform.any_op {\n"
+            "    ^bb0(%g: !transform.any_op):\n";
+    if (parallel)
+      text += "      %r0, %rforall = transform.structured.tile_using_forall "
+              "%g tile_sizes " +
+              sizes({1, t.getCacheRows(), 0, 0}) +
+              "\n          : (!transform.any_op) -> (!transform.any_op, "
+              "!transform.any_op)\n" +
+              tile("%r1", "%rl:2", "%r0", {1, 1, 0, 0});
+    else
+      text += tile("%r1", "%rl:2", "%g", {1, 1, 0, 0});
+    text += "      transform.structured.vectorize %r1 : !transform.any_op\n"
+            "    }\n";
   }
 
   /// The bf16 compute mode's roundings of A to k-pairs marked with `step`
@@ -173,8 +223,13 @@ private:
     return all;
   }
   /// Vectorizes the register tiles `handle`; in the bf16 compute mode they
-  /// are only marked, for vectorizeBf16DotTiles.
-  std::string vectorize(StringRef handle) const {
+  /// are only marked, for vectorizeBf16DotTiles. `deferred`: tiles whose
+  /// extent is static only after finishFullRowTiles, marked for it.
+  std::string vectorize(StringRef handle, bool deferred = false) const {
+    if (deferred && !pairs)
+      return ("      transform.annotate " + handle + " \"" +
+              kFullRowTileAttr.str() + "\" : !transform.any_op\n")
+          .str();
     if (pairs)
       return ("      transform.annotate " + handle + " \"" +
               kBf16DotTileAttr.str() + "\" : !transform.any_op\n")
@@ -291,42 +346,97 @@ private:
   }
 
   /// The register tiles of the cache tile %t1 inside the loop nest `outer`.
-  std::string registerTiles(GemmTilingAttr t, StringRef outer) const {
+  /// With `dot`, the tiles of a dot-product GEMM (loops (b, m, n, ko, l),
+  /// kDotGemmAttr): `rows` rows x all of N x the lanes per ko step, its k
+  /// loops unmarked (nothing to prefetch: A's and W's rows are read
+  /// contiguously).
+  std::string registerTiles(GemmTilingAttr t, StringRef outer,
+                            bool dot = false) const {
+    // The sizes of one k step, and of one row's k steps.
+    SmallVector<int64_t> kStep =
+        dot ? SmallVector<int64_t>{0, 0, 0, 1, 0} : gemmSizes({0, 0, 0, 0, 1});
+    SmallVector<int64_t> rowSteps =
+        dot ? SmallVector<int64_t>{0, 1, 0, 1, 0} : gemmSizes({0, 1, 0, 0, 1});
+    auto markK = [&](StringRef loop, StringRef mark) {
+      return dot ? std::string()
+                 : "      transform.annotate " + loop.str() + " \"" +
+                       mark.str() + "\" : !transform.any_op\n";
+    };
     // Panels outside rows: one panel of B (k_tile x W, contiguous) stays in
     // L1 while every register tile of A's rows streams past it.
     std::string s =
-        tile("%t2", "%l2:3", "%t1", gemmSizes({1, t.getRows(), 1, 0, 0}),
-             pairs ? " interchange = [0, 2, 1, 3, 4, 5]"
-                   : " interchange = [0, 2, 1, 3, 4]");
+        dot ? tile("%t2", "%l2", "%t1", {0, t.getRows(), 0, 0, 0})
+            : tile("%t2", "%l2:3", "%t1", gemmSizes({1, t.getRows(), 1, 0, 0}),
+                   pairs ? " interchange = [0, 2, 1, 3, 4, 5]"
+                         : " interchange = [0, 2, 1, 3, 4]");
     // Full register tiles, and a remainder loop for the last rows; N is a
     // multiple of W, so with the loop bounds known every tile in the main
     // loop is static.
-    s += "      %m = transform.cast %l2#2 : !transform.any_op to "
+    s += std::string("      %m = transform.cast ") + (dot ? "%l2" : "%l2#2") +
+         " : !transform.any_op to "
          "!transform.op<\"scf.for\">\n"
          "      %main, %rest = transform.loop.peel %m : "
          "(!transform.op<\"scf.for\">) -> (!transform.any_op, "
          "!transform.any_op)\n";
+    // The last rows in tiles of half as many rows, then half that, ...
+    // down to 2. One row alone has only its panel's vectors as
+    // accumulators (2 on an 8 x 32 tile), too few to hide the FMA latency:
+    // M = 4 on 8 x 32 tiles ran at half the rate of M = 8 (768 -> 129,
+    // Zen 4), and a 16-column panel's one accumulator at a quarter. Each
+    // level's peeled main loop runs only full tiles, but tiling composed
+    // the tile's extent into the outer loops' indices, where loop.peel
+    // cannot prove it: finishFullRowTiles folds it and vectorizes them.
+    std::vector<std::string> halves;
+    std::string rest = "%rest";
+    for (int64_t rows = t.getRows() / 2; rows >= 2; rows /= 2) {
+      std::string id = std::to_string(chunkIds++);
+      std::string tail = "%tail_" + id, half = "%half_" + id,
+                  halfLoop = "%halfl_" + id, m = "%hm_" + id;
+      halves.push_back("%hmain_" + id);
+      s += "      " + tail +
+           " = transform.structured.match ops{[\"linalg.generic\"]} in " +
+           rest + "\n          : (!transform.any_op) -> !transform.any_op\n";
+      s += tile(half, halfLoop, tail, gemmSizes({0, rows, 0, 0, 0}));
+      rest = "%hrest_" + id;
+      s += "      " + m + " = transform.cast " + halfLoop +
+           " : !transform.any_op to !transform.op<\"scf.for\">\n"
+           "      " +
+           halves.back() + ", " + rest + " = transform.loop.peel " + m +
+           " : (!transform.op<\"scf.for\">) -> (!transform.any_op, "
+           "!transform.any_op)\n"
+           "      transform.annotate " +
+           halves.back() + " \"" + kFullRowTilesAttr.str() +
+           "\" : !transform.any_op\n";
+    }
     s += canonicalize(outer);
     // One register tile per k step.
     s += "      %full = transform.structured.match ops{[\"linalg.generic\"]} "
          "in %main\n"
          "          : (!transform.any_op) -> !transform.any_op\n";
-    s += tile("%fk", "%fkl", "%full", gemmSizes({0, 0, 0, 0, 1}));
-    s += "      transform.annotate %fkl \"" + kPanelKLoopAttr.str() +
-         "\" : !transform.any_op\n";
-    s += vectorizeInChunks(t, "%fk", "%fkl");
+    s += tile("%fk", "%fkl", "%full", kStep);
+    s += markK("%fkl", kPanelKLoopAttr);
+    s += vectorizeInChunks(t, "%fk", "%fkl", /*deferred=*/dot);
+    for (const std::string &main : halves) {
+      std::string id = std::to_string(chunkIds++);
+      std::string full = "%hfull_" + id, fk = "%hfk_" + id, fkl = "%hfkl_" + id;
+      s += "      " + full +
+           " = transform.structured.match ops{[\"linalg.generic\"]} in " +
+           main + "\n          : (!transform.any_op) -> !transform.any_op\n";
+      s += tile(fk, fkl, full, kStep);
+      s += markK(fkl, kPanelKLoopAttr);
+      s += vectorizeInChunks(t, fk, fkl, /*deferred=*/true);
+    }
     // The last rows (all of them for a decoding step's single row): one row
     // at a time, the k loop inside the row loop, so that the row's
     // accumulators stay in registers across k.
     s += "      %tail = transform.structured.match ops{[\"linalg.generic\"]} "
-         "in %rest\n"
-         "          : (!transform.any_op) -> !transform.any_op\n";
+         "in " +
+         rest + "\n          : (!transform.any_op) -> !transform.any_op\n";
     int64_t chunk = chunkWidth(t);
     if (chunk == t.getPanel()) {
-      s += tile("%row", "%rowl:2", "%tail", gemmSizes({0, 1, 0, 0, 1}));
-      s += "      transform.annotate %rowl#1 \"" + kRowKLoopAttr.str() +
-           "\" : !transform.any_op\n";
-      s += vectorize("%row");
+      s += tile("%row", "%rowl:2", "%tail", rowSteps);
+      s += markK("%rowl#1", kRowKLoopAttr);
+      s += vectorize("%row", /*deferred=*/dot);
       return s;
     }
     // A panel in chunks: the row loop first, then the k loop inside it,
@@ -351,11 +461,11 @@ private:
   /// power-of-two chunks first, the chunk loop unrolled: LLVM scalarizes a
   /// loop-carried <24 x float> (measured: 20x slower GEMMs), while each
   /// chunk's accumulators are hoisted out of the k loop on their own.
-  std::string vectorizeInChunks(GemmTilingAttr t, StringRef op,
-                                StringRef kLoop) const {
+  std::string vectorizeInChunks(GemmTilingAttr t, StringRef op, StringRef kLoop,
+                                bool deferred = false) const {
     int64_t panel = t.getPanel(), chunk = chunkWidth(t);
     if (chunk == panel)
-      return vectorize(op);
+      return vectorize(op, deferred);
     std::string id = std::to_string(chunkIds++);
     std::string c = "%chunk_" + id, cl = "%chunkl_" + id, v = "%chunks_" + id;
     return tile(c, cl, op, gemmSizes({0, 0, 0, chunk, 0})) +
@@ -365,7 +475,7 @@ private:
            " = transform.structured.match ops{[\"linalg.generic\"]} in " +
            kLoop.str() +
            "\n          : (!transform.any_op) -> !transform.any_op\n" +
-           vectorize(v);
+           vectorize(v, deferred);
   }
 
   /// The row kernels' static tiles, the fused inits, then the vector
@@ -443,7 +553,7 @@ struct WiderFirst {
     auto key = [](GemmTilingAttr t) {
       return std::make_tuple(-t.getPanel(), -t.getRows(), t.getKTile(),
                              t.getCacheRows(), t.getForallPanels(),
-                             t.getBf16Dot());
+                             t.getBf16Dot(), t.getDot());
     };
     return key(a) < key(b);
   }
@@ -803,6 +913,95 @@ static LogicalResult vectorizePairInterleaves(ModuleOp module) {
   return success();
 }
 
+/// The last rows' tiles of half the register tile's rows (and half that),
+/// and the tiles of dot-product GEMMs:
+/// in each loop marked kFullRowTilesAttr, the peeled main loop of tiles of
+/// `step` rows, every iteration is a full tile, so the tile's extent
+/// `min(step, extent - iv)` is `step`; loop.peel proves that only where the
+/// extent is an operand of the min, and tiling had composed it into the
+/// outer loops' indices. Folds it, lets the tiles' shapes become static
+/// and vectorizes the tiles marked kFullRowTileAttr (the bf16 compute
+/// mode's are marked for vectorizeBf16DotTiles instead), the dot-product
+/// tiles' k steps as element-wise multiply-adds.
+LogicalResult finishFullRowTiles(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  SmallVector<scf::ForOp> loops;
+  module.walk([&](scf::ForOp loop) {
+    if (loop->removeAttr(kFullRowTilesAttr))
+      loops.push_back(loop);
+  });
+  bool marked = !loops.empty();
+  module.walk(
+      [&](linalg::GenericOp op) { marked |= op->hasAttr(kFullRowTileAttr); });
+  if (!marked)
+    return success();
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, ctx);
+  FrozenRewritePatternSet canonical(std::move(patterns));
+  IRRewriter rewriter(ctx);
+  for (scf::ForOp loop : loops) {
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!step)
+      continue;
+    for (auto min : llvm::make_early_inc_range(
+             loop.getBody()->getOps<affine::AffineMinOp>())) {
+      bool ofIv = llvm::is_contained(min.getOperands(), loop.getInductionVar());
+      bool capped = llvm::any_of(min.getMap().getResults(), [&](AffineExpr e) {
+        auto c = dyn_cast<AffineConstantExpr>(e);
+        return c && c.getValue() == *step;
+      });
+      if (!ofIv || !capped)
+        continue;
+      rewriter.setInsertionPoint(min);
+      rewriter.replaceOp(
+          min, arith::ConstantIndexOp::create(rewriter, min.getLoc(), *step));
+    }
+    if (failed(applyPatternsGreedily(loop, canonical)))
+      return loop.emitError("attune-tile-gemm: the last rows' tiles do not "
+                            "canonicalize");
+  }
+  SmallVector<Operation *> tiles;
+  module.walk([&](linalg::GenericOp op) {
+    if (op->removeAttr(kFullRowTileAttr))
+      tiles.push_back(op);
+  });
+  SmallVector<Operation *> loopsOfTiles;
+  for (Operation *op : tiles) {
+    GemmTilingAttr t = tilingOf(op);
+    Operation *loop = op->getParentOp();
+    if (!vectorizeInPlace(rewriter, op))
+      return op->emitError("attune-tile-gemm: a register tile did not "
+                           "vectorize (its shape is not static)");
+    if (t && t.getDot())
+      loopsOfTiles.push_back(loop);
+  }
+  // A dot-product tile's k step reduces over one ko: the unit-dim
+  // reduction folds to an element-wise multiply-add (FMAs on whole
+  // vectors of lanes) before the cleanup's reduction_to_contract, whose
+  // contraction with the lanes as a batch dimension lowered to one
+  // scalar FMA per element.
+  for (Operation *loop : loopsOfTiles) {
+    if (failed(applyPatternsGreedily(loop, canonical)))
+      return loop->emitError("attune-tile-gemm: a register tile's k step "
+                             "does not canonicalize");
+    // The folded reduction's add carries no fast-math flags: the
+    // product's, so that LLVM contracts the two into an FMA.
+    loop->walk([](arith::AddFOp add) {
+      for (Value operand : add->getOperands()) {
+        Value v = operand;
+        if (auto cast = v.getDefiningOp<vector::ShapeCastOp>())
+          v = cast.getSource();
+        if (auto mul = v.getDefiningOp<arith::MulFOp>())
+          add.setFastmath(mul.getFastmath());
+      }
+    });
+  }
+  return success();
+}
+
 struct AttuneTileGemmPass
     : mlir::attune::impl::AttuneTileGemmBase<AttuneTileGemmPass> {
   using Base::Base;
@@ -826,8 +1025,12 @@ struct AttuneTileGemmPass
         gemms[t] = true;
     });
     ScheduleBuilder builder(parallel);
-    for (auto &[t, _] : gemms)
-      builder.addGemms(t);
+    for (auto &[t, _] : gemms) {
+      if (t.getDot())
+        builder.addDotGemms(t);
+      else
+        builder.addGemms(t);
+    }
     for (auto &[t, _] : tileGemms)
       builder.addTileGemms(t);
     for (int64_t step : pairSteps)
@@ -856,7 +1059,7 @@ struct AttuneTileGemmPass
              succeeded(transform::applyTransformNamedSequence(
                  module, entry, *schedule, transform::TransformOptions()));
     };
-    if (!apply("tiles"))
+    if (!apply("tiles") || failed(finishFullRowTiles(module)))
       return signalPassFailure();
     if (failed(vectorizeBf16DotTiles(module, cpu, features)) ||
         failed(vectorizePairInterleaves(module)))

@@ -27,6 +27,15 @@ func.func @bf16_dot_tiling() attributes {attune.tiling = #attune.gemm_tiling<pan
 
 // -----
 
+// Dot products along K (N narrower than half a vector).
+// CHECK-LABEL: func.func @dot_tiling
+// CHECK-SAME:  #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 0, cache_rows = 128, forall_panels = 0, dot = true>
+func.func @dot_tiling() attributes {attune.tiling = #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 0, cache_rows = 128, forall_panels = 0, dot = true>} {
+  return
+}
+
+// -----
+
 // #attune.sparse round-trips; parameters at their default (0, false) are
 // left out.
 // CHECK-LABEL: func.func @sparse_layout

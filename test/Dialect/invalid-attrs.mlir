@@ -28,6 +28,20 @@ func.func @odd_bf16_k_tile() attributes {attune.tiling = #attune.gemm_tiling<pan
 
 // -----
 
+// expected-error @+1 {{dot products along K run in f32: dot and bf16_dot exclude each other}}
+func.func @dot_bf16() attributes {attune.tiling = #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 0, cache_rows = 128, forall_panels = 0, bf16_dot = true, dot = true>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{dot tiles have no k tiles or panels: k_tile and forall_panels must be 0, got 128 and 0}}
+func.func @dot_k_tile() attributes {attune.tiling = #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 128, cache_rows = 128, forall_panels = 0, dot = true>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{sparse layout: block must be >= 1, got 0}}
 func.func @sparse_0() attributes {layout = #attune.sparse<block = 0, local = 1>} {
   return

@@ -123,12 +123,21 @@ func.func @linear_bias(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b: tenso
 // CHECK:                 vector.transfer_read %{{.*}} : tensor<1x4x1x64xf32>, vector<1x4x1x64xf32>
 // CHECK:               }
 // CHECK:               scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<1x4x1x64xf32>)
+// The last rows: full tiles of 2 rows, then one row at a time.
 // CHECK:             scf.for
-// CHECK:               scf.for
-// CHECK:                 %[[FIRST1:.*]] = arith.cmpi eq, %[[KT]], %c0 : index
-// CHECK:                 scf.if %[[FIRST1]] -> (vector<1x1x1x64xf32>) {
+// CHECK:               scf.for {{.*}} step %c2
+// CHECK:                 %[[FIRST2:.*]] = arith.cmpi eq, %[[KT]], %c0 : index
+// CHECK:                 %[[ACC2:.*]] = scf.if %[[FIRST2]] -> (vector<1x2x1x64xf32>) {
 // CHECK:                 } else {
-// CHECK:                   vector.transfer_read %{{.*}} : tensor<1x?x1x64xf32>, vector<1x1x1x64xf32>
+// CHECK:                   vector.transfer_read %{{.*}} : tensor<1x2x1x64xf32>, vector<1x2x1x64xf32>
+// CHECK:                 }
+// CHECK:                 scf.for {{.*}} iter_args(%{{.*}} = %[[ACC2]]) -> (vector<1x2x1x64xf32>)
+// CHECK:               scf.for
+// CHECK:                 scf.for
+// CHECK:                   %[[FIRST1:.*]] = arith.cmpi eq, %[[KT]], %c0 : index
+// CHECK:                   scf.if %[[FIRST1]] -> (vector<1x1x1x64xf32>) {
+// CHECK:                   } else {
+// CHECK:                     vector.transfer_read %{{.*}} : tensor<1x?x1x64xf32>, vector<1x1x1x64xf32>
 func.func @linear_k_tiles(%x: tensor<?x384xf32>, %w: tensor<512x384xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
   %y = attune.linear %x, %w, %b : (tensor<?x384xf32>, tensor<512x384xf32>, tensor<512xf32>) -> tensor<?x512xf32>
   return %y : tensor<?x512xf32>

@@ -6,7 +6,8 @@
 // writes the tile one row at a time), register tiles of 8 x 32, one per k
 // step, the accumulators carried through the k loop (marked for
 // attune-prefetch-panels), 8 FMAs on vector<32xf32> per step; the last rows
-// one at a time.
+// in full tiles of 4 rows, then of 2, then one at a time (a row alone has
+// only two accumulators).
 // CHECK-LABEL: func.func @narrow
 // CHECK:       scf.for {{.*}} step %c128
 // CHECK:         scf.for {{.*}} to %c3 step %c1
@@ -17,16 +18,29 @@
 // CHECK-COUNT-8:       vector.fma {{.*}} : vector<32xf32>
 // CHECK:             } {attune.panel_k_loop}
 // CHECK:           scf.for
-// CHECK:             scf.for {{.*}} -> (vector<1x1x1x32xf32>)
-// CHECK:               vector.fma {{.*}} : vector<32xf32>
+// CHECK:             scf.for {{.*}} step %c4
+// CHECK:               scf.for {{.*}} -> (vector<1x4x1x32xf32>)
+// CHECK-COUNT-4:         vector.fma {{.*}} : vector<32xf32>
+// CHECK:               } {attune.panel_k_loop}
+// CHECK:             scf.for
+// CHECK:               scf.for {{.*}} step %c2
+// CHECK:                 scf.for {{.*}} -> (vector<1x2x1x32xf32>)
+// CHECK-COUNT-2:           vector.fma {{.*}} : vector<32xf32>
+// CHECK:                 } {attune.panel_k_loop}
+// CHECK:               scf.for
+// CHECK:                 scf.for
+// CHECK:                   scf.for {{.*}} -> (vector<1x1x1x32xf32>)
+// CHECK:                     vector.fma {{.*}} : vector<32xf32>
+// CHECK:                   } {attune.row_k_loop}
 // CHECK-NOT:   linalg.generic
 //
 // A panel of 3 vectors (4 x 24 on Zen 3's 16 ymm registers) is vectorized
 // in chunks of 8 columns: a vector<24xf32> carried through the k loop is
 // scalarized by LLVM. Each chunk's accumulators are an iter_arg of their
 // own, and the FMAs go row by row (a row's broadcast, then its three FMAs)
-// so that only one broadcast is live. The last rows: one row at a time, its
-// k loop carrying the row's three chunks.
+// so that only one broadcast is live. The last rows: full tiles of 2 rows
+// (chunked alike), then one row at a time, its k loop carrying the row's
+// three chunks.
 // AVX2-LABEL: func.func @narrow
 // AVX2:       scf.for {{.*}} step %c4
 // AVX2:         scf.for {{.*}} iter_args({{.*}}) -> (vector<1x4x1x8xf32>, vector<1x4x1x8xf32>, vector<1x4x1x8xf32>)
@@ -42,10 +56,15 @@
 // AVX2:         vector.transfer_write {{.*}}[%c0, %c0, %c0, %c8] {{.*}} : vector<1x4x1x8xf32>
 // AVX2:         vector.transfer_write {{.*}}[%c0, %c0, %c0, %c0] {{.*}} : vector<1x4x1x8xf32>
 // AVX2:       scf.for
+// AVX2:         scf.for {{.*}} step %c2
+// AVX2:           scf.for {{.*}} -> (vector<1x2x1x8xf32>, vector<1x2x1x8xf32>, vector<1x2x1x8xf32>)
+// AVX2-COUNT-6:     vector.fma {{.*}} : vector<8xf32>
+// AVX2:           } {attune.panel_k_loop}
 // AVX2:         scf.for
-// AVX2:           scf.for {{.*}} -> (vector<1x1x1x8xf32>, vector<1x1x1x8xf32>, vector<1x1x1x8xf32>)
-// AVX2-COUNT-3:     vector.fma {{.*}} : vector<8xf32>
-// AVX2:           } {attune.row_k_loop}
+// AVX2:           scf.for
+// AVX2:             scf.for {{.*}} -> (vector<1x1x1x8xf32>, vector<1x1x1x8xf32>, vector<1x1x1x8xf32>)
+// AVX2-COUNT-3:       vector.fma {{.*}} : vector<8xf32>
+// AVX2:             } {attune.row_k_loop}
 // AVX2-NOT:   vector<{{[0-9x]*}}24xf32>
 func.func @narrow(%x: tensor<?x128xf32>, %w: tensor<96x128xf32>) -> tensor<?x96xf32> {
   %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<96x128xf32>) -> tensor<?x96xf32>
@@ -80,6 +99,39 @@ func.func @value_gemm(%pT: tensor<64x64xf32>, %v: tensor<64x64xf32>, %acc: tenso
     linalg.yield %s : f32
   } -> tensor<64x64xf32>
   return %o : tensor<64x64xf32>
+}
+
+// -----
+
+// N = 1 (a `dot` tiling): cache tiles of 128 rows; register tiles of
+// 8 rows x 1 column x 16 lanes, one multiply-add on whole vectors per ko
+// step (the unit reduction folded, its add contractible into an FMA), the
+// partial sums carried through the ko loop; the last rows in tiles of 4,
+// 2, then 1. Then one row at a time: the lanes' sum (a vector.reduction)
+// onto the bias, and the last 4 products of K = 100.
+// CHECK-LABEL: func.func @score
+// CHECK:       scf.for {{.*}} step %c128
+// CHECK:         scf.for {{.*}} step %c8
+// CHECK:           scf.for {{.*}} to %c6 step %c1 iter_args({{.*}}) -> (vector<1x8x1x16xf32>)
+// CHECK:             arith.mulf {{.*}} fastmath<reassoc,contract> : vector<1x8x1x1x16xf32>
+// CHECK:             arith.addf {{.*}} fastmath<reassoc,contract> : vector<1x8x1x16xf32>
+// CHECK:         scf.for
+// CHECK:           scf.for {{.*}} step %c4
+// CHECK:             scf.for {{.*}} -> (vector<1x4x1x16xf32>)
+// CHECK:           scf.for
+// CHECK:             scf.for {{.*}} step %c2
+// CHECK:               scf.for {{.*}} -> (vector<1x2x1x16xf32>)
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 scf.for {{.*}} -> (vector<1x1x1x16xf32>)
+// CHECK:       scf.for
+// CHECK:         vector.reduction <add>, {{.*}} : vector<16xf32> into f32
+// CHECK:       scf.for
+// CHECK-COUNT-4: vector.fma
+// CHECK-NOT:   linalg.generic
+func.func @score(%x: tensor<?x100xf32>, %w: tensor<1x100xf32>, %b: tensor<1xf32>) -> tensor<?x1xf32> {
+  %y = attune.linear %x, %w, %b : (tensor<?x100xf32>, tensor<1x100xf32>, tensor<1xf32>) -> tensor<?x1xf32>
+  return %y : tensor<?x1xf32>
 }
 
 // -----

@@ -1,6 +1,7 @@
 // torch.module: nn.ModuleDict({"a": nn.Linear(200, 334), "b": nn.Linear(334, 96), "enc": nn.TransformerEncoder(nn.TransformerEncoderLayer(d_model=64, nhead=2, dim_feedforward=128, dropout=0.0, activation=lambda t: torch.relu(t)), num_layers=2, enable_nested_tensor=False)})
 // torch.inputs: x=f32[1,130,200] y=f32[2,19,64]
 // torch.inputs: x=f32[2,1,200] y=f32[1,1,64]
+// torch.inputs: x=f32[1,13,200] y=f32[7,1,64]
 // torch.call: ref.bf16_gemms(lambda: (module["b"](torch.relu(module["a"](x))), module["enc"](y.transpose(0, 1)).transpose(0, 1)))
 //
 // --gemm-compute=bf16: both operands of every linear layer's GEMM rounded

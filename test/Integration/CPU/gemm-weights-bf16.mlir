@@ -1,7 +1,8 @@
-// torch.module: nn.ModuleDict({"a": nn.Linear(200, 333), "b": nn.Linear(333, 96), "enc": nn.TransformerEncoder(nn.TransformerEncoderLayer(d_model=64, nhead=2, dim_feedforward=128, dropout=0.0, batch_first=True), num_layers=2, enable_nested_tensor=False)})
+// torch.module: nn.ModuleDict({"a": nn.Linear(200, 333), "b": nn.Linear(333, 96), "c": nn.Linear(333, 2), "enc": nn.TransformerEncoder(nn.TransformerEncoderLayer(d_model=64, nhead=2, dim_feedforward=128, dropout=0.0, batch_first=True), num_layers=2, enable_nested_tensor=False)})
 // torch.inputs: x=f32[1,130,200] y=f32[2,19,64]
 // torch.inputs: x=f32[2,1,200] y=f32[1,1,64]
-// torch.call: (module.apply(lambda m: [p.data.copy_(p.data.bfloat16().float()) for p in m.parameters(recurse=False) if p.dim() == 2]), module["b"](torch.relu(module["a"](x))), module["enc"](y))[1:]
+// torch.inputs: x=f32[1,13,200] y=f32[1,7,64]
+// torch.call: (module.apply(lambda m: [p.data.copy_(p.data.bfloat16().float()) for p in m.parameters(recurse=False) if p.dim() == 2]), module["b"](torch.relu(module["a"](x))), module["c"](torch.relu(module["a"](x))), module["enc"](y))[1:]
 //
 // --gemm-weights=bf16: every linear layer's weights packed as bf16 (rounded
 // to nearest even at compile time), widened to f32 in registers, products
@@ -31,13 +32,16 @@
 // BAD: error: --gemm-weights=f8: expected f32, bf16 or f16
 
 func.func @forward(%x: tensor<?x?x200xf32> {attune.name = "x"}, %y: tensor<?x?x64xf32> {attune.name = "y"})
-    -> (tensor<?x?x96xf32>, tensor<?x?x64xf32>) {
+    -> (tensor<?x?x96xf32>, tensor<?x?x2xf32>, tensor<?x?x64xf32>) {
   %wa = attune.weight "a.weight" : tensor<333x200xf32>
   %ba = attune.weight "a.bias" : tensor<333xf32>
   %wb = attune.weight "b.weight" : tensor<96x333xf32>
   %bb = attune.weight "b.bias" : tensor<96xf32>
   %h = attune.linear %x, %wa, %ba {activation = #attune.activation<relu>} : (tensor<?x?x200xf32>, tensor<333x200xf32>, tensor<333xf32>) -> tensor<?x?x333xf32>
   %g = attune.linear %h, %wb, %bb : (tensor<?x?x333xf32>, tensor<96x333xf32>, tensor<96xf32>) -> tensor<?x?x96xf32>
+  %wc = attune.weight "c.weight" : tensor<2x333xf32>
+  %bc = attune.weight "c.bias" : tensor<2xf32>
+  %c = attune.linear %h, %wc, %bc : (tensor<?x?x333xf32>, tensor<2x333xf32>, tensor<2xf32>) -> tensor<?x?x2xf32>
   %e = attune.repeat %y {count = 2 : i64, prefix = "enc.layers.{i}."}
       : (tensor<?x?x64xf32>) -> tensor<?x?x64xf32> {
   ^bb0(%s: tensor<?x?x64xf32>):
@@ -61,5 +65,5 @@ func.func @forward(%x: tensor<?x?x200xf32> {attune.name = "x"}, %y: tensor<?x?x6
            tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
     attune.yield %o : tensor<?x?x64xf32>
   }
-  return %g, %e : tensor<?x?x96xf32>, tensor<?x?x64xf32>
+  return %g, %c, %e : tensor<?x?x96xf32>, tensor<?x?x2xf32>, tensor<?x?x64xf32>
 }

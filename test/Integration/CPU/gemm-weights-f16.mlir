@@ -1,7 +1,8 @@
-// torch.module: nn.ModuleDict({"a": nn.Linear(200, 333), "b": nn.Linear(333, 96), "enc": nn.TransformerEncoder(nn.TransformerEncoderLayer(d_model=64, nhead=2, dim_feedforward=128, dropout=0.0, batch_first=True), num_layers=2, enable_nested_tensor=False)})
+// torch.module: nn.ModuleDict({"a": nn.Linear(200, 333), "b": nn.Linear(333, 96), "c": nn.Linear(333, 2), "enc": nn.TransformerEncoder(nn.TransformerEncoderLayer(d_model=64, nhead=2, dim_feedforward=128, dropout=0.0, batch_first=True), num_layers=2, enable_nested_tensor=False)})
 // torch.inputs: x=f32[1,130,200] y=f32[2,19,64]
 // torch.inputs: x=f32[2,1,200] y=f32[1,1,64]
-// torch.call: (module.apply(lambda m: [p.data.copy_(p.data.half().float()) for p in m.parameters(recurse=False) if p.dim() == 2]), module["b"](torch.relu(module["a"](x))), module["enc"](y))[1:]
+// torch.inputs: x=f32[1,13,200] y=f32[1,7,64]
+// torch.call: (module.apply(lambda m: [p.data.copy_(p.data.half().float()) for p in m.parameters(recurse=False) if p.dim() == 2]), module["b"](torch.relu(module["a"](x))), module["c"](torch.relu(module["a"](x))), module["enc"](y))[1:]
 //
 // --gemm-weights=f16: every linear layer's weights packed as f16 (rounded
 // to nearest even at compile time), widened to f32 in registers
@@ -38,7 +39,7 @@
 // as is a model whose weights are known only at run time.
 // RUN: %python %S/Inputs/set-weight.py %golden/gemm-weights-f16/weights.safetensors %t/big-a.safetensors a.weight 5 -70000
 // RUN: not attune-compile %s --weights %t/big-a.safetensors --gemm-weights=f16 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=RANGE-A
-// RANGE-A: gemm-weights-f16.mlir:[[@LINE+47]]:{{[0-9]+}}: error: f16 weight panels (--gemm-weights=f16): weight 'a.weight' holds -70000, beyond f16's range (largest finite value 65504); --gemm-weights=bf16 keeps f32's range
+// RANGE-A: gemm-weights-f16.mlir:[[@LINE+50]]:{{[0-9]+}}: error: f16 weight panels (--gemm-weights=f16): weight 'a.weight' holds -70000, beyond f16's range (largest finite value 65504); --gemm-weights=bf16 keeps f32's range
 // RUN: %python %S/Inputs/set-weight.py %golden/gemm-weights-f16/weights.safetensors %t/big-l.safetensors enc.layers.1.linear2.weight 3 65520
 // RUN: not attune-compile %s --weights %t/big-l.safetensors --gemm-weights=f16 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=RANGE-L
 // RANGE-L: error: f16 weight panels (--gemm-weights=f16): weight 'enc.layers.1.linear2.weight' holds 65520, beyond f16's range
@@ -60,7 +61,10 @@
 // RECORDS-NEXT: weight attune_weight_2 b.weight f32 2 96 333
 // RECORDS-NEXT: weight-f16
 // RECORDS-NEXT: weight-prepared
-// RECORDS:      weight attune_weight_4 enc.layers.0.self_attn.in_proj_weight f32 2 192 64
+// RECORDS:      weight attune_weight_4 c.weight f32 2 2 333
+// RECORDS-NEXT: weight-f16
+// RECORDS-NEXT: weight-prepared
+// RECORDS:      weight attune_weight_6 enc.layers.0.self_attn.in_proj_weight f32 2 192 64
 // RECORDS-NEXT: weight-f16
 // RECORDS-NEXT: weight-prepared
 // RECORDS:      prepare-weights attune_weight_0
@@ -80,13 +84,16 @@
 // HEADS:       return
 
 func.func @forward(%x: tensor<?x?x200xf32> {attune.name = "x"}, %y: tensor<?x?x64xf32> {attune.name = "y"})
-    -> (tensor<?x?x96xf32>, tensor<?x?x64xf32>) {
+    -> (tensor<?x?x96xf32>, tensor<?x?x2xf32>, tensor<?x?x64xf32>) {
   %wa = attune.weight "a.weight" : tensor<333x200xf32>
   %ba = attune.weight "a.bias" : tensor<333xf32>
   %wb = attune.weight "b.weight" : tensor<96x333xf32>
   %bb = attune.weight "b.bias" : tensor<96xf32>
   %h = attune.linear %x, %wa, %ba {activation = #attune.activation<relu>} : (tensor<?x?x200xf32>, tensor<333x200xf32>, tensor<333xf32>) -> tensor<?x?x333xf32>
   %g = attune.linear %h, %wb, %bb : (tensor<?x?x333xf32>, tensor<96x333xf32>, tensor<96xf32>) -> tensor<?x?x96xf32>
+  %wc = attune.weight "c.weight" : tensor<2x333xf32>
+  %bc = attune.weight "c.bias" : tensor<2xf32>
+  %c = attune.linear %h, %wc, %bc : (tensor<?x?x333xf32>, tensor<2x333xf32>, tensor<2xf32>) -> tensor<?x?x2xf32>
   %e = attune.repeat %y {count = 2 : i64, prefix = "enc.layers.{i}."}
       : (tensor<?x?x64xf32>) -> tensor<?x?x64xf32> {
   ^bb0(%s: tensor<?x?x64xf32>):
@@ -110,5 +117,5 @@ func.func @forward(%x: tensor<?x?x200xf32> {attune.name = "x"}, %y: tensor<?x?x6
            tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
     attune.yield %o : tensor<?x?x64xf32>
   }
-  return %g, %e : tensor<?x?x96xf32>, tensor<?x?x64xf32>
+  return %g, %c, %e : tensor<?x?x96xf32>, tensor<?x?x2xf32>, tensor<?x?x64xf32>
 }
