@@ -223,6 +223,37 @@ Value roundToPairs(OpBuilder &b, Location loc, Value a) {
   return rounding.getResult(0);
 }
 
+/// Packed weights `data` (the f32 values of `type`) as a constant named
+/// `key`, stored as `storage`: rounded to it at compile time (with
+/// `keepF32`, rounded but kept as f32 values). A value beyond the storage
+/// type's range (f16) leaves the rounding an op on the f32 constant, which
+/// attune-hoist-weight-preparation reports with the value.
+static Value packedConstant(OpBuilder &b, Location loc, RankedTensorType type,
+                            StringRef key, ArrayRef<float> data, Type storage,
+                            bool keepF32 = false) {
+  Type f32 = type.getElementType();
+  bool fits = !firstOutOfRange(data, storage);
+  if (!storage || storage == f32 || !fits) {
+    auto attr = DenseResourceElementsAttr::get(
+        type, key, HeapAsmResourceBlob::allocateAndCopyInferAlign(data));
+    Value packed = arith::ConstantOp::create(b, loc, type, attr);
+    return fits ? packed : narrowPanels(b, loc, packed, storage);
+  }
+  std::vector<char> narrow = convertFloatData(
+      ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
+                     data.size() * sizeof(float)),
+      cast<FloatType>(f32), cast<FloatType>(storage));
+  if (keepF32)
+    narrow = convertFloatData(narrow, cast<FloatType>(storage),
+                              cast<FloatType>(f32));
+  auto storedType = keepF32 ? type : type.clone(storage);
+  auto attr = DenseResourceElementsAttr::get(
+      storedType, (key + "_" + attune::artifactDtypeName(storage)).str(),
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(narrow),
+                                                    64));
+  return arith::ConstantOp::create(b, loc, storedType, attr);
+}
+
 Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
                  Type storage, bool pairs) {
   if (pairs)
@@ -247,28 +278,7 @@ Value packPanels(OpBuilder &b, Location loc, Value w, int64_t width,
                     : (nb * k + kk) * width + r] = src[kk * n + nb * width + r];
     std::string key = attune::constantKey(w, "weight") + "_p" +
                       std::to_string(width) + (pairs ? "x2" : "");
-    // A value beyond the storage type's range (f16) leaves the rounding an
-    // op on the f32 panels, which attune-hoist-weight-preparation reports
-    // with the value.
-    bool fits = !firstOutOfRange(dst, storage);
-    if (!storage || storage == packedType.getElementType() || !fits) {
-      auto attr = DenseResourceElementsAttr::get(
-          packedType, key,
-          HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(dst)));
-      Value packed = arith::ConstantOp::create(b, loc, packedType, attr);
-      return fits ? packed : narrowPanels(b, loc, packed, storage);
-    }
-    // Rounded to the storage type at compile time.
-    std::vector<char> narrow = convertFloatData(
-        ArrayRef<char>(reinterpret_cast<const char *>(dst.data()),
-                       dst.size() * sizeof(float)),
-        cast<FloatType>(packedType.getElementType()), cast<FloatType>(storage));
-    auto narrowType = packedType.clone(storage);
-    auto attr = DenseResourceElementsAttr::get(
-        narrowType, key + "_" + attune::artifactDtypeName(storage),
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(narrow),
-                                                      64));
-    return arith::ConstantOp::create(b, loc, narrowType, attr);
+    return packedConstant(b, loc, packedType, key, dst, storage);
   }
   Value init = tensor::EmptyOp::create(
       b, loc, ArrayRef<int64_t>{padded / width, k, width},
@@ -310,10 +320,10 @@ std::pair<Value, Value> packDotWeights(OpBuilder &b, Location loc, Value w,
       bytes && f32.isF32()) {
     const float *src = reinterpret_cast<const float *>(bytes->data());
     std::string key = attune::constantKey(w, "weight") + "_dot";
-    // W^T's rows [0, kMain) and [kMain, K), each a constant.
-    // The last K mod L columns (at most 15 x N values, read by scalar
-    // code) stay f32, holding the storage type's values: a scalar
-    // widening per product is not worth their bytes.
+    // W^T's rows [0, kMain) and [kMain, K), each a constant. The last
+    // K mod L columns (at most 15 x N values, read by scalar code) stay
+    // f32, holding the storage type's values: a scalar widening per
+    // product is not worth their bytes.
     auto constant = [&](RankedTensorType t, int64_t from, int64_t to,
                         StringRef suffix, bool keepF32) {
       std::vector<float> dst;
@@ -321,35 +331,8 @@ std::pair<Value, Value> packDotWeights(OpBuilder &b, Location loc, Value w,
       for (int64_t c = 0; c < n; ++c)
         for (int64_t kk = from; kk < to; ++kk)
           dst.push_back(src[kk * n + c]);
-      bool fits = !firstOutOfRange(dst, storage);
-      if (!storage || storage == f32 || !fits) {
-        auto attr = DenseResourceElementsAttr::get(
-            t, key + suffix.str(),
-            HeapAsmResourceBlob::allocateAndCopyInferAlign(
-                ArrayRef<float>(dst)));
-        Value v = arith::ConstantOp::create(b, loc, t, attr);
-        return fits ? v : narrowPanels(b, loc, v, storage);
-      }
-      std::vector<char> narrow = convertFloatData(
-          ArrayRef<char>(reinterpret_cast<const char *>(dst.data()),
-                         dst.size() * sizeof(float)),
-          cast<FloatType>(f32), cast<FloatType>(storage));
-      if (keepF32) {
-        std::vector<char> wide = convertFloatData(
-            narrow, cast<FloatType>(storage), cast<FloatType>(f32));
-        auto attr = DenseResourceElementsAttr::get(
-            t, key + suffix.str() + "_" + attune::artifactDtypeName(storage),
-            HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(wide),
-                                                          64));
-        return arith::ConstantOp::create(b, loc, t, attr).getResult();
-      }
-      auto narrowType = t.clone(storage);
-      auto attr = DenseResourceElementsAttr::get(
-          narrowType,
-          key + suffix.str() + "_" + attune::artifactDtypeName(storage),
-          HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(narrow),
-                                                        64));
-      return arith::ConstantOp::create(b, loc, narrowType, attr).getResult();
+      return packedConstant(b, loc, t, key + suffix.str(), dst, storage,
+                            keepF32);
     };
     return {constant(mainType, 0, kMain, "_main", false),
             kRest ? constant(restType, kMain, k, "_rest", true) : Value()};

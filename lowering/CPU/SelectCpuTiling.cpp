@@ -119,6 +119,11 @@ std::string format(double x) {
   return buffer;
 }
 
+/// A dim for the remarks: its extent, or `?`.
+std::string dimText(int64_t d) {
+  return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+}
+
 /// How `t` computes bf16 k-pairs, for the remarks.
 std::string pairsRemark(const CpuTarget &t) {
   return t.avx512bf16 && t.lanes() == 16
@@ -170,10 +175,9 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
       }
     int64_t cacheRows = cacheRowsFor(rows);
     if (why) {
-      *why = "GEMM " +
-             (ShapedType::isDynamic(m) ? std::string("?") : std::to_string(m)) +
-             " x " + std::to_string(k) + " -> " + std::to_string(n) + " on " +
-             t.describe() + ": dot products along K (N = " + std::to_string(n) +
+      *why = "GEMM " + dimText(m) + " x " + std::to_string(k) + " -> " +
+             std::to_string(n) + " on " + t.describe() +
+             ": dot products along K (N = " + std::to_string(n) +
              " is at most half a vector of " + std::to_string(t.lanes()) +
              " lanes): register tile " + std::to_string(rows) + " rows x " +
              std::to_string(n) + " columns x " + std::to_string(t.lanes()) +
@@ -210,19 +214,15 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
   int64_t cacheRows = cacheRowsFor(tile.rows);
   int64_t forall = std::max<int64_t>(1, kForallColumns / tile.panel);
   if (why) {
-    auto dim = [](int64_t d) {
-      return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
-    };
-    *why = "GEMM " + dim(m) + " x " + dim(k) + " -> " + std::to_string(n) +
-           " on " + t.describe() + ": register tile " +
+    *why = "GEMM " + dimText(m) + " x " + dimText(k) + " -> " +
+           std::to_string(n) + " on " + t.describe() + ": register tile " +
            std::to_string(tile.rows) + " x " + std::to_string(tile.panel) +
-           " (" + std::to_string(tile.rows * tile.vectors) +
-           " accumulators, " + std::to_string(tile.rows + tile.vectors) +
-           " loads per " + std::to_string(tile.rows * tile.vectors) +
-           " FMAs, " +
-           (tile.boundFactor > 1 ? "bound at " + format(tile.boundFactor) +
-                                       "x the FMA time"
-                                 : std::string("FMA-bound")) +
+           " (" + std::to_string(tile.rows * tile.vectors) + " accumulators, " +
+           std::to_string(tile.rows + tile.vectors) + " loads per " +
+           std::to_string(tile.rows * tile.vectors) + " FMAs, " +
+           (tile.boundFactor > 1
+                ? "bound at " + format(tile.boundFactor) + "x the FMA time"
+                : std::string("FMA-bound")) +
            ", cost " + format(tile.cost) + ")";
     if (!headTiles.empty())
       *why += ", a panel of the heads' width (the heads written directly)";
