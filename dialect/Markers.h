@@ -70,9 +70,12 @@ inline constexpr llvm::StringLiteral kGemmAttr = "attune.gemm";
 /// * W[n, ko, l] over K viewed as [K / L, L], L the vector's lanes; the lanes
 /// are summed by a row kernel after it. Tiled by attune-tile-gemm.
 inline constexpr llvm::StringLiteral kDotGemmAttr = "attune.dot_gemm";
-/// A dot-product GEMM's lane sum (C = init + the sum of T over the lanes)
-/// and its last K mod L products: row kernels that attune-tile-gemm tiles
-/// one row at a time with the GEMM's tiling (they come after
+/// A dot-product GEMM's lane sum, C = init + the sum of T over the lanes,
+/// the row kernel that ends it; its value (i64): 1, or 2 where its init is
+/// the GEMM's last K mod L products (a row kernel on the GEMM's init).
+/// attune-tile-gemm tiles it in the GEMM's tiles of rows, fuses the GEMM,
+/// T's zero fill (and with `parallel` the last products) into each tile,
+/// and runs the row kernels one row at a time (they come after
 /// attune-vectorize-rows).
 inline constexpr llvm::StringLiteral kDotRowsAttr = "attune.dot_rows";
 /// An element-wise generic over a marked GEMM's [B, M, N] result (its only

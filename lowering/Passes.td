@@ -647,7 +647,13 @@ def AttuneOmpSchedule : Pass<"attune-omp-schedule"> {
     Every `omp.wsloop` gets the schedule of the `schedule` option, and a
     chunk size where `chunk` is positive; a loop that is the last op of its
     `omp.parallel` gets `nowait` (the region's end joins the threads, so
-    the loop's own barrier only waits twice).
+    the loop's own barrier only waits twice). A region whose loops' trip
+    counts depend on values known before it (a dynamic M) runs only when
+    some loop has more than one iteration; otherwise a copy of it as plain
+    `scf.for` loops runs on the calling thread (or, where the region holds
+    other OpenMP constructs, it gets `if(...)`, libomp's serialized
+    region): a region of one iteration cost 0.7-1.2 us in the OpenMP
+    runtime, several times a small kernel (a decoding step's score head).
 
     The kernels' worksharing loops run a few to a few hundred large
     iterations: cache tiles of a GEMM (128 rows x 128 columns), attention
@@ -690,7 +696,8 @@ def AttuneOmpSchedule : Pass<"attune-omp-schedule"> {
     Option<"chunk", "chunk", "int64_t", /*default=*/"0",
            "Iterations per chunk (0: the runtime's default)">,
   ];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def AttunePackGemms : Pass<"attune-pack-gemms", "::mlir::ModuleOp"> {

@@ -22,9 +22,10 @@ using namespace mlir::attune::cpu;
 
 /// A GEMM with a `dot` tiling (N at most half a vector) as dot products
 /// along K: the lanes' partial sums T[b, m, n, l] = sum over ko of
-/// A[b, m, ko L + l] * W[n, ko, l] (marked kDotGemmAttr), then C = init +
-/// (the sum of T over l) + the last K mod L products (row kernels marked
-/// kDotRowsAttr), all tiled by attune-tile-gemm with the GEMM's tiling; an
+/// A[b, m, ko L + l] * W[n, ko, l] (marked kDotGemmAttr), then C = (init +
+/// the last K mod L products) + the sum of T over l (row kernels, the lane
+/// sum marked kDotRowsAttr), all tiled by attune-tile-gemm with the GEMM's
+/// tiling; an
 /// epilogue stays an element-wise kernel on C. Weights as packDotWeights
 /// packs them.
 static void dotGemm(linalg::GenericOp gemm, GemmTilingAttr tiling,
@@ -88,10 +89,21 @@ static void dotGemm(linalg::GenericOp gemm, GemmTilingAttr tiling,
                    Iter::reduction, Iter::parallel});
   dot->setAttr(kDotGemmAttr, UnitAttr::get(ctx));
   dot->setAttr(kTilingAttr, tiling);
-  // C = init + the lanes' sum.
+  // The last K mod L products onto the init, then C = that + the lanes'
+  // sum: the lane sum ends the GEMM, and attune-tile-gemm fuses the rest
+  // into its tiles.
+  Value sumInit = init;
+  if (kRest)
+    sumInit = contraction(ValueRange{sliceK(kMain, kRest), wRest}, init,
+                          {AffineMap::get(4, 0, {d0, d1, d3}, ctx),
+                           AffineMap::get(4, 0, {d2, d3}, ctx),
+                           AffineMap::get(4, 0, {d0, d1, d2}, ctx)},
+                          {Iter::parallel, Iter::parallel, Iter::parallel,
+                           Iter::reduction})
+                  .getResult(0);
   auto sum = linalg::GenericOp::create(
       b, loc, TypeRange{init.getType()}, ValueRange{dot.getResult(0)},
-      ValueRange{init},
+      ValueRange{sumInit},
       ArrayRef<AffineMap>{AffineMap::get(4, 0, {d0, d1, d2, d3}, ctx),
                           AffineMap::get(4, 0, {d0, d1, d2}, ctx)},
       ArrayRef<Iter>{Iter::parallel, Iter::parallel, Iter::parallel,
@@ -100,21 +112,9 @@ static void dotGemm(linalg::GenericOp gemm, GemmTilingAttr tiling,
         linalg::YieldOp::create(
             nb, l, arith::AddFOp::create(nb, l, args[1], args[0]).getResult());
       });
-  sum->setAttr(kDotRowsAttr, UnitAttr::get(ctx));
+  sum->setAttr(kDotRowsAttr, b.getI64IntegerAttr(kRest ? 2 : 1));
   sum->setAttr(kTilingAttr, tiling);
   Value c = sum.getResult(0);
-  // The last K mod L products.
-  if (kRest) {
-    linalg::GenericOp rest = contraction(
-        ValueRange{sliceK(kMain, kRest), wRest}, c,
-        {AffineMap::get(4, 0, {d0, d1, d3}, ctx),
-         AffineMap::get(4, 0, {d2, d3}, ctx),
-         AffineMap::get(4, 0, {d0, d1, d2}, ctx)},
-        {Iter::parallel, Iter::parallel, Iter::parallel, Iter::reduction});
-    rest->setAttr(kDotRowsAttr, UnitAttr::get(ctx));
-    rest->setAttr(kTilingAttr, tiling);
-    c = rest.getResult(0);
-  }
   // The epilogue (element-wise on C) is a row kernel like any other.
   for (Operation *user : gemm->getUsers())
     if (user->removeAttr(kEpilogueAttr))

@@ -22,7 +22,8 @@
 // - `k_tile`: one panel's k slice (k_tile x panel floats) in 2/3 of L1d,
 //   a multiple of 16, the largest such divisor of K where one is at least
 //   half of that.
-// - `cache_rows`: 128 (A streams through L2 with prefetching; measured).
+// - `cache_rows`: 128 (A streams through L2 with prefetching; measured);
+//   for dot products along K, 4 register tiles (below).
 // - `forall_panels`: parallel tiles of 128 columns.
 // - Tile contractions of tiled attention: register tiles only, the
 //   cheapest that divides M and N exactly; on bf16 k-pairs (attune-tile-
@@ -173,7 +174,11 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
         rows = r;
         break;
       }
-    int64_t cacheRows = cacheRowsFor(rows);
+    // Tiles of 4 register tiles: each its own T (rows x N x L floats, 16
+    // KiB at 32 x 8 x 16) still in L1 when its lane sum reads it, and
+    // parallel tiles small enough to split M = 128 four ways. Nothing else
+    // to keep in cache across tiles (W is a few rows).
+    int64_t cacheRows = 4 * rows;
     if (why) {
       *why = "GEMM " + dimText(m) + " x " + std::to_string(k) + " -> " +
              std::to_string(n) + " on " + t.describe() +

@@ -99,47 +99,66 @@ public:
     text += "    }\n";
   }
 
-  /// The dot-product GEMMs with tiling `t` (kDotGemmAttr): tiles of
-  /// `cache_rows` rows (the parallel tiles with `parallel`), then register
-  /// tiles as registerTiles makes them.
+  /// The dot-product GEMMs with tiling `t`, from their lane sums
+  /// (kDotRowsAttr: 2 where the lane sum's init is the last K mod L
+  /// products): the lane sum in tiles of `cache_rows` rows (the parallel
+  /// tiles with `parallel`), the GEMM and T's zero fill fused into each
+  /// tile, and with `parallel` the last products (through the tiles' shared
+  /// output; tiling a loop's iteration argument does not fuse them into an
+  /// scf.for, where they run before it); the GEMM's register tiles as
+  /// registerTiles makes them, the row kernels and the fill a row at a
+  /// time. One parallel region for the whole GEMM, and T's tile still in
+  /// L1 when the lane sum reads it.
   void addDotGemms(GemmTilingAttr t) {
     pairs = false;
-    std::string h = "%dot_" + std::to_string(groups++);
-    text += match(h, kDotGemmAttr, t);
-    text += "    transform.foreach " + h +
-            " : !transform.any_op {\n"
-            "    ^bb0(%g: !transform.any_op):\n";
-    if (parallel) {
-      text += "      %t1, %forall = transform.structured.tile_using_forall "
-              "%g tile_sizes " +
-              sizes({1, t.getCacheRows(), 0, 0, 0}) +
-              "\n          : (!transform.any_op) -> (!transform.any_op, "
-              "!transform.any_op)\n" +
-              canonicalize("%forall");
-      text += registerTiles(t, "%forall", /*dot=*/true);
-    } else {
-      text += tile("%t1", "%l1:2", "%g", {1, t.getCacheRows(), 0, 0, 0});
-      text += registerTiles(t, "%l1#0", /*dot=*/true);
+    for (int64_t kind : {1, 2}) {
+      bool rest = kind == 2;
+      std::string h = "%dot_" + std::to_string(groups++);
+      text += "    " + h +
+              " = transform.structured.match ops{[\"linalg.generic\"]} "
+              "attributes{" +
+              kDotRowsAttr.str() + " = " + std::to_string(kind) + " : i64, " +
+              kTilingAttr.str() + " = " + attrText(t) +
+              "} in %root\n"
+              "        : (!transform.any_op) -> !transform.any_op\n";
+      text += "    transform.foreach " + h +
+              " : !transform.any_op {\n"
+              "    ^bb0(%sum: !transform.any_op):\n";
+      text += producer("%gemm", "%sum", 0) + producer("%fill", "%gemm", 2);
+      if (rest)
+        text += producer("%products", "%sum", 1);
+      if (rest && !parallel)
+        text += rowByRow("%products", "rest");
+      std::string loop;
+      if (parallel) {
+        text += "      %ts, %forall = transform.structured.tile_using_forall "
+                "%sum tile_sizes " +
+                sizes({1, t.getCacheRows(), 0, 0}) +
+                "\n          : (!transform.any_op) -> (!transform.any_op, "
+                "!transform.any_op)\n";
+        loop = "%forall";
+        if (rest)
+          text += fuse("%tr", "%fr", "%products", loop);
+      } else {
+        text += tile("%ts", "%ll:2", "%sum", {1, t.getCacheRows(), 0, 0});
+        loop = "%ll#1";
+      }
+      text += fuse("%t1", "%fg", "%gemm", loop) + resolveDims(loop) +
+              fuse("%tf", "%ff", "%fill", loop);
+      text += rowByRow("%tf", "fill") + rowByRow("%ts", "sum");
+      if (rest && parallel)
+        text += rowByRow("%tr", "rest");
+      text += registerTiles(t, loop, /*dot=*/true) + "    }\n";
     }
-    text += "    }\n";
-    // The lane sums and the last products: one row ([1, 1, N, L] or
-    // [1, 1, N, K mod L]) at a time, in parallel tiles of `cache_rows`.
-    std::string r = "%dotrows_" + std::to_string(groups++);
-    text += match(r, kDotRowsAttr, t);
-    text += "    transform.foreach " + r +
-            " : !transform.any_op {\n"
-            "    ^bb0(%g: !transform.any_op):\n";
-    if (parallel)
-      text += "      %r0, %rforall = transform.structured.tile_using_forall "
-              "%g tile_sizes " +
-              sizes({1, t.getCacheRows(), 0, 0}) +
-              "\n          : (!transform.any_op) -> (!transform.any_op, "
-              "!transform.any_op)\n" +
-              tile("%r1", "%rl:2", "%r0", {1, 1, 0, 0});
-    else
-      text += tile("%r1", "%rl:2", "%g", {1, 1, 0, 0});
-    text += "      transform.structured.vectorize %r1 : !transform.any_op\n"
-            "    }\n";
+  }
+
+  /// The row kernel (or fill) `op` ([B, M, ...]) tiled a row at a time and
+  /// vectorized.
+  static std::string rowByRow(StringRef op, StringRef id) {
+    std::string tiled = ("%row_" + id).str(), loops = ("%rowl_" + id).str();
+    return tile(tiled, loops + ":2", op, {1, 1, 0, 0}) +
+           "      transform.structured.vectorize " + tiled +
+           " : !transform.any_op\n";
   }
 
   /// The bf16 compute mode's roundings of A to k-pairs marked with `step`
@@ -256,17 +275,27 @@ private:
     return s + ")";
   }
   /// `%handle = match` of the generics with `role` and tiling `t`.
-  static std::string match(const std::string &handle, StringRef role,
-                           GemmTilingAttr t) {
+  static std::string attrText(GemmTilingAttr t) {
     std::string tiling;
     llvm::raw_string_ostream os(tiling);
     os << Attribute(t);
+    return tiling;
+  }
+  static std::string match(const std::string &handle, StringRef role,
+                           GemmTilingAttr t) {
     return "    " + handle +
            " = transform.structured.match ops{[\"linalg.generic\"]} "
            "attributes{" +
-           role.str() + ", " + kTilingAttr.str() + " = " + tiling +
+           role.str() + ", " + kTilingAttr.str() + " = " + attrText(t) +
            "} in %root\n"
            "        : (!transform.any_op) -> !transform.any_op\n";
+  }
+  /// `%handle = get_producer_of_operand %op[operand]`.
+  static std::string producer(StringRef handle, StringRef op, int64_t operand) {
+    return ("      " + handle + " = transform.get_producer_of_operand " + op +
+            "[" + std::to_string(operand) +
+            "]\n          : (!transform.any_op) -> !transform.any_op\n")
+        .str();
   }
   /// `%tiled, %loops = tile_using_for %target tile_sizes [...]`.
   static std::string tile(StringRef tiled, StringRef loops, StringRef target,

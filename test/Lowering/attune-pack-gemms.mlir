@@ -41,21 +41,21 @@ func.func @constant_weight(%x: tensor<?x4xf32>) -> tensor<?x32xf32> {
 // N = 1 (at most half a vector: a `dot` tiling): dot products along K in
 // vectors of 16 lanes. The weight row [1, 100] is cut into [1, 6, 16] and
 // its last 4 columns; the lanes' partial sums [1, M, 1, 16] start from zero
-// (marked attune.dot_gemm); a row kernel adds their sum onto the bias, and
-// another the last 4 products (both attune.dot_rows, with the GEMM's
-// tiling).
+// (marked attune.dot_gemm); a row kernel adds the last 4 products onto the
+// bias, and the lane sum, which ends the GEMM (attune.dot_rows = 2: its
+// init is those products), adds the lanes' sum onto that.
 // CHECK-LABEL: func.func @score
 // CHECK-DAG:   %[[W:.*]] = tensor.extract_slice %arg1[0, 0] [1, 96] [1, 1] : tensor<1x100xf32> to tensor<1x96xf32>
 // CHECK-DAG:   %[[W3:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0], [1, 2]] output_shape [1, 6, 16]
 // CHECK-DAG:   %[[WR:.*]] = tensor.extract_slice %arg1[0, 96] [1, 4] [1, 1] : tensor<1x100xf32> to tensor<1x4xf32>
 // CHECK:       %[[A4:.*]] = tensor.expand_shape {{.*}} output_shape [1, %{{.*}}, 6, 16] : tensor<1x?x96xf32> into tensor<1x?x6x16xf32>
 // CHECK:       %[[T0:.*]] = linalg.fill {{.*}} -> tensor<1x?x1x16xf32>
-// CHECK:       %[[T:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[A4]], %[[W3]] : {{.*}}) outs(%[[T0]] : {{.*}}) attrs = {attune.dot_gemm, attune.tiling = #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 0, cache_rows = 128, forall_panels = 0, dot = true>}
-// CHECK:       %[[S:.*]] = linalg.generic {{.*}} ins(%[[T]] : tensor<1x?x1x16xf32>) outs(%{{.*}} : tensor<1x?x1xf32>) attrs = {attune.dot_rows
-// CHECK:         arith.addf
+// CHECK:       %[[T:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[A4]], %[[W3]] : {{.*}}) outs(%[[T0]] : {{.*}}) attrs = {attune.dot_gemm, attune.tiling = #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 0, cache_rows = [[ROWS:[0-9]+]], forall_panels = 0, dot = true>}
 // CHECK:       %[[AR:.*]] = tensor.extract_slice {{.*}}[0, 0, 96] [1, %{{.*}}, 4] [1, 1, 1] : tensor<1x?x100xf32> to tensor<1x?x4xf32>
-// CHECK:       linalg.generic {{.*}} ins(%[[AR]], %[[WR]] : tensor<1x?x4xf32>, tensor<1x4xf32>) outs(%[[S]] : tensor<1x?x1xf32>) attrs = {attune.dot_rows
+// CHECK:       %[[R:.*]] = linalg.generic {{.*}} ins(%[[AR]], %[[WR]] : tensor<1x?x4xf32>, tensor<1x4xf32>) outs(%{{.*}} : tensor<1x?x1xf32>) {
 // CHECK:         arith.mulf
+// CHECK:         arith.addf
+// CHECK:       linalg.generic {{.*}} ins(%[[T]] : tensor<1x?x1x16xf32>) outs(%[[R]] : tensor<1x?x1xf32>) attrs = {attune.dot_rows = 2 : i64, attune.tiling = #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 0, cache_rows = [[ROWS]], forall_panels = 0, dot = true>}
 // CHECK:         arith.addf
 func.func @score(%x: tensor<?x100xf32>, %w: tensor<1x100xf32>, %b: tensor<1xf32>) -> tensor<?x1xf32> {
   %y = attune.linear %x, %w, %b : (tensor<?x100xf32>, tensor<1x100xf32>, tensor<1xf32>) -> tensor<?x1xf32>

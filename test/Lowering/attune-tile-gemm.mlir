@@ -1,5 +1,6 @@
 // RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-pack-gemms --attune-fuse-gemm-inits --attune-tile-gemm | FileCheck %s
 // RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=znver3 --attune-pack-gemms --attune-fuse-gemm-inits --attune-tile-gemm | FileCheck %s --check-prefix=AVX2
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-pack-gemms --attune-fuse-gemm-inits "--attune-tile-gemm=parallel=true" | FileCheck %s --check-prefix=PAR
 
 // The schedule follows the GEMM's tiling (#attune.gemm_tiling<panel = 32,
 // rows = 8, ...>): cache tiles of 128 rows x one panel (the fused init
@@ -103,14 +104,20 @@ func.func @value_gemm(%pT: tensor<64x64xf32>, %v: tensor<64x64xf32>, %acc: tenso
 
 // -----
 
-// N = 1 (a `dot` tiling): cache tiles of 128 rows; register tiles of
-// 8 rows x 1 column x 16 lanes, one multiply-add on whole vectors per ko
-// step (the unit reduction folded, its add contractible into an FMA), the
-// partial sums carried through the ko loop; the last rows in tiles of 4,
-// 2, then 1. Then one row at a time: the lanes' sum (a vector.reduction)
-// onto the bias, and the last 4 products of K = 100.
+// N = 1 (a `dot` tiling): the last 4 products of K = 100 onto the bias, a
+// row at a time; then tiles of 32 rows (4 register tiles), each: T's zero
+// fill a row at a time, register tiles of 8 rows x 1 column x 16 lanes,
+// one multiply-add on whole vectors per ko step (the unit reduction
+// folded, its add contractible into an FMA), the partial sums carried
+// through the ko loop, the last rows in tiles of 4, 2, then 1; then the
+// lanes' sum (a vector.reduction) a row at a time. With `parallel` the
+// tiles are one scf.forall, the last products fused into it.
 // CHECK-LABEL: func.func @score
-// CHECK:       scf.for {{.*}} step %c128
+// CHECK:       scf.for
+// CHECK-COUNT-4: vector.fma {{.*}} : vector<1xf32>
+// CHECK:       scf.for {{.*}} step %c32
+// CHECK:         scf.for {{.*}} step %c1
+// CHECK:           vector.transfer_write {{.*}} : vector<1x1x1x16xf32>
 // CHECK:         scf.for {{.*}} step %c8
 // CHECK:           scf.for {{.*}} to %c6 step %c1 iter_args({{.*}}) -> (vector<1x8x1x16xf32>)
 // CHECK:             arith.mulf {{.*}} fastmath<reassoc,contract> : vector<1x8x1x1x16xf32>
@@ -124,11 +131,20 @@ func.func @value_gemm(%pT: tensor<64x64xf32>, %v: tensor<64x64xf32>, %acc: tenso
 // CHECK:             scf.for
 // CHECK:               scf.for
 // CHECK:                 scf.for {{.*}} -> (vector<1x1x1x16xf32>)
-// CHECK:       scf.for
-// CHECK:         vector.reduction <add>, {{.*}} : vector<16xf32> into f32
-// CHECK:       scf.for
-// CHECK-COUNT-4: vector.fma
+// CHECK:         scf.for
+// CHECK:           vector.reduction <add>, {{.*}} : vector<16xf32> into f32
 // CHECK-NOT:   linalg.generic
+// PAR-LABEL:   func.func @score
+// PAR:         scf.forall {{.*}} shared_outs
+// PAR:           vector.transfer_write {{.*}} : vector<1x1x1x16xf32>
+// PAR:           scf.for {{.*}} step %c8
+// PAR:             -> (vector<1x8x1x16xf32>)
+// PAR:           scf.for
+// PAR-COUNT-4:     vector.fma {{.*}} : vector<1xf32>
+// PAR:           scf.for
+// PAR:             vector.reduction <add>, {{.*}} : vector<16xf32> into f32
+// PAR:           scf.forall.in_parallel
+// PAR-NOT:     linalg.generic
 func.func @score(%x: tensor<?x100xf32>, %w: tensor<1x100xf32>, %b: tensor<1xf32>) -> tensor<?x1xf32> {
   %y = attune.linear %x, %w, %b : (tensor<?x100xf32>, tensor<1x100xf32>, tensor<1xf32>) -> tensor<?x1xf32>
   return %y : tensor<?x1xf32>
@@ -138,6 +154,7 @@ func.func @score(%x: tensor<?x100xf32>, %w: tensor<1x100xf32>, %b: tensor<1xf32>
 
 // A module the CPU kernel passes did not mark is left alone.
 // CHECK-LABEL: func.func @add
+// PAR-LABEL:   func.func @add
 // CHECK:       linalg.generic
 // CHECK-NOT:   vector.
 func.func @add(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
