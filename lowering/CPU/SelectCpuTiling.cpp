@@ -144,6 +144,9 @@ int64_t kTileFor(const CpuTarget &t, int64_t panel, int64_t k,
   return limit;
 }
 
+/// The fewest multiply-adds a parallel tile of a dot-product GEMM holds.
+constexpr int64_t kMinDotTileFmas = 16384;
+
 /// The rows of a cache tile. Not bounded by L2: attune-prefetch-panels
 /// fetches the next rows of A while a block runs, so a block larger than L2
 /// (128 x 3072 floats, 1.5 MiB) streams; measured at 512 x 3072 -> 768 on
@@ -177,8 +180,14 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
     // Tiles of 4 register tiles: each its own T (rows x N x L floats, 16
     // KiB at 32 x 8 x 16) still in L1 when its lane sum reads it, and
     // parallel tiles small enough to split M = 128 four ways. Nothing else
-    // to keep in cache across tiles (W is a few rows).
-    int64_t cacheRows = 4 * rows;
+    // to keep in cache across tiles (W is a few rows). But at least
+    // kMinDotTileFmas products a tile: a parallel region costs ~1 us to
+    // start (Zen 4 VM), so a small K must not split a few rows between
+    // threads (65 -> 1 at M = 64: two 32-row tiles of 2 k FMAs each took
+    // 3.1 us on 2 threads, 0.5 on 1).
+    int64_t cacheRows = std::max<int64_t>(
+        4 * rows,
+        llvm::alignTo(llvm::divideCeil(kMinDotTileFmas, k * n), rows));
     if (why) {
       *why = "GEMM " + dimText(m) + " x " + std::to_string(k) + " -> " +
              std::to_string(n) + " on " + t.describe() +

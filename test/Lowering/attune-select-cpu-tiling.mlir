@@ -65,20 +65,22 @@ func.func @vocab(%x: tensor<?x768xf32>, %w: tensor<2047x768xf32>) -> tensor<?x20
 // rows per register tile as the registers hold (on AVX-512 8 x 1, 2 x 8,
 // 4 x 4 and 4 x 5; on AVX2's 16 registers 4 x 1 and 2 x 4); 9 columns (more
 // than half of 16) keep the panels, and so do 8 and 5 on AVX2 (8 lanes).
+// Tiles of rows (cache_rows): 4 register tiles, but at least 16384
+// products (K = 100: 168 rows of 1 column, 22 of 8).
 // CHECK-LABEL: func.func @score
-// CHECK:       attune.tiling = #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 0, cache_rows = 32, forall_panels = 0, dot = true>
-// CHECK:       attune.tiling = #attune.gemm_tiling<panel = 16, rows = 2, k_tile = 0, cache_rows = 8, forall_panels = 0, dot = true>
+// CHECK:       attune.tiling = #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 0, cache_rows = 168, forall_panels = 0, dot = true>
+// CHECK:       attune.tiling = #attune.gemm_tiling<panel = 16, rows = 2, k_tile = 0, cache_rows = 22, forall_panels = 0, dot = true>
 // CHECK:       attune.tiling = #attune.gemm_tiling<panel = 16, rows = 8, k_tile = {{[0-9]+}}, cache_rows = 128, forall_panels = 8>
-// CHECK:       attune.tiling = #attune.gemm_tiling<panel = 16, rows = 4, k_tile = 0, cache_rows = 16, forall_panels = 0, dot = true>
-// CHECK:       attune.tiling = #attune.gemm_tiling<panel = 16, rows = 4, k_tile = 0, cache_rows = 16, forall_panels = 0, dot = true>
+// CHECK:       attune.tiling = #attune.gemm_tiling<panel = 16, rows = 4, k_tile = 0, cache_rows = 44, forall_panels = 0, dot = true>
+// CHECK:       attune.tiling = #attune.gemm_tiling<panel = 16, rows = 4, k_tile = 0, cache_rows = 36, forall_panels = 0, dot = true>
 // AVX2-LABEL:  func.func @score
-// AVX2:        attune.tiling = #attune.gemm_tiling<panel = 8, rows = 4, k_tile = 0, cache_rows = 16, forall_panels = 0, dot = true>
+// AVX2:        attune.tiling = #attune.gemm_tiling<panel = 8, rows = 4, k_tile = 0, cache_rows = 164, forall_panels = 0, dot = true>
 // AVX2:        attune.tiling = #attune.gemm_tiling<panel = 8, rows = 8, k_tile = {{[0-9]+}}, cache_rows = 128, forall_panels = 16>
 // AVX2:        attune.tiling = #attune.gemm_tiling<panel = 16, rows = 4, k_tile = {{[0-9]+}}, cache_rows = 128, forall_panels = 8>
-// AVX2:        attune.tiling = #attune.gemm_tiling<panel = 8, rows = 2, k_tile = 0, cache_rows = 8, forall_panels = 0, dot = true>
+// AVX2:        attune.tiling = #attune.gemm_tiling<panel = 8, rows = 2, k_tile = 0, cache_rows = 42, forall_panels = 0, dot = true>
 // AVX2:        attune.tiling = #attune.gemm_tiling<panel = 8, rows = 8, k_tile = {{[0-9]+}}, cache_rows = 128, forall_panels = 16>
 // EXPLAIN:     remark: GEMM ? x 100 -> 1 on znver4
-// EXPLAIN-SAME: dot products along K (N = 1 is at most half a vector of 16 lanes): register tile 8 rows x 1 columns x 16 lanes (8 accumulators, 9 loads per 8 FMAs), the last 4 of K after them; cache_rows 32
+// EXPLAIN-SAME: dot products along K (N = 1 is at most half a vector of 16 lanes): register tile 8 rows x 1 columns x 16 lanes (8 accumulators, 9 loads per 8 FMAs), the last 4 of K after them; cache_rows 168
 func.func @score(%x: tensor<?x100xf32>, %w1: tensor<1x100xf32>, %w8: tensor<8x100xf32>, %w9: tensor<9x100xf32>, %w4: tensor<4x100xf32>, %w5: tensor<5x100xf32>) -> (tensor<?x1xf32>, tensor<?x8xf32>, tensor<?x9xf32>, tensor<?x4xf32>, tensor<?x5xf32>) {
   %y1 = attune.linear %x, %w1 : (tensor<?x100xf32>, tensor<1x100xf32>) -> tensor<?x1xf32>
   %y8 = attune.linear %x, %w8 : (tensor<?x100xf32>, tensor<8x100xf32>) -> tensor<?x8xf32>

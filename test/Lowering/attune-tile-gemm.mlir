@@ -105,9 +105,9 @@ func.func @value_gemm(%pT: tensor<64x64xf32>, %v: tensor<64x64xf32>, %acc: tenso
 // -----
 
 // N = 1 (a `dot` tiling): the last 4 products of K = 100 onto the bias, a
-// row at a time; then tiles of 32 rows (4 register tiles), each: T's zero
-// fill a row at a time, register tiles of 8 rows x 1 column x 16 lanes,
-// one multiply-add on whole vectors per ko step (the unit reduction
+// row at a time; then tiles of 168 rows (at least 16384 products), each:
+// T's zero fill a row at a time, register tiles of 8 rows x 1 column x 16
+// lanes, one multiply-add on whole vectors per ko step (the unit reduction
 // folded, its add contractible into an FMA), the partial sums carried
 // through the ko loop, the last rows in tiles of 4, 2, then 1; then the
 // lanes' sum (a vector.reduction) a row at a time. With `parallel` the
@@ -115,7 +115,7 @@ func.func @value_gemm(%pT: tensor<64x64xf32>, %v: tensor<64x64xf32>, %acc: tenso
 // CHECK-LABEL: func.func @score
 // CHECK:       scf.for
 // CHECK-COUNT-4: vector.fma {{.*}} : vector<1xf32>
-// CHECK:       scf.for {{.*}} step %c32
+// CHECK:       scf.for {{.*}} step %c168
 // CHECK:         scf.for {{.*}} step %c1
 // CHECK:           vector.transfer_write {{.*}} : vector<1x1x1x16xf32>
 // CHECK:         scf.for {{.*}} step %c8
