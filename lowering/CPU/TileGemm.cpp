@@ -114,13 +114,9 @@ public:
     for (int64_t kind : {1, 2}) {
       bool rest = kind == 2;
       std::string h = "%dot_" + std::to_string(groups++);
-      text += "    " + h +
-              " = transform.structured.match ops{[\"linalg.generic\"]} "
-              "attributes{" +
-              kDotRowsAttr.str() + " = " + std::to_string(kind) + " : i64, " +
-              kTilingAttr.str() + " = " + attrText(t) +
-              "} in %root\n"
-              "        : (!transform.any_op) -> !transform.any_op\n";
+      text += match(h, kDotRowsAttr.str() + " = " + std::to_string(kind) +
+                           " : i64",
+                    t);
       text += "    transform.foreach " + h +
               " : !transform.any_op {\n"
               "    ^bb0(%sum: !transform.any_op):\n";
@@ -274,13 +270,15 @@ private:
       s += (i ? ", " : "") + std::string("!transform.any_op");
     return s + ")";
   }
-  /// `%handle = match` of the generics with `role` and tiling `t`.
+  /// The tiling `t` as the schedule's text spells it.
   static std::string attrText(GemmTilingAttr t) {
     std::string tiling;
     llvm::raw_string_ostream os(tiling);
     os << Attribute(t);
     return tiling;
   }
+  /// `%handle = match` of the generics with `role` (an attribute name, or
+  /// `name = value`) and tiling `t`.
   static std::string match(const std::string &handle, StringRef role,
                            GemmTilingAttr t) {
     return "    " + handle +
