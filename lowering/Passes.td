@@ -1005,6 +1005,14 @@ def AttuneSelectCpuTiling : Pass<"attune-select-cpu-tiling", "::mlir::ModuleOp">
     marked kernels (see `dialect/Markers.h`). The rule is documented in
     `docs/design.md` ("GEMM tiling").
 
+    A GEMM whose last N mod L columns (L the vector's lanes) are at most
+    half a vector after whole vectors, where computing them on their own
+    drops at least an eighth of the columns the panels compute (17 = 16 +
+    1 on 512-bit vectors, 129 = 128 + 1), is split first: two GEMMs on
+    slices of the weights and of the init, their results inserted into the
+    init, the last columns as dot products along K; an activation epilogue
+    is then a row kernel over the joined output.
+
     Before:
     ```mlir
     %c = linalg.generic {...} ins(%a, %w : tensor<?x?x768xf32>, tensor<768x3072xf32>)

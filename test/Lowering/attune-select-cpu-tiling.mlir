@@ -64,7 +64,8 @@ func.func @vocab(%x: tensor<?x768xf32>, %w: tensor<2047x768xf32>) -> tensor<?x20
 // or 8): dot products along K in vectors of the target's lanes, as many
 // rows per register tile as the registers hold (on AVX-512 8 x 1, 2 x 8,
 // 4 x 4 and 4 x 5; on AVX2's 16 registers 4 x 1 and 2 x 4); 9 columns (more
-// than half of 16) keep the panels, and so do 8 and 5 on AVX2 (8 lanes).
+// than half of 16) keep the panels, and so do 8 and 5 on AVX2 (8 lanes),
+// where 9 is 8 columns on panels and 1 as dot products (@split).
 // Tiles of rows (cache_rows): 4 register tiles, but at least 16384
 // products (K = 100: 168 rows of 1 column, 22 of 8).
 // CHECK-LABEL: func.func @score
@@ -76,7 +77,8 @@ func.func @vocab(%x: tensor<?x768xf32>, %w: tensor<2047x768xf32>) -> tensor<?x20
 // AVX2-LABEL:  func.func @score
 // AVX2:        attune.tiling = #attune.gemm_tiling<panel = 8, rows = 4, k_tile = 0, cache_rows = 164, forall_panels = 0, dot = true>
 // AVX2:        attune.tiling = #attune.gemm_tiling<panel = 8, rows = 8, k_tile = {{[0-9]+}}, cache_rows = 128, forall_panels = 16>
-// AVX2:        attune.tiling = #attune.gemm_tiling<panel = 16, rows = 4, k_tile = {{[0-9]+}}, cache_rows = 128, forall_panels = 8>
+// AVX2:        attune.tiling = #attune.gemm_tiling<panel = 8, rows = 8, k_tile = {{[0-9]+}}, cache_rows = 128, forall_panels = 16>
+// AVX2:        attune.tiling = #attune.gemm_tiling<panel = 8, rows = 4, k_tile = 0, cache_rows = 164, forall_panels = 0, dot = true>
 // AVX2:        attune.tiling = #attune.gemm_tiling<panel = 8, rows = 2, k_tile = 0, cache_rows = 42, forall_panels = 0, dot = true>
 // AVX2:        attune.tiling = #attune.gemm_tiling<panel = 8, rows = 8, k_tile = {{[0-9]+}}, cache_rows = 128, forall_panels = 16>
 // EXPLAIN:     remark: GEMM ? x 100 -> 1 on znver4
@@ -139,6 +141,41 @@ func.func @tiles(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x32x
     linalg.yield %s : f32
   } -> tensor<64x32xf32>
   return %0, %1 : tensor<64x64xf32>, tensor<64x32xf32>
+}
+
+// -----
+
+// N mod 16 at most half a vector after whole vectors (17 = 16 + 1, 33 =
+// 32 + 1): the last columns a GEMM of their own (dot products along K),
+// the first N0 on panels, each part's weights and init a slice of the
+// layer's, the results joined into the init; 33's ReLU (its epilogue mark
+// dropped) then a row kernel over the joined columns. On AVX2 (8 lanes) 17
+// is 16 + 1 and 33 32 + 1 as well. 2047 (15 over whole vectors, @vocab)
+// and columns fewer than a vector (@score) are not split.
+// CHECK-LABEL: func.func @split
+// CHECK:       %[[I17:.*]] = tensor.extract_slice %[[B17:.*]][0, 0, 0] [1, %{{.*}}, 16] [1, 1, 1] : tensor<1x?x17xf32> to tensor<1x?x16xf32>
+// CHECK:       %[[W16:.*]] = tensor.extract_slice %[[W17:.*]][0, 0] [100, 16] [1, 1] : tensor<100x17xf32> to tensor<100x16xf32>
+// CHECK:       %[[G16:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[W16]] : tensor<1x?x100xf32>, tensor<100x16xf32>) outs(%[[I17]] : tensor<1x?x16xf32>) attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 16,
+// CHECK:       %[[C16:.*]] = tensor.insert_slice %[[G16]] into %[[B17]][0, 0, 0] [1, %{{.*}}, 16] [1, 1, 1]
+// CHECK:       %[[I1:.*]] = tensor.extract_slice %[[C16]][0, 0, 16] [1, %{{.*}}, 1] [1, 1, 1]
+// CHECK:       %[[W1:.*]] = tensor.extract_slice %[[W17]][0, 16] [100, 1] [1, 1] : tensor<100x17xf32> to tensor<100x1xf32>
+// CHECK:       %[[G1:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[W1]] : tensor<1x?x100xf32>, tensor<100x1xf32>) outs(%[[I1]] : tensor<1x?x1xf32>) attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 0, cache_rows = 168, forall_panels = 0, dot = true>}
+// CHECK:       tensor.insert_slice %[[G1]] into %[[C16]][0, 0, 16] [1, %{{.*}}, 1] [1, 1, 1]
+// CHECK:       linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x?x100xf32>, tensor<100x32xf32>) {{.*}} attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 32,
+// CHECK:       linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x?x100xf32>, tensor<100x1xf32>) {{.*}} dot = true>}
+// CHECK:       %[[C33:.*]] = tensor.insert_slice
+// CHECK:       linalg.generic {{.*}} ins(%[[C33]] : tensor<1x?x33xf32>)
+// CHECK-NOT:     attune.epilogue
+// CHECK:         arith.maximumf
+// AVX2-LABEL:  func.func @split
+// AVX2:        tensor<100x16xf32>) {{.*}} attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 16,
+// AVX2:        tensor<100x1xf32>) {{.*}} dot = true>}
+// EXPLAIN:     remark: GEMM ? x 100 -> 16 on znver4
+// EXPLAIN:     remark: GEMM ? x 100 -> 1 on znver4 {{.*}} dot products along K
+func.func @split(%x: tensor<?x100xf32>, %w17: tensor<17x100xf32>, %b17: tensor<17xf32>, %w33: tensor<33x100xf32>, %b33: tensor<33xf32>) -> (tensor<?x17xf32>, tensor<?x33xf32>) {
+  %y17 = attune.linear %x, %w17, %b17 : (tensor<?x100xf32>, tensor<17x100xf32>, tensor<17xf32>) -> tensor<?x17xf32>
+  %y33 = attune.linear %x, %w33, %b33 {activation = #attune.activation<relu>} : (tensor<?x100xf32>, tensor<33x100xf32>, tensor<33xf32>) -> tensor<?x33xf32>
+  return %y17, %y33 : tensor<?x17xf32>, tensor<?x33xf32>
 }
 
 // -----
