@@ -314,22 +314,25 @@ static void splitLastColumns(linalg::GenericOp gemm, const CpuTarget &t,
     return;
   OpBuilder b(gemm);
   Location loc = gemm.getLoc();
-  auto columns = [&](Value v, int64_t from, int64_t size) -> Value {
-    auto type = cast<RankedTensorType>(v.getType());
-    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  // The offsets, sizes and strides of `v` from column `from` on (`size`
+  // columns, or as many as `v` has).
+  auto lastDim = [&](Value v, int64_t from, std::optional<int64_t> size) {
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
-    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
     offsets.back() = b.getIndexAttr(from);
-    sizes.back() = b.getIndexAttr(size);
+    if (size)
+      sizes.back() = b.getIndexAttr(*size);
+    return std::tuple{offsets, sizes, strides};
+  };
+  auto columns = [&](Value v, int64_t from, int64_t size) -> Value {
+    auto [offsets, sizes, strides] = lastDim(v, from, size);
     return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides)
         .getResult();
   };
   auto join = [&](Value part, Value into, int64_t from) -> Value {
-    auto type = cast<RankedTensorType>(part.getType());
-    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, part);
-    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-    offsets.back() = b.getIndexAttr(from);
+    auto [offsets, sizes, strides] = lastDim(part, from, std::nullopt);
     return tensor::InsertSliceOp::create(b, loc, part, into, offsets, sizes,
                                          strides)
         .getResult();
