@@ -25,9 +25,8 @@ using namespace mlir::attune::cpu;
 /// A[b, m, ko L + l] * W[n, ko, l] (marked kDotGemmAttr), then C = (init +
 /// the last K mod L products) + the sum of T over l (row kernels, the lane
 /// sum marked kDotRowsAttr), all tiled by attune-tile-gemm with the GEMM's
-/// tiling; an
-/// epilogue stays an element-wise kernel on C. Weights as packDotWeights
-/// packs them.
+/// tiling; an epilogue stays an element-wise kernel on C. Weights as
+/// packDotWeights packs them.
 static void dotGemm(linalg::GenericOp gemm, GemmTilingAttr tiling,
                     Type storage) {
   MLIRContext *ctx = gemm.getContext();
@@ -90,8 +89,8 @@ static void dotGemm(linalg::GenericOp gemm, GemmTilingAttr tiling,
   dot->setAttr(kDotGemmAttr, UnitAttr::get(ctx));
   dot->setAttr(kTilingAttr, tiling);
   // The last K mod L products onto the init, then C = that + the lanes'
-  // sum: the lane sum ends the GEMM, and attune-tile-gemm fuses the rest
-  // into its tiles.
+  // sum: the lane sum ends the GEMM, and attune-tile-gemm fuses the GEMM
+  // (and, in parallel tiles, the last products) into its tiles.
   Value sumInit = init;
   if (kRest)
     sumInit = contraction(ValueRange{sliceK(kMain, kRest), wRest}, init,
