@@ -358,6 +358,23 @@ static void splitLastColumns(linalg::GenericOp gemm, const CpuTarget &t,
   gemm->erase();
 }
 
+/// The linear layer's GEMM `op` stands for: itself (attune.gemm), or its
+/// epilogue's producer; null for other ops.
+static linalg::GenericOp gemmOf(linalg::GenericOp op) {
+  if (op->hasAttr(kGemmAttr))
+    return op;
+  if (op->hasAttr(kEpilogueAttr))
+    return op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+  return {};
+}
+
+/// The rows a GEMM's register tiles run over: M of one batch of a
+/// [B, M, K] input, dynamic otherwise.
+static int64_t rowsOf(linalg::GenericOp gemm) {
+  auto a = cast<RankedTensorType>(gemm.getDpsInputs()[0].getType());
+  return a.getRank() == 3 ? a.getDimSize(1) : ShapedType::kDynamic;
+}
+
 struct AttuneSelectCpuTilingPass
     : mlir::attune::impl::AttuneSelectCpuTilingBase<
           AttuneSelectCpuTilingPass> {
@@ -382,15 +399,11 @@ struct AttuneSelectCpuTilingPass
     std::string *explainTo = explain ? &why : nullptr;
     SmallVector<linalg::GenericOp> gemms;
     module.walk([&](linalg::GenericOp op) {
-      if (op->hasAttr(kGemmAttr))
-        gemms.push_back(op);
-      else if (op->hasAttr(kEpilogueAttr))
-        if (auto gemm = op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>())
-          gemms.push_back(gemm);
+      if (linalg::GenericOp gemm = gemmOf(op))
+        gemms.push_back(gemm);
     });
     for (linalg::GenericOp gemm : gemms) {
-      auto a = cast<RankedTensorType>(gemm.getDpsInputs()[0].getType());
-      int64_t m = a.getRank() == 3 ? a.getDimSize(1) : ShapedType::kDynamic;
+      int64_t m = rowsOf(gemm);
       int64_t k = cast<RankedTensorType>(gemm.getDpsInputs()[1].getType())
                       .getDimSize(0);
       splitLastColumns(gemm, *target, [&](int64_t n) {
@@ -408,17 +421,11 @@ struct AttuneSelectCpuTilingPass
         return;
       }
       // A linear layer's GEMM, or the epilogue that stands for it.
-      linalg::GenericOp gemm;
-      if (op->hasAttr(kGemmAttr))
-        gemm = op;
-      else if (op->hasAttr(kEpilogueAttr))
-        gemm = op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+      linalg::GenericOp gemm = gemmOf(op);
       if (!gemm)
         return;
       auto weights = cast<RankedTensorType>(gemm.getDpsInputs()[1].getType());
-      auto a = cast<RankedTensorType>(gemm.getDpsInputs()[0].getType());
-      // Register tiles run over the rows of one batch.
-      int64_t m = a.getRank() == 3 ? a.getDimSize(1) : ShapedType::kDynamic;
+      int64_t m = rowsOf(gemm);
       auto readAsHeads = [&](int64_t width) {
         return op == gemm && op.getNumLoops() == 4 &&
                !headUses(gemm, width).empty();
