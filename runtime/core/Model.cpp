@@ -187,6 +187,7 @@ attune_status *attune_model_open_on(const char *path, const char *weights,
       attune_model_close(model);
       return s;
     }
+    cpu::adviseHugePages(library);
     if (attune_status *s = loadExternalWeights(library, path, meta, file)) {
       attune_model_close(model);
       return s;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -39,31 +40,72 @@ cpu::Program cpu::bind(void *library) {
   return program;
 }
 
-void cpu::populateReadOnlyData(void *library) {
-#ifdef MADV_POPULATE_READ
+/// Calls `visit(begin, end, flags)` for each PT_LOAD segment of `library`
+/// (its addresses in this process, `end` past the segment's memory size).
+template <typename Visit>
+static void forEachSegment(void *library, Visit visit) {
   struct link_map *map = nullptr;
   if (dlinfo(library, RTLD_DI_LINKMAP, &map) != 0 || !map)
     return;
-  auto visit = [](struct dl_phdr_info *info, size_t, void *data) -> int {
-    const auto *map = static_cast<const struct link_map *>(data);
-    if (info->dlpi_addr != map->l_addr ||
-        std::strcmp(info->dlpi_name, map->l_name) != 0)
+  struct Search {
+    const struct link_map *map;
+    Visit *visit;
+  } search{map, &visit};
+  auto callback = [](struct dl_phdr_info *info, size_t, void *data) -> int {
+    const auto *search = static_cast<const Search *>(data);
+    if (info->dlpi_addr != search->map->l_addr ||
+        std::strcmp(info->dlpi_name, search->map->l_name) != 0)
       return 0;
-    const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
     for (int i = 0; i < info->dlpi_phnum; ++i) {
       const ElfW(Phdr) &segment = info->dlpi_phdr[i];
-      if (segment.p_type != PT_LOAD || (segment.p_flags & (PF_W | PF_X)))
+      if (segment.p_type != PT_LOAD)
         continue;
       uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
-      uintptr_t end = begin + segment.p_memsz;
-      begin &= ~(page - 1);
-      // Errors (an older kernel: EINVAL) leave the pages to fault in.
-      (void)madvise(reinterpret_cast<void *>(begin), end - begin,
-                    MADV_POPULATE_READ);
+      (*search->visit)(begin, begin + segment.p_memsz, segment.p_flags);
     }
     return 1;
   };
-  dl_iterate_phdr(visit, map);
+  dl_iterate_phdr(callback, &search);
+}
+
+void cpu::populateReadOnlyData(void *library) {
+#ifdef MADV_POPULATE_READ
+  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  forEachSegment(library, [&](uintptr_t begin, uintptr_t end, unsigned flags) {
+    if (flags & (PF_W | PF_X))
+      return;
+    begin &= ~(page - 1);
+    // Errors (an older kernel: EINVAL) leave the pages to fault in.
+    (void)madvise(reinterpret_cast<void *>(begin), end - begin,
+                  MADV_POPULATE_READ);
+  });
+#else
+  (void)library;
+#endif
+}
+
+void cpu::adviseHugePages(void *library) {
+#ifdef MADV_HUGEPAGE
+  // x86-64's PMD size; the kernel's own where it says.
+  uintptr_t huge = uintptr_t(2) << 20;
+  if (FILE *f = std::fopen("/sys/kernel/mm/transparent_hugepage/"
+                           "hpage_pmd_size",
+                           "r")) {
+    unsigned long long size = 0;
+    if (std::fscanf(f, "%llu", &size) == 1 && size && !(size & (size - 1)))
+      huge = uintptr_t(size);
+    std::fclose(f);
+  }
+  forEachSegment(library, [&](uintptr_t begin, uintptr_t end, unsigned flags) {
+    if (!(flags & PF_W))
+      return;
+    begin = (begin + huge - 1) & ~(huge - 1);
+    end &= ~(huge - 1);
+    // Errors (no transparent huge pages: EINVAL) leave 4 KiB pages.
+    if (end > begin)
+      (void)madvise(reinterpret_cast<void *>(begin), end - begin,
+                    MADV_HUGEPAGE);
+  });
 #else
   (void)library;
 #endif

@@ -7,7 +7,8 @@ MODEL.so is Inputs/big-linear.mlir compiled with --weights-external and no
 weights file. Writes two weights files A and B (same names and shapes,
 other values) and checks, against NumPy:
 - A: the output; the anonymous memory the open adds stays below 1.5x the
-  16 MiB weight (the packed copy is kept, the unpacked one released);
+  16 MiB weight (the packed copy is kept, the unpacked one released); the
+  weight globals' pages advised huge (where the kernel has huge pages);
 - a second open with A shares the first one's weights; one with B while
   A's are open is refused;
 - B, after both handles are closed: the output (prepared again from B's
@@ -16,6 +17,7 @@ Prints one 'ok: ...' line per check.
 """
 import ctypes
 import json
+import os
 import struct
 import sys
 
@@ -107,6 +109,30 @@ if added > 1.5 * weight_bytes:
              f"memory for a {weight_bytes / 2**20:.0f} MiB weight: the "
              "unpacked weight was not released")
 print("ok: the unpacked weight's memory is released")
+# The weight globals' pages are advised huge (MADV_HUGEPAGE: the kernel's
+# VmFlags 'hg' on the mapping holding its middle), whether or not the
+# kernel then finds 2 MiB pages for them.
+if os.path.isdir("/sys/kernel/mm/transparent_hugepage"):
+    model_lib = ctypes.CDLL(model_path)
+    middle = ctypes.addressof(
+        ctypes.c_char.in_dll(model_lib, "attune_weight_0")) + weight_bytes // 2
+    flags = None
+    with open("/proc/self/smaps") as f:
+        inside = False
+        for line in f:
+            head = line.split()[0]
+            if "-" in head and all(c in "0123456789abcdef-" for c in head):
+                lo, hi = (int(v, 16) for v in head.split("-"))
+                inside = lo <= middle < hi
+            elif inside and line.startswith("VmFlags:"):
+                flags = line.split()[1:]
+                break
+    if flags is None or "hg" not in flags:
+        sys.exit(f"error: the weight global's mapping has VmFlags {flags}: "
+                 "not advised huge (MADV_HUGEPAGE)")
+    print("ok: huge pages advised for the weight globals")
+else:
+    print("ok: no transparent huge pages in this kernel")
 second, status = open_model(files["A"][0])
 check(status)
 print(f"ok: second open, A max |err| = {run_and_check(second, 'A'):.1e}")
