@@ -217,8 +217,10 @@ attune_status *attune_model_open_on(const char *path, const char *weights,
   // The CPU kernels read the compiled-in weights in place: their pages are
   // mapped now, at open, as a framework reads its weights when it loads a
   // model, not faulted in one at a time inside the first run.
-  if (!onVulkan)
+  if (!onVulkan) {
+    cpu::moveReadOnlyDataToHugePages(library);
     cpu::populateReadOnlyData(library);
+  }
   if (onVulkan) {
     if (attune_status *s = attune::vulkan::createProgram(
             device->vulkan, library, path, meta.kernels, meta.globals,

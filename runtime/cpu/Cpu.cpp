@@ -9,6 +9,7 @@
 #include "Cpu.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -40,8 +41,9 @@ cpu::Program cpu::bind(void *library) {
   return program;
 }
 
-/// Calls `visit(begin, end, flags)` for each PT_LOAD segment of `library`
-/// (its addresses in this process, `end` past the segment's memory size).
+/// Calls `visit(begin, end, flags, offset)` for each PT_LOAD segment of
+/// `library` (its addresses in this process, `end` past the segment's memory
+/// size; `offset`: where `begin` lies in the library's file).
 template <typename Visit>
 static void forEachSegment(void *library, Visit visit) {
   struct link_map *map = nullptr;
@@ -61,7 +63,8 @@ static void forEachSegment(void *library, Visit visit) {
       if (segment.p_type != PT_LOAD)
         continue;
       uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
-      (*search->visit)(begin, begin + segment.p_memsz, segment.p_flags);
+      (*search->visit)(begin, begin + segment.p_memsz, segment.p_flags,
+                       uintptr_t(segment.p_offset));
     }
     return 1;
   };
@@ -71,7 +74,8 @@ static void forEachSegment(void *library, Visit visit) {
 void cpu::populateReadOnlyData(void *library) {
 #ifdef MADV_POPULATE_READ
   const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
-  forEachSegment(library, [&](uintptr_t begin, uintptr_t end, unsigned flags) {
+  forEachSegment(library, [&](uintptr_t begin, uintptr_t end, unsigned flags,
+                              uintptr_t) {
     if (flags & (PF_W | PF_X))
       return;
     begin &= ~(page - 1);
@@ -84,28 +88,123 @@ void cpu::populateReadOnlyData(void *library) {
 #endif
 }
 
-void cpu::adviseHugePages(void *library) {
-#ifdef MADV_HUGEPAGE
+/// The kernel's transparent huge page size; 0 where it has none, or where
+/// they are off (`never`) or refused (ATTUNE_CPU_HUGE_PAGES=0).
+static uintptr_t hugePageSize() {
+  if (const char *env = std::getenv("ATTUNE_CPU_HUGE_PAGES");
+      env && std::strcmp(env, "0") == 0)
+    return 0;
+  char mode[128] = {};
+  if (FILE *f =
+          std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r")) {
+    size_t n = std::fread(mode, 1, sizeof(mode) - 1, f);
+    mode[n] = 0;
+    std::fclose(f);
+  }
+  if (!*mode || std::strstr(mode, "[never]"))
+    return 0;
   // x86-64's PMD size; the kernel's own where it says.
   uintptr_t huge = uintptr_t(2) << 20;
-  if (FILE *f = std::fopen("/sys/kernel/mm/transparent_hugepage/"
-                           "hpage_pmd_size",
+  if (FILE *f = std::fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
                            "r")) {
     unsigned long long size = 0;
     if (std::fscanf(f, "%llu", &size) == 1 && size && !(size & (size - 1)))
       huge = uintptr_t(size);
     std::fclose(f);
   }
-  forEachSegment(library, [&](uintptr_t begin, uintptr_t end, unsigned flags) {
+  return huge;
+}
+
+/// Whether the mapping holding `address` is backed by a file (its inode in
+/// /proc/self/maps is not 0); false if none holds it.
+static bool fileBacked(uintptr_t address) {
+  FILE *maps = std::fopen("/proc/self/maps", "r");
+  if (!maps)
+    return false;
+  bool file = false;
+  char line[4096];
+  while (std::fgets(line, sizeof(line), maps)) {
+    unsigned long long lo, hi, offset, inode;
+    char perms[8], device[32];
+    if (std::sscanf(line, "%llx-%llx %7s %llx %31s %llu", &lo, &hi, perms,
+                    &offset, device, &inode) == 6 &&
+        lo <= address && address < hi) {
+      file = inode != 0;
+      break;
+    }
+  }
+  std::fclose(maps);
+  return file;
+}
+
+void cpu::adviseHugePages(void *library) {
+#ifdef MADV_HUGEPAGE
+  uintptr_t huge = hugePageSize();
+  if (!huge)
+    return;
+  forEachSegment(library, [&](uintptr_t begin, uintptr_t end, unsigned flags,
+                              uintptr_t) {
     if (!(flags & PF_W))
       return;
     begin = (begin + huge - 1) & ~(huge - 1);
     end &= ~(huge - 1);
-    // Errors (no transparent huge pages: EINVAL) leave 4 KiB pages.
     if (end > begin)
       (void)madvise(reinterpret_cast<void *>(begin), end - begin,
                     MADV_HUGEPAGE);
   });
+#else
+  (void)library;
+#endif
+}
+
+void cpu::moveReadOnlyDataToHugePages(void *library) {
+#if defined(MADV_HUGEPAGE) && defined(MREMAP_FIXED)
+  uintptr_t huge = hugePageSize();
+  struct link_map *map = nullptr;
+  if (!huge || dlinfo(library, RTLD_DI_LINKMAP, &map) != 0 || !map)
+    return;
+  int file = open(map->l_name, O_RDONLY | O_CLOEXEC);
+  if (file < 0)
+    return;
+  forEachSegment(library, [&](uintptr_t begin, uintptr_t end, unsigned flags,
+                              uintptr_t offset) {
+    if (flags & (PF_W | PF_X))
+      return;
+    uintptr_t first = (begin + huge - 1) & ~(huge - 1);
+    end &= ~(huge - 1);
+    // A library opened again is moved already.
+    if (end <= first || !fileBacked(first))
+      return;
+    offset += first - begin;
+    size_t size = end - first;
+    // Anonymous memory at a huge page boundary: `size` bytes from there.
+    void *raw = mmap(nullptr, size + huge, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+      return;
+    uintptr_t at = reinterpret_cast<uintptr_t>(raw);
+    uintptr_t copy = (at + huge - 1) & ~(huge - 1);
+    if (copy > at)
+      munmap(raw, copy - at);
+    munmap(reinterpret_cast<void *>(copy + size), at + huge - copy);
+    auto *to = reinterpret_cast<char *>(copy);
+    (void)madvise(to, size, MADV_HUGEPAGE);
+    // Read from the file (the page cache's copy, without mapping it).
+    size_t done = 0;
+    while (done < size) {
+      ssize_t n = pread(file, to + done, size - done, off_t(offset + done));
+      if (n <= 0)
+        break;
+      done += size_t(n);
+    }
+    // Over the file's pages, atomically: a run of the same library on
+    // another thread reads the same bytes from either.
+    if (done != size || mprotect(to, size, PROT_READ) != 0 ||
+        mremap(to, size, size, MREMAP_MAYMOVE | MREMAP_FIXED,
+               reinterpret_cast<void *>(first)) == MAP_FAILED)
+      munmap(to, size);
+  });
+  close(file);
 #else
   (void)library;
 #endif

@@ -33,13 +33,23 @@ void populateReadOnlyData(void *library);
 /// (the globals a model compiled with --weights-external reads its weights
 /// into, and the panels it packs them into at load), before any is touched.
 /// Anonymous memory gets 2 MiB pages only where advised
-/// (/sys/kernel/mm/transparent_hugepage/enabled is `madvise` on Debian):
-/// in 4 KiB pages, a decoding step that streams 500 MB of weights walks
-/// the page tables 120,000 times. The compiled-in weights are file-backed
-/// and mapped in 2 MiB pages by the kernel where the file's page cache has
-/// them. An optimization only: where the kernel has no huge pages, nothing
-/// changes.
+/// (/sys/kernel/mm/transparent_hugepage/enabled is `madvise` on Debian).
+/// An optimization only: where the kernel has no huge pages (or
+/// ATTUNE_CPU_HUGE_PAGES=0), nothing changes.
 void adviseHugePages(void *library);
+
+/// Moves `library`'s read-only data (the compiled-in weights), whole huge
+/// pages of it, into anonymous memory in transparent huge pages: read from
+/// the file, then mremap over the file's pages. In 4 KiB pages, a decoding step
+/// that streams 500 MB of weights walks the page tables 120,000 times; the
+/// kernel maps a file in 2 MiB pages only where its page cache holds them
+/// so (a linker's output, written through its own mapping, mostly does
+/// not). The data becomes private to the process (the page cache's copy
+/// stays, reclaimable). Before populateReadOnlyData (which then maps only
+/// the file's pages at the segment's ends). An optimization only:
+/// where the kernel has no huge pages (or ATTUNE_CPU_HUGE_PAGES=0), or a
+/// step fails, the file's pages stay.
+void moveReadOnlyDataToHugePages(void *library);
 
 /// Runs the entry wrapper `invoke` on `inputs` (checked by the caller) and
 /// hands its results to the caller as new tensors. `numThreads` > 0 sets the
