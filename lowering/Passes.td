@@ -647,18 +647,13 @@ def AttuneOmpSchedule : Pass<"attune-omp-schedule"> {
     Every `omp.wsloop` gets the schedule of the `schedule` option, and a
     chunk size where `chunk` is positive; a loop that is the last op of its
     `omp.parallel` gets `nowait` (the region's end joins the threads, so
-    the loop's own barrier only waits twice). A region runs only when the
-    team would have more than one thread (`omp_get_max_threads() > 1`,
-    asked once per function) and, where its loops' trip counts depend on
-    values known before it (a dynamic M), some loop has more than one
-    iteration; otherwise a copy of it as plain `scf.for` loops runs on the
-    calling thread (or, where the region holds other OpenMP constructs, it
-    gets `if(...)`, libomp's serialized region). A region of one iteration
-    cost 0.7-1.2 us in the OpenMP runtime, several times a small kernel (a
-    decoding step's score head); and on 1 thread the copy is the serial
-    build's code, not a function outlined for OpenMP that reads its values
-    through a struct: the decoder step's `--parallel` build on 1 thread ran
-    1.78 ms against the serial build's 1.65, and 1.65 with the copies.
+    the loop's own barrier only waits twice). A region whose loops' trip
+    counts depend on values known before it (a dynamic M) runs only when
+    some loop has more than one iteration; otherwise a copy of it as plain
+    `scf.for` loops runs on the calling thread (or, where the region holds
+    other OpenMP constructs, it gets `if(...)`, libomp's serialized
+    region): a region of one iteration cost 0.7-1.2 us in the OpenMP
+    runtime, several times a small kernel (a decoding step's score head).
 
     The kernels' worksharing loops run a few to a few hundred large
     iterations: cache tiles of a GEMM (128 rows x 128 columns), attention
@@ -685,24 +680,13 @@ def AttuneOmpSchedule : Pass<"attune-omp-schedule"> {
     ```
     After:
     ```mlir
-    %threads = llvm.call @omp_get_max_threads() : () -> i32
-    %team = arith.cmpi sgt, %threads, %c1_i32 : i32
-    ...
-    %rows = arith.cmpi sgt, %n, %c1 : index
-    %several = arith.andi %team, %rows : i1
-    scf.if %several {
-      omp.parallel {
-        omp.wsloop nowait schedule(guided) {
-          omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
-            ...
-          }
+    omp.parallel {
+      omp.wsloop nowait schedule(guided) {
+        omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+          ...
         }
-        omp.terminator
       }
-    } else {
-      scf.for %i = %c0 to %n step %c1 {
-        ...
-      }
+      omp.terminator
     }
     ```
   }];
@@ -713,7 +697,6 @@ def AttuneOmpSchedule : Pass<"attune-omp-schedule"> {
            "Iterations per chunk (0: the runtime's default)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect"];
 }
 

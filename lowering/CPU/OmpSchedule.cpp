@@ -3,8 +3,6 @@
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -98,44 +96,12 @@ static bool serializable(omp::ParallelOp region) {
   return !walk.wasInterrupted();
 }
 
-/// `omp_get_max_threads() > 1`, asked once at the entry of `func`: whether a
-/// parallel region started there would have a team of more than one thread.
-/// An `llvm.call` (a `func.call` of a declaration would get a C-interface
-/// wrapper). Null where the module has another symbol of that name.
-static Value severalThreads(func::FuncOp func) {
-  auto module = func->getParentOfType<ModuleOp>();
-  if (!module)
-    return {};
-  MLIRContext *context = func.getContext();
-  constexpr StringLiteral kName = "omp_get_max_threads";
-  auto i32 = IntegerType::get(context, 32);
-  auto type = LLVM::LLVMFunctionType::get(i32, {});
-  auto callee = module.lookupSymbol<LLVM::LLVMFuncOp>(kName);
-  if (!callee) {
-    if (module.lookupSymbol(kName))
-      return {};
-    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    callee = LLVM::LLVMFuncOp::create(b, module.getLoc(), kName, type);
-  } else if (callee.getFunctionType() != type) {
-    return {};
-  }
-  OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-  Location loc = func.getLoc();
-  Value threads =
-      LLVM::CallOp::create(b, loc, callee, ValueRange{}).getResult();
-  Value one = arith::ConstantIntOp::create(b, loc, i32, 1);
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, threads, one);
-}
-
 /// `scf.if %several { region } else { region as plain loops }`: a region of
-/// one iteration (a dynamic M of at most one row block), or any region when
-/// the team would be the calling thread alone (`--threads 1`), runs on the
-/// calling thread without the OpenMP runtime and as the serial build's code
-/// (not outlined: its loops see the function's values, not loads from a
-/// shared struct). Waking the other threads cost 0.8-1.2 us a region on the
-/// Zen 4 VM, and `omp.parallel if(false)` (libomp's serialized region)
-/// still 0.7: 768 -> 1 at M = 4 on 2 threads, two regions, 2.6 us, 1.7 with
-/// `if`, against 0.35 for the serial build.
+/// one iteration (a dynamic M of at most one row block) runs on the calling
+/// thread without the OpenMP runtime. Waking the other threads cost 0.8-1.2
+/// us a region on the Zen 4 VM, and `omp.parallel if(false)` (libomp's
+/// serialized region) still 0.7: 768 -> 1 at M = 4 on 2 threads, two
+/// regions, 2.6 us, 1.7 with `if`, against 0.35 for the serial build.
 static void addSerialPath(omp::ParallelOp region, Value several) {
   OpBuilder b(region);
   Location loc = region.getLoc();
@@ -208,24 +174,10 @@ struct AttuneOmpSchedulePass
     });
     SmallVector<omp::ParallelOp> regions;
     getOperation()->walk([&](omp::ParallelOp r) { regions.push_back(r); });
-    DenseMap<Operation *, Value> threadsOf; // function -> its question
     for (omp::ParallelOp region : regions) {
-      if (region.getIfExpr() || region->getParentOfType<omp::ParallelOp>())
+      if (region.getIfExpr())
         continue;
-      Value threads;
-      if (auto func = region->getParentOfType<func::FuncOp>()) {
-        auto [it, inserted] = threadsOf.try_emplace(func);
-        if (inserted)
-          it->second = severalThreads(func);
-        threads = it->second;
-      }
       Value several = severalIterations(region);
-      if (several && threads) {
-        OpBuilder b(region);
-        several = arith::AndIOp::create(b, region.getLoc(), threads, several);
-      } else if (!several) {
-        several = threads;
-      }
       if (!several)
         continue;
       if (serializable(region))

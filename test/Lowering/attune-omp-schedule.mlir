@@ -66,20 +66,14 @@ func.func @two_loops(%a: memref<?xf32>, %b: memref<?xf32>, %n: index) {
 // -----
 
 // A region whose one loop's trip count is dynamic: the region runs when the
-// team has more than one thread and the loop more than one iteration, else
-// the same loop as a plain scf.for on the calling thread. The team's size
-// is asked once, at the function's entry.
-// CHECK-LABEL: llvm.func @omp_get_max_threads() -> i32
+// loop has more than one iteration, else the same loop as a plain scf.for
+// on the calling thread.
 // CHECK-LABEL: func.func @serial_copy
 // CHECK-SAME:    (%[[BUF:.*]]: memref<?xf32>, %[[N:.*]]: index)
-// CHECK-NEXT:  %[[TEAM:.*]] = llvm.call @omp_get_max_threads() : () -> i32
-// CHECK-NEXT:  %[[ONE:.*]] = arith.constant 1 : i32
-// CHECK-NEXT:  %[[THREADS:.*]] = arith.cmpi sgt, %[[TEAM]], %[[ONE]] : i32
 // CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG:   %[[C2:.*]] = arith.constant 2 : index
 // CHECK:       %[[EXTENT:.*]] = arith.subi %[[N]], %[[C0]] : index
-// CHECK:       %[[ROWS:.*]] = arith.cmpi sgt, %[[EXTENT]], %[[C2]] : index
-// CHECK:       %[[SEVERAL:.*]] = arith.andi %[[THREADS]], %[[ROWS]] : i1
+// CHECK:       %[[SEVERAL:.*]] = arith.cmpi sgt, %[[EXTENT]], %[[C2]] : index
 // CHECK:       scf.if %[[SEVERAL]] {
 // CHECK-NEXT:    omp.parallel {
 // CHECK-NEXT:      arith.constant 3.0
@@ -117,14 +111,12 @@ func.func @serial_copy(%buf: memref<?xf32>, %n: index) {
 // dynamic extent is more than its step; the plain copy runs both loops in
 // order, the barrier between them dropped (one thread).
 // CHECK-LABEL: func.func @serial_two_loops
-// CHECK:       arith.cmpi sgt, %{{.*}} : i32
 // CHECK:       %[[A:[0-9]+]] = arith.cmpi sgt
 // CHECK:       %[[B:[0-9]+]] = arith.cmpi sgt
 // CHECK:       %[[AB:[0-9]+]] = arith.ori %[[A]], %[[B]] : i1
 // CHECK:       %[[C:[0-9]+]] = arith.cmpi sgt
 // CHECK:       %[[ABC:[0-9]+]] = arith.ori %[[AB]], %[[C]] : i1
-// CHECK:       %[[SEVERAL:[0-9]+]] = arith.andi %{{.*}}, %[[ABC]] : i1
-// CHECK:       scf.if %[[SEVERAL]] {
+// CHECK:       scf.if %[[ABC]] {
 // CHECK:         omp.parallel
 // CHECK:       } else {
 // CHECK-NEXT:    scf.for
@@ -163,26 +155,14 @@ func.func @serial_two_loops(%a: memref<?x?xf32>, %b: memref<?xf32>, %n: index, %
 
 // -----
 
-// A loop whose constant bounds give it several iterations runs in parallel
-// whenever the team has several threads; so does a loop whose bounds are
-// computed inside the region. With one thread, both run as plain loops
-// (the serial build's code: --parallel on 1 thread is no slower). Two
-// regions of one function share the one question.
+// A loop whose constant bounds give it several iterations always runs in
+// parallel; so does a loop whose bounds are computed inside the region.
 // CHECK-LABEL: func.func @always_parallel
-// CHECK:       %[[TEAM:.*]] = llvm.call @omp_get_max_threads()
-// CHECK:       %[[THREADS:.*]] = arith.cmpi sgt, %[[TEAM]]
-// CHECK-NOT:   llvm.call
-// CHECK:       scf.if %[[THREADS]] {
-// CHECK-NEXT:    omp.parallel {
-// CHECK:       } else {
-// CHECK-NEXT:    scf.for
-// CHECK-NEXT:      scf.for
-// CHECK:       scf.if %[[THREADS]] {
-// CHECK-NEXT:    omp.parallel {
-// CHECK:       } else {
-// CHECK-NEXT:    arith.addi
-// CHECK-NEXT:    scf.for
-// CHECK-NOT:   llvm.call
+// CHECK-NOT:   scf.if
+// CHECK-NOT:   if(
+// CHECK:       omp.parallel {
+// CHECK:       omp.parallel {
+// CHECK-NOT:   scf.if
 // CHECK:       return
 func.func @always_parallel(%a: memref<?x4xf32>, %n: index) {
   %c0 = arith.constant 0 : index
@@ -215,11 +195,9 @@ func.func @always_parallel(%a: memref<?x4xf32>, %n: index) {
 
 // A region with an OpenMP construct besides its loops is not copied: it
 // gets if(...), running on the calling thread alone (libomp's serialized
-// region) when its loop has one iteration or the team one thread.
+// region) when its loop has one iteration.
 // CHECK-LABEL: func.func @masked
-// CHECK:       %[[THREADS:.*]] = arith.cmpi sgt, %{{.*}} : i32
-// CHECK:       %[[ROWS:.*]] = arith.cmpi sgt, %{{.*}} : index
-// CHECK:       %[[SEVERAL:.*]] = arith.andi %[[THREADS]], %[[ROWS]] : i1
+// CHECK:       %[[SEVERAL:.*]] = arith.cmpi sgt
 // CHECK-NOT:   scf.if
 // CHECK:       omp.parallel if(%[[SEVERAL]]) {
 // CHECK:         omp.masked
@@ -235,75 +213,6 @@ func.func @masked(%a: memref<?xf32>, %n: index) {
     omp.wsloop {
       omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
         memref.store %one, %a[%i] : memref<?xf32>
-        omp.yield
-      }
-    }
-    omp.terminator
-  }
-  return
-}
-
-// -----
-
-// A region nested in another is left to the outer one's decision (which,
-// holding an OpenMP construct, gets if(...)); a region that already has
-// if(...) keeps it.
-// CHECK-LABEL: func.func @nested
-// CHECK-SAME:    %[[COND:[^:]*]]: i1
-// CHECK:       %[[THREADS:.*]] = arith.cmpi sgt, %{{.*}} : i32
-// CHECK:       %[[SEVERAL:.*]] = arith.andi %[[THREADS]], %{{.*}} : i1
-// CHECK-NEXT:  omp.parallel if(%[[SEVERAL]]) {
-// CHECK-NEXT:    omp.parallel {
-// CHECK:       omp.parallel if(%[[COND]]) {
-// CHECK-NOT:   scf.if
-// CHECK:       return
-func.func @nested(%a: memref<?xf32>, %n: index, %cond: i1) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %one = arith.constant 1.0 : f32
-  omp.parallel {
-    omp.parallel {
-      omp.wsloop {
-        omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
-          memref.store %one, %a[%i] : memref<?xf32>
-          omp.yield
-        }
-      }
-      omp.terminator
-    }
-    omp.terminator
-  }
-  omp.parallel if(%cond) {
-    omp.wsloop {
-      omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
-        memref.store %one, %a[%i] : memref<?xf32>
-        omp.yield
-      }
-    }
-    omp.terminator
-  }
-  return
-}
-
-// -----
-
-// A module that already declares omp_get_max_threads as an llvm.func reuses
-// the declaration.
-// CHECK:       llvm.func @omp_get_max_threads() -> i32
-// CHECK-NOT:   llvm.func @omp_get_max_threads
-// CHECK:       func.func @declared
-// CHECK:       llvm.call @omp_get_max_threads()
-// CHECK:       scf.if
-llvm.func @omp_get_max_threads() -> i32
-func.func @declared(%a: memref<4xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  %one = arith.constant 1.0 : f32
-  omp.parallel {
-    omp.wsloop {
-      omp.loop_nest (%i) : index = (%c0) to (%c4) step (%c1) {
-        memref.store %one, %a[%i] : memref<4xf32>
         omp.yield
       }
     }

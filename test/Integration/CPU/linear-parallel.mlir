@@ -14,7 +14,7 @@
 // PyTorch.
 // RUN: %check-golden %s --work %t/serial --atol 1e-5
 // RUN: %check-golden %s --work %t/parallel --atol 1e-5 --compile-arg=--parallel --run-arg=--threads --run-arg=2
-// The --parallel build on 1 thread runs the regions' plain copies.
+// The --parallel build on 1 thread: the same answer.
 // RUN: %check-golden %s --work %t/one-thread --atol 1e-5 --compile-arg=--parallel --run-arg=--threads --run-arg=1
 // The worksharing loops' other schedules (attune-omp-schedule; guided is
 // the default): static, dynamic with chunks of 3 tiles, and OMP_SCHEDULE's.
