@@ -23,7 +23,8 @@
 //   a multiple of 16, the largest such divisor of K where one is at least
 //   half of that.
 // - `cache_rows`: 128 (A streams through L2 with prefetching; measured);
-//   for dot products along K, 4 register tiles (below).
+//   32 where N is one parallel tile of columns (narrowCacheRowsFor); for
+//   dot products along K, 4 register tiles (below).
 // - `forall_panels`: parallel tiles of 128 columns.
 // - The last N mod L columns, at most half a vector after whole vectors: a
 //   GEMM of their own (dot products) where that drops an eighth of the
@@ -162,6 +163,23 @@ int64_t cacheRowsFor(int64_t rows) {
   return std::max<int64_t>(rows, kCacheRows / rows * rows);
 }
 
+/// The fewest multiply-adds a parallel tile of a narrow GEMM holds.
+constexpr int64_t kMinNarrowTileFmas = 1 << 18;
+
+/// The rows of a cache tile of a GEMM whose padded N is one parallel tile
+/// of columns (at most kForallColumns): the rows are then the only thing
+/// its parallel tiles split, and 128 rows made M = 64..128 one tile, one
+/// thread (768 -> 128 at M = 128 on 2 threads: 116 GFLOP/s, OpenBLAS 168).
+/// 32 rows (4 tiles at M = 128), or more where a tile would hold fewer
+/// than kMinNarrowTileFmas products (a region costs ~1 us to start).
+int64_t narrowCacheRowsFor(int64_t rows, int64_t k, int64_t paddedN) {
+  int64_t least = ShapedType::isDynamic(k)
+                      ? kCacheRows
+                      : llvm::divideCeil(kMinNarrowTileFmas, k * paddedN);
+  return std::min<int64_t>(cacheRowsFor(rows),
+                           llvm::alignTo(std::max<int64_t>(32, least), rows));
+}
+
 /// The tiling of a linear layer's GEMM, M x K -> N. `readAsHeads(W)`: its
 /// output is all read as attention heads of W columns; a register tile
 /// whose panel is that width is taken where there is one, so that the GEMM
@@ -231,8 +249,11 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
     pairsWhy = pairsRemark(t);
   }
   int64_t kTile = kTileFor(t, tile.panel, k, pairs ? 2 : sizeof(float));
-  int64_t cacheRows = cacheRowsFor(tile.rows);
   int64_t forall = std::max<int64_t>(1, kForallColumns / tile.panel);
+  int64_t paddedN = llvm::alignTo(n, tile.panel);
+  bool narrow = paddedN <= forall * tile.panel;
+  int64_t cacheRows = narrow ? narrowCacheRowsFor(tile.rows, k, paddedN)
+                             : cacheRowsFor(tile.rows);
   if (why) {
     *why = "GEMM " + dimText(m) + " x " + dimText(k) + " -> " +
            std::to_string(n) + " on " + t.describe() + ": register tile " +
@@ -251,6 +272,9 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
     *why += "; k_tile " + std::to_string(kTile) + " (a panel slice of " +
             std::to_string(kTile * tile.panel * (pairs ? 2 : 4) / 1024) +
             " KiB in L1d)" + "; cache_rows " + std::to_string(cacheRows) +
+            (narrow && cacheRows < cacheRowsFor(tile.rows)
+                 ? " (N is one parallel tile: the rows split)"
+                 : "") +
             "; forall_panels " + std::to_string(forall) + pairsWhy;
   }
   return GemmTilingAttr::get(ctx, tile.panel, tile.rows, kTile, cacheRows,
@@ -300,6 +324,32 @@ GemmTilingAttr tileGemmTiling(MLIRContext *ctx, const CpuTarget &t,
 /// (`panelOf(n)`: the panel width the tiling of n columns takes): the
 /// joined output costs a copy, which made 768 -> 50257 (50304 columns
 /// either way) 5 % slower at M = 128 and 512.
+/// The op that defines `init` if it is a linear layer's bias broadcast that
+/// only its GEMM reads (besides tensor.dim): a generic copying a rank-1
+/// bias along the last dim into a tensor.empty.
+static linalg::GenericOp biasBroadcast(Value init) {
+  auto op = init.getDefiningOp<linalg::GenericOp>();
+  if (!op || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 ||
+      !op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+    return {};
+  Value bias = op.getDpsInputs()[0];
+  AffineMap map = op.getIndexingMapsArray()[0];
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  if (cast<RankedTensorType>(bias.getType()).getRank() != 1 ||
+      map.getNumResults() != 1 ||
+      map.getResult(0) !=
+          getAffineDimExpr(op.getNumLoops() - 1, op.getContext()) ||
+      !op.getIndexingMapsArray()[1].isIdentity() ||
+      yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != op.getBody()->getArgument(0))
+    return {};
+  int uses = 0;
+  for (Operation *user : init.getUsers())
+    uses += !isa<tensor::DimOp>(user);
+  return uses == 1 ? op : linalg::GenericOp();
+}
+
 static void splitLastColumns(linalg::GenericOp gemm, const CpuTarget &t,
                              function_ref<int64_t(int64_t)> panelOf) {
   auto a = cast<RankedTensorType>(gemm.getDpsInputs()[0].getType());
@@ -338,9 +388,37 @@ static void splitLastColumns(linalg::GenericOp gemm, const CpuTarget &t,
         .getResult();
   };
   Value weights = gemm.getDpsInputs()[1], c = gemm.getDpsInits()[0];
+  // A linear layer's init, its bias broadcast into an empty tensor, is
+  // built per part from the bias's columns: each part's init is then its
+  // GEMM's own, which attune-fuse-gemm-inits fuses into the GEMM's tiles,
+  // instead of one row kernel over rows of N (768 -> 17 at M = 4 on 2
+  // threads: a parallel region over 4 rows of 17 floats), and the parts
+  // are joined into the empty tensor.
+  linalg::GenericOp bias = biasBroadcast(c);
+  if (bias) {
+    for (Operation *user : llvm::make_early_inc_range(c.getUsers()))
+      if (auto dim = dyn_cast<tensor::DimOp>(user))
+        dim.getSourceMutable().assign(bias.getDpsInits()[0]);
+    c = bias.getDpsInits()[0];
+  }
+  auto initOf = [&](int64_t from, int64_t size) -> Value {
+    if (!bias)
+      return columns(c, from, size);
+    auto [offsets, sizes, strides] = lastDim(bias.getDpsInits()[0], from, size);
+    Value empty = tensor::EmptyOp::create(
+        b, loc, sizes, cast<RankedTensorType>(c.getType()).getElementType());
+    auto part = linalg::GenericOp::create(
+        b, loc, TypeRange{empty.getType()},
+        ValueRange{columns(bias.getDpsInputs()[0], from, size)},
+        ValueRange{empty}, bias.getIndexingMapsArray(),
+        bias.getIteratorTypesArray());
+    IRMapping map;
+    bias.getRegion().cloneInto(&part.getRegion(), map);
+    return part.getResult(0);
+  };
   int64_t main = n - rest;
   for (auto [from, size] : {std::pair{int64_t(0), main}, {main, rest}}) {
-    Value init = columns(c, from, size);
+    Value init = initOf(from, size);
     auto part = linalg::GenericOp::create(
         b, loc, TypeRange{init.getType()},
         ValueRange{gemm.getDpsInputs()[0], columns(weights, from, size)},
@@ -356,6 +434,8 @@ static void splitLastColumns(linalg::GenericOp gemm, const CpuTarget &t,
     user->removeAttr(kEpilogueAttr);
   gemm.getResult(0).replaceAllUsesWith(c);
   gemm->erase();
+  if (bias)
+    bias->erase();
 }
 
 /// The linear layer's GEMM `op` stands for: itself (attune.gemm), or its

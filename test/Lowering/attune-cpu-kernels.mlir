@@ -28,14 +28,15 @@
 // register tiles: with one k tile (K = 128 here) each register tile's
 // accumulators start as the init's value (zeros) instead of a fill of the
 // cache tile read back, so nothing writes the tile before its register
-// tiles' results.
+// tiles' results. N = 64 is one parallel tile of columns: cache tiles of
+// 32 rows (the parallel tiles split the rows).
 // CHECK-LABEL: func @linear
 // CHECK-NOT:   linalg.fill
 // CHECK-DAG:   %[[Z1:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x1x64xf32>
 // CHECK-DAG:   %[[Z4:.*]] = arith.constant dense<0.000000e+00> : vector<1x4x1x64xf32>
 // CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [1, 64, 128] : tensor<64x128xf32> into tensor<1x64x128xf32>
 // CHECK:       %[[P:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x64x128xf32>) outs(%{{.*}} : tensor<1x128x64xf32>) permutation = [0, 2, 1]
-// CHECK:       scf.for %{{.*}} step %c128
+// CHECK:       scf.for %{{.*}} step %c32
 // CHECK-NOT:     vector.transfer_write
 // CHECK:         scf.for
 // CHECK-NOT:       vector.transfer_read {{.*}} : tensor<1x4x1x64xf32>, vector<1x4x1x64xf32>

@@ -40,12 +40,16 @@ func.func @wide_with_epilogue(%x: tensor<?x128xf32>, %w: tensor<512x128xf32>, %b
   %y = attune.linear %x, %w, %b {activation = #attune.activation<gelu>} : (tensor<?x128xf32>, tensor<512x128xf32>, tensor<512xf32>) -> tensor<?x512xf32>
   return %y : tensor<?x512xf32>
 }
+// N = 96 is one parallel tile of columns (128): cache tiles of 32 rows,
+// so that the parallel tiles split M = 64..128 between threads (a tile
+// of 32 x 128 x 96 products is more than the 2^18 the rule asks).
 // CHECK-LABEL: func.func @narrow
-// CHECK:       attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 8, k_tile = 128, cache_rows = 128, forall_panels = 4>}
+// CHECK:       attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 8, k_tile = 128, cache_rows = 32, forall_panels = 4>}
 // ZEN4-LABEL:  func.func @narrow
-// ZEN4:        attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 8, k_tile = 128, cache_rows = 128, forall_panels = 4>}
+// ZEN4:        attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 32, rows = 8, k_tile = 128, cache_rows = 32, forall_panels = 4>}
 // EXPLAIN:     remark: GEMM ? x 128 -> 96 on znver4
 // EXPLAIN-SAME: register tile 8 x 32 (16 accumulators, 10 loads per 16 FMAs, FMA-bound, cost 2.88)
+// EXPLAIN-SAME: cache_rows 32 (N is one parallel tile: the rows split)
 func.func @narrow(%x: tensor<?x128xf32>, %w: tensor<96x128xf32>) -> tensor<?x96xf32> {
   %y = attune.linear %x, %w : (tensor<?x128xf32>, tensor<96x128xf32>) -> tensor<?x96xf32>
   return %y : tensor<?x96xf32>
@@ -147,17 +151,26 @@ func.func @tiles(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x32x
 
 // N mod 16 at most half a vector after whole vectors (17 = 16 + 1, 33 =
 // 32 + 1): the last columns a GEMM of their own (dot products along K),
-// the first N0 on panels, each part's weights and init a slice of the
-// layer's, the results joined into the init; 33's ReLU (its epilogue mark
-// dropped) then a row kernel over the joined columns. On AVX2 (8 lanes) 17
-// is 16 + 1 and 33 32 + 1 as well. 2047 (15 over whole vectors, @vocab)
-// and columns fewer than a vector (@score) are not split.
+// the first N0 on panels, each part's weights a slice of the layer's and
+// its init the broadcast of its columns of the bias (its GEMM's own init,
+// for attune-fuse-gemm-inits), the results joined into the layer's empty
+// tensor (the layer's whole broadcast is gone); 33's ReLU (its epilogue
+// mark dropped) then a row kernel over the joined columns. On AVX2 (8
+// lanes) 17 is 16 + 1 and 33 32 + 1 as well. 2047 (15 over whole vectors,
+// @vocab) and columns fewer than a vector (@score) are not split.
 // CHECK-LABEL: func.func @split
-// CHECK:       %[[I17:.*]] = tensor.extract_slice %[[B17:.*]][0, 0, 0] [1, %{{.*}}, 16] [1, 1, 1] : tensor<1x?x17xf32> to tensor<1x?x16xf32>
+// CHECK-SAME:    %[[B17:[^:]*]]: tensor<17xf32>
+// CHECK:       %[[E17:.*]] = tensor.empty(%{{.*}}) : tensor<1x?x17xf32>
+// CHECK-NOT:   ins(%[[B17]] : tensor<17xf32>)
+// CHECK:       %[[E16:.*]] = tensor.empty(%{{.*}}) : tensor<1x?x16xf32>
+// CHECK:       %[[B16:.*]] = tensor.extract_slice %[[B17]][0] [16] [1] : tensor<17xf32> to tensor<16xf32>
+// CHECK:       %[[I16:.*]] = linalg.generic {{.*}} ins(%[[B16]] : tensor<16xf32>) outs(%[[E16]] : tensor<1x?x16xf32>)
 // CHECK:       %[[W16:.*]] = tensor.extract_slice %[[W17:.*]][0, 0] [100, 16] [1, 1] : tensor<100x17xf32> to tensor<100x16xf32>
-// CHECK:       %[[G16:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[W16]] : tensor<1x?x100xf32>, tensor<100x16xf32>) outs(%[[I17]] : tensor<1x?x16xf32>) attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 16,
-// CHECK:       %[[C16:.*]] = tensor.insert_slice %[[G16]] into %[[B17]][0, 0, 0] [1, %{{.*}}, 16] [1, 1, 1]
-// CHECK:       %[[I1:.*]] = tensor.extract_slice %[[C16]][0, 0, 16] [1, %{{.*}}, 1] [1, 1, 1]
+// CHECK:       %[[G16:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[W16]] : tensor<1x?x100xf32>, tensor<100x16xf32>) outs(%[[I16]] : tensor<1x?x16xf32>) attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 16,
+// CHECK:       %[[C16:.*]] = tensor.insert_slice %[[G16]] into %[[E17]][0, 0, 0] [1, %{{.*}}, 16] [1, 1, 1]
+// CHECK:       %[[E1:.*]] = tensor.empty(%{{.*}}) : tensor<1x?x1xf32>
+// CHECK:       %[[B1:.*]] = tensor.extract_slice %[[B17]][16] [1] [1] : tensor<17xf32> to tensor<1xf32>
+// CHECK:       %[[I1:.*]] = linalg.generic {{.*}} ins(%[[B1]] : tensor<1xf32>) outs(%[[E1]] : tensor<1x?x1xf32>)
 // CHECK:       %[[W1:.*]] = tensor.extract_slice %[[W17]][0, 16] [100, 1] [1, 1] : tensor<100x17xf32> to tensor<100x1xf32>
 // CHECK:       %[[G1:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[W1]] : tensor<1x?x100xf32>, tensor<100x1xf32>) outs(%[[I1]] : tensor<1x?x1xf32>) attrs = {attune.gemm, attune.tiling = #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 0, cache_rows = 168, forall_panels = 0, dot = true>}
 // CHECK:       tensor.insert_slice %[[G1]] into %[[C16]][0, 0, 16] [1, %{{.*}}, 1] [1, 1, 1]

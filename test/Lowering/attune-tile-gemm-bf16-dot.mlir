@@ -12,7 +12,7 @@
 // TILING-LABEL: func.func @gelu
 // TILING:       attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2, bf16_dot = true>
 // TILING-LABEL: func.func @odd_k
-// TILING:       attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = {{[0-9]+}}, cache_rows = 128, forall_panels = 2>
+// TILING:       attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = {{[0-9]+}}, cache_rows = 32, forall_panels = 2>
 // EXPLAIN:      remark: GEMM ? x 256 -> 512 {{.*}} bf16 k-pairs, vdpbf16ps
 // EXPLAIN:      remark: GEMM ? x 255 -> 64 {{.*}} f32, not bf16: K is odd
 // BAD:          error: attune-select-cpu-tiling: compute=f8: expected f32 or bf16

@@ -3,14 +3,16 @@
 // RUN: attune-opt %s --split-input-file --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-pack-gemms --attune-fuse-gemm-inits "--attune-tile-gemm=parallel=true" | FileCheck %s --check-prefix=PAR
 
 // The schedule follows the GEMM's tiling (#attune.gemm_tiling<panel = 32,
-// rows = 8, ...>): cache tiles of 128 rows x one panel (the fused init
-// writes the tile one row at a time), register tiles of 8 x 32, one per k
+// rows = 8, ..., cache_rows = 32, ...>: N = 96 is one parallel tile of
+// columns, so the cache tiles are 32 rows): cache tiles of 32 rows x one
+// panel (the fused init writes the tile one row at a time), register tiles
+// of 8 x 32, one per k
 // step, the accumulators carried through the k loop (marked for
 // attune-prefetch-panels), 8 FMAs on vector<32xf32> per step; the last rows
 // in full tiles of 4 rows, then of 2, then one at a time (a row alone has
 // only two accumulators).
 // CHECK-LABEL: func.func @narrow
-// CHECK:       scf.for {{.*}} step %c128
+// CHECK:       scf.for {{.*}} step %c32
 // CHECK:         scf.for {{.*}} to %c3 step %c1
 // CHECK:           scf.for
 // CHECK:             vector.transfer_write {{.*}} : vector<1x1x1x32xf32>
