@@ -311,6 +311,38 @@ GemmTilingAttr tileGemmTiling(MLIRContext *ctx, const CpuTarget &t,
                              /*dot=*/false);
 }
 
+/// The op that defines `init` if its columns can be computed part by part
+/// and only its GEMM reads it (besides tensor.dim): a linear layer's bias
+/// broadcast (a generic copying a rank-1 bias along the last dim) or zero
+/// fill, into a tensor.empty; null otherwise.
+static Operation *columnwiseInit(Value init) {
+  Operation *op = init.getDefiningOp();
+  int uses = 0;
+  for (Operation *user : init.getUsers())
+    uses += !isa<tensor::DimOp>(user);
+  if (!op || uses != 1)
+    return nullptr;
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() ? op : nullptr;
+  auto copy = dyn_cast<linalg::GenericOp>(op);
+  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
+      copy.getNumReductionLoops() != 0 ||
+      !copy.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+    return nullptr;
+  Value bias = copy.getDpsInputs()[0];
+  AffineMap map = copy.getIndexingMapsArray()[0];
+  auto yield = cast<linalg::YieldOp>(copy.getBody()->getTerminator());
+  if (cast<RankedTensorType>(bias.getType()).getRank() != 1 ||
+      map.getNumResults() != 1 ||
+      map.getResult(0) !=
+          getAffineDimExpr(copy.getNumLoops() - 1, copy.getContext()) ||
+      !copy.getIndexingMapsArray()[1].isIdentity() ||
+      yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != copy.getBody()->getArgument(0))
+    return nullptr;
+  return op;
+}
+
 /// The last N mod L columns of a linear layer's GEMM (L the lanes) as a
 /// GEMM of their own where they are at most half a vector and there are
 /// whole vectors before them: `C = init` with columns [0, N0) from the
@@ -324,32 +356,6 @@ GemmTilingAttr tileGemmTiling(MLIRContext *ctx, const CpuTarget &t,
 /// (`panelOf(n)`: the panel width the tiling of n columns takes): the
 /// joined output costs a copy, which made 768 -> 50257 (50304 columns
 /// either way) 5 % slower at M = 128 and 512.
-/// The op that defines `init` if it is a linear layer's bias broadcast that
-/// only its GEMM reads (besides tensor.dim): a generic copying a rank-1
-/// bias along the last dim into a tensor.empty.
-static linalg::GenericOp biasBroadcast(Value init) {
-  auto op = init.getDefiningOp<linalg::GenericOp>();
-  if (!op || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 0 ||
-      !op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
-    return {};
-  Value bias = op.getDpsInputs()[0];
-  AffineMap map = op.getIndexingMapsArray()[0];
-  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
-  if (cast<RankedTensorType>(bias.getType()).getRank() != 1 ||
-      map.getNumResults() != 1 ||
-      map.getResult(0) !=
-          getAffineDimExpr(op.getNumLoops() - 1, op.getContext()) ||
-      !op.getIndexingMapsArray()[1].isIdentity() ||
-      yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != op.getBody()->getArgument(0))
-    return {};
-  int uses = 0;
-  for (Operation *user : init.getUsers())
-    uses += !isa<tensor::DimOp>(user);
-  return uses == 1 ? op : linalg::GenericOp();
-}
-
 static void splitLastColumns(linalg::GenericOp gemm, const CpuTarget &t,
                              function_ref<int64_t(int64_t)> panelOf) {
   auto a = cast<RankedTensorType>(gemm.getDpsInputs()[0].getType());
@@ -388,25 +394,31 @@ static void splitLastColumns(linalg::GenericOp gemm, const CpuTarget &t,
         .getResult();
   };
   Value weights = gemm.getDpsInputs()[1], c = gemm.getDpsInits()[0];
-  // A linear layer's init, its bias broadcast into an empty tensor, is
-  // built per part from the bias's columns: each part's init is then its
-  // GEMM's own, which attune-fuse-gemm-inits fuses into the GEMM's tiles,
-  // instead of one row kernel over rows of N (768 -> 17 at M = 4 on 2
-  // threads: a parallel region over 4 rows of 17 floats), and the parts
-  // are joined into the empty tensor.
-  linalg::GenericOp bias = biasBroadcast(c);
-  if (bias) {
+  // A linear layer's init, its bias broadcast or zero fill into an empty
+  // tensor, is built per part (from the bias's columns): each part's init
+  // is then its GEMM's own, which attune-fuse-gemm-inits fuses into the
+  // GEMM's tiles, instead of one row kernel over rows of N (768 -> 17 at
+  // M = 4 on 2 threads: a parallel region over 4 rows of 17 floats), and
+  // the parts are joined into the empty tensor.
+  Operation *whole = columnwiseInit(c);
+  if (whole) {
+    Value empty = cast<DestinationStyleOpInterface>(whole).getDpsInits()[0];
     for (Operation *user : llvm::make_early_inc_range(c.getUsers()))
       if (auto dim = dyn_cast<tensor::DimOp>(user))
-        dim.getSourceMutable().assign(bias.getDpsInits()[0]);
-    c = bias.getDpsInits()[0];
+        dim.getSourceMutable().assign(empty);
+    c = empty;
   }
+  Value full = c;
   auto initOf = [&](int64_t from, int64_t size) -> Value {
-    if (!bias)
+    if (!whole)
       return columns(c, from, size);
-    auto [offsets, sizes, strides] = lastDim(bias.getDpsInits()[0], from, size);
+    auto [offsets, sizes, strides] = lastDim(full, from, size);
     Value empty = tensor::EmptyOp::create(
-        b, loc, sizes, cast<RankedTensorType>(c.getType()).getElementType());
+        b, loc, sizes, cast<RankedTensorType>(full.getType()).getElementType());
+    if (auto fill = dyn_cast<linalg::FillOp>(whole))
+      return linalg::FillOp::create(b, loc, fill.getInputs(), empty)
+          .getResult(0);
+    auto bias = cast<linalg::GenericOp>(whole);
     auto part = linalg::GenericOp::create(
         b, loc, TypeRange{empty.getType()},
         ValueRange{columns(bias.getDpsInputs()[0], from, size)},
@@ -434,8 +446,8 @@ static void splitLastColumns(linalg::GenericOp gemm, const CpuTarget &t,
     user->removeAttr(kEpilogueAttr);
   gemm.getResult(0).replaceAllUsesWith(c);
   gemm->erase();
-  if (bias)
-    bias->erase();
+  if (whole)
+    whole->erase();
 }
 
 /// The linear layer's GEMM `op` stands for: itself (attune.gemm), or its

@@ -191,6 +191,22 @@ func.func @split(%x: tensor<?x100xf32>, %w17: tensor<17x100xf32>, %b17: tensor<1
   return %y17, %y33 : tensor<?x17xf32>, tensor<?x33xf32>
 }
 
+// Without a bias the init is a zero fill: one per part, into the part's
+// own empty tensor, the parts joined into the layer's.
+// CHECK-LABEL: func.func @split_no_bias
+// CHECK:       %[[E17:.*]] = tensor.empty(%{{.*}}) : tensor<1x?x17xf32>
+// CHECK-NOT:   linalg.fill {{.*}} -> tensor<1x?x17xf32>
+// CHECK:       %[[F16:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x?x16xf32>)
+// CHECK:       %[[G16:.*]] = linalg.generic {{.*}} outs(%[[F16]] : tensor<1x?x16xf32>) attrs = {attune.gemm
+// CHECK:       %[[C16:.*]] = tensor.insert_slice %[[G16]] into %[[E17]]
+// CHECK:       %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x?x1xf32>)
+// CHECK:       %[[G1:.*]] = linalg.generic {{.*}} outs(%[[F1]] : tensor<1x?x1xf32>) attrs = {attune.gemm
+// CHECK:       tensor.insert_slice %[[G1]] into %[[C16]]
+func.func @split_no_bias(%x: tensor<?x100xf32>, %w17: tensor<17x100xf32>) -> tensor<?x17xf32> {
+  %y17 = attune.linear %x, %w17 : (tensor<?x100xf32>, tensor<17x100xf32>) -> tensor<?x17xf32>
+  return %y17 : tensor<?x17xf32>
+}
+
 // -----
 
 // Nothing marked: no tiling, and the module is not marked.
