@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <link.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -115,26 +117,34 @@ static uintptr_t hugePageSize() {
   return huge;
 }
 
-/// Whether the mapping holding `address` is backed by a file (its inode in
-/// /proc/self/maps is not 0); false if none holds it.
-static bool fileBacked(uintptr_t address) {
+/// Whether the mapping holding `address` maps, at `offset`, the file that
+/// `file` is open on (the same device and inode in /proc/self/maps): a
+/// library opened again is anonymous there already, and a library file
+/// replaced on disk since it was loaded (a rebuilt model) is another
+/// inode, whose bytes must not be copied over the loaded one's.
+static bool mapsFile(uintptr_t address, int file, uintptr_t offset) {
+  struct stat st;
+  if (fstat(file, &st) != 0)
+    return false;
   FILE *maps = std::fopen("/proc/self/maps", "r");
   if (!maps)
     return false;
-  bool file = false;
+  bool same = false;
   char line[4096];
   while (std::fgets(line, sizeof(line), maps)) {
-    unsigned long long lo, hi, offset, inode;
-    char perms[8], device[32];
-    if (std::sscanf(line, "%llx-%llx %7s %llx %31s %llu", &lo, &hi, perms,
-                    &offset, device, &inode) == 6 &&
+    unsigned long long lo, hi, at, inode;
+    unsigned devMajor, devMinor;
+    char perms[8];
+    if (std::sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &lo, &hi, perms, &at,
+                    &devMajor, &devMinor, &inode) == 7 &&
         lo <= address && address < hi) {
-      file = inode != 0;
+      same = inode == st.st_ino && devMajor == major(st.st_dev) &&
+             devMinor == minor(st.st_dev) && at + (address - lo) == offset;
       break;
     }
   }
   std::fclose(maps);
-  return file;
+  return same;
 }
 
 void cpu::adviseHugePages(void *library) {
@@ -172,10 +182,9 @@ void cpu::moveReadOnlyDataToHugePages(void *library) {
       return;
     uintptr_t first = (begin + huge - 1) & ~(huge - 1);
     end &= ~(huge - 1);
-    // A library opened again is moved already.
-    if (end <= first || !fileBacked(first))
-      return;
     offset += first - begin;
+    if (end <= first || !mapsFile(first, file, offset))
+      return;
     size_t size = end - first;
     // Anonymous memory at a huge page boundary: `size` bytes from there.
     void *raw = mmap(nullptr, size + huge, PROT_READ | PROT_WRITE,
