@@ -1009,8 +1009,8 @@ def AttuneSelectCpuTiling : Pass<"attune-select-cpu-tiling", "::mlir::ModuleOp">
     half a vector after whole vectors, where computing them on their own
     drops at least an eighth of the columns the panels compute (17 = 16 +
     1 on 512-bit vectors, 129 = 128 + 1), is split first: two GEMMs on
-    slices of the weights and of the init (a bias broadcast: one of each
-    part's columns of the bias, its GEMM's own init), their results
+    slices of the weights and of the init (a bias broadcast or zero fill:
+    one of each part's columns, its GEMM's own init), their results
     inserted into the init (the broadcast's empty tensor), the last
     columns as dot products along K; an activation epilogue is then a row
     kernel over the joined output.

@@ -366,7 +366,9 @@ static void splitLastColumns(linalg::GenericOp gemm, const CpuTarget &t,
       k < lanes || n < lanes || rest == 0 || 2 * rest > lanes)
     return;
   int64_t computed = llvm::alignTo(n, panelOf(n));
-  if (8 * (computed - llvm::alignTo(n - rest, panelOf(n - rest))) < computed)
+  int64_t saved =
+      computed - int64_t(llvm::alignTo(n - rest, panelOf(n - rest)));
+  if (8 * saved < computed)
     return;
   OpBuilder b(gemm);
   Location loc = gemm.getLoc();
