@@ -173,6 +173,12 @@ void cpu::moveReadOnlyDataToHugePages(void *library) {
   struct link_map *map = nullptr;
   if (!huge || dlinfo(library, RTLD_DI_LINKMAP, &map) != 0 || !map)
     return;
+  // Text relocations would have written to read-only segments after they
+  // were mapped: the file's bytes are then not the loaded ones.
+  for (const ElfW(Dyn) *d = map->l_ld; d && d->d_tag != DT_NULL; ++d)
+    if (d->d_tag == DT_TEXTREL ||
+        (d->d_tag == DT_FLAGS && (d->d_un.d_val & DF_TEXTREL)))
+      return;
   int file = open(map->l_name, O_RDONLY | O_CLOEXEC);
   if (file < 0)
     return;
