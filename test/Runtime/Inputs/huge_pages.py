@@ -15,13 +15,13 @@ has no transparent huge pages (or has them off), `moved` expects the file's
 pages too and says so. Prints one 'ok: ...' line per check.
 """
 import ctypes
-import json
 import os
 import re
-import struct
 import sys
 
 import numpy as np
+
+from runtime_ctypes import check, load, run_one, write_safetensors
 
 N = 2048
 
@@ -34,47 +34,15 @@ def weights():
 
 
 if sys.argv[1] == "write":
-    header, offset, blobs = {}, 0, []
-    for name, a in zip("wb", weights()):
-        blob = a.tobytes()
-        header[name] = {"dtype": "F32", "shape": list(a.shape),
-                        "data_offsets": [offset, offset + len(blob)]}
-        offset += len(blob)
-        blobs.append(blob)
-    text = json.dumps(header).encode()
-    with open(sys.argv[2], "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    write_safetensors(sys.argv[2], dict(zip("wb", weights())))
     sys.exit(0)
 
 libdir, model_path, _, expect = sys.argv[2:6]
-rt = ctypes.CDLL(f"{libdir}/libattune_runtime.so")
-rt.attune_status_message.restype = ctypes.c_char_p
-rt.attune_status_message.argtypes = [ctypes.c_void_p]
-rt.attune_tensor_data.restype = ctypes.c_void_p
-for name in ["attune_model_open", "attune_tensor_wrap", "attune_model_run"]:
-    getattr(rt, name).restype = ctypes.c_void_p
-
-
-def check(status):
-    if status:
-        sys.exit("error: " + rt.attune_status_message(status).decode())
-
-
+rt = load(libdir)
 model = ctypes.c_void_p()
-check(rt.attune_model_open(model_path.encode(), ctypes.byref(model)))
-
+check(rt, rt.attune_model_open(model_path.encode(), ctypes.byref(model)))
 x = np.random.default_rng(1).standard_normal((3, N)).astype(np.float32)
-shape = (ctypes.c_int64 * 2)(*x.shape)
-t = ctypes.c_void_p()
-check(rt.attune_tensor_wrap(0, 2, shape, x.ctypes.data_as(ctypes.c_void_p),
-                            ctypes.byref(t)))
-inputs = (ctypes.c_void_p * 1)(t)
-outputs = (ctypes.c_void_p * 1)()
-check(rt.attune_model_run(model, ctypes.c_size_t(0), inputs, ctypes.c_size_t(1),
-                          outputs, ctypes.c_size_t(1)))
-y = np.ctypeslib.as_array(
-    ctypes.cast(rt.attune_tensor_data(ctypes.c_void_p(outputs[0])),
-                ctypes.POINTER(ctypes.c_float)), shape=x.shape).copy()
+y = run_one(rt, model, x)
 w, b = weights()
 err = float(np.abs(y - (x.astype(np.float64) @ w.T.astype(np.float64) + b)).max())
 if err > 1e-4:
@@ -132,6 +100,4 @@ else:
         sys.exit(f"error: {moved_kib} of {total} KiB of read-only data "
                  "anonymous; expected the file's pages")
     print("ok: read-only data in the file's pages")
-rt.attune_tensor_free(t)
-rt.attune_tensor_free(ctypes.c_void_p(outputs[0]))
 rt.attune_model_close(model)

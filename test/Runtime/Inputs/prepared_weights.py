@@ -16,40 +16,20 @@ other values) and checks, against NumPy:
 Prints one 'ok: ...' line per check.
 """
 import ctypes
-import json
 import os
-import struct
 import sys
 
 import numpy as np
 
+from runtime_ctypes import check as check_status, load, run_one, write_safetensors
+
 libdir, model_path, work = sys.argv[1:4]
 N = 2048
-rt = ctypes.CDLL(f"{libdir}/libattune_runtime.so")
-rt.attune_status_message.restype = ctypes.c_char_p
-rt.attune_status_message.argtypes = [ctypes.c_void_p]
-rt.attune_tensor_data.restype = ctypes.c_void_p
-for name in ["attune_model_open_with_weights", "attune_tensor_wrap",
-             "attune_model_run"]:
-    getattr(rt, name).restype = ctypes.c_void_p
+rt = load(libdir)
 
 
 def check(status):
-    if status:
-        sys.exit("error: " + rt.attune_status_message(status).decode())
-
-
-def write_weights(path, tensors):
-    header, offset, blobs = {}, 0, []
-    for name, a in tensors.items():
-        blob = np.ascontiguousarray(a, dtype=np.float32).tobytes()
-        header[name] = {"dtype": "F32", "shape": list(a.shape),
-                        "data_offsets": [offset, offset + len(blob)]}
-        offset += len(blob)
-        blobs.append(blob)
-    text = json.dumps(header).encode()
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    check_status(rt, status)
 
 
 def rss_anon_kib():
@@ -72,24 +52,12 @@ for key in "AB":
     w = (rng.standard_normal((N, N)) * 0.02).astype(np.float32)
     b = rng.standard_normal(N).astype(np.float32)
     files[key] = (f"{work}/{key}.safetensors", w, b)
-    write_weights(files[key][0], {"w": w, "b": b})
+    write_safetensors(files[key][0], {"w": w, "b": b})
 x = rng.standard_normal((3, N)).astype(np.float32)
 
 
 def run_and_check(model, key):
-    shape = (ctypes.c_int64 * 2)(*x.shape)
-    t = ctypes.c_void_p()
-    check(rt.attune_tensor_wrap(0, 2, shape, x.ctypes.data_as(ctypes.c_void_p),
-                                ctypes.byref(t)))
-    inputs = (ctypes.c_void_p * 1)(t)
-    outputs = (ctypes.c_void_p * 1)()
-    check(rt.attune_model_run(model, ctypes.c_size_t(0), inputs,
-                              ctypes.c_size_t(1), outputs, ctypes.c_size_t(1)))
-    y = np.ctypeslib.as_array(
-        ctypes.cast(rt.attune_tensor_data(ctypes.c_void_p(outputs[0])),
-                    ctypes.POINTER(ctypes.c_float)), shape=x.shape).copy()
-    rt.attune_tensor_free(t)
-    rt.attune_tensor_free(ctypes.c_void_p(outputs[0]))
+    y = run_one(rt, model, x)
     _, w, b = files[key]
     expected = x.astype(np.float64) @ w.T.astype(np.float64) + b
     err = float(np.abs(y - expected).max())

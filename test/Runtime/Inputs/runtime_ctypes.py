@@ -1,0 +1,64 @@
+"""What the runtime tests' ctypes scripts share: libattune_runtime.so with
+the return types they use, a status check, an f32 safetensors writer and
+one run of an entry with one f32 input and one f32 output."""
+import ctypes
+import json
+import struct
+import sys
+
+import numpy as np
+
+
+def load(libdir):
+    rt = ctypes.CDLL(f"{libdir}/libattune_runtime.so")
+    rt.attune_status_message.restype = ctypes.c_char_p
+    rt.attune_status_message.argtypes = [ctypes.c_void_p]
+    rt.attune_tensor_data.restype = ctypes.c_void_p
+    rt.attune_tensor_rank.restype = ctypes.c_size_t
+    rt.attune_tensor_shape.restype = ctypes.POINTER(ctypes.c_int64)
+    for name in ["attune_model_open", "attune_model_open_with_weights",
+                 "attune_tensor_wrap", "attune_model_run"]:
+        getattr(rt, name).restype = ctypes.c_void_p
+    return rt
+
+
+def check(rt, status):
+    """Exits with the status's message where there is one."""
+    if status:
+        sys.exit("error: " + rt.attune_status_message(status).decode())
+
+
+def write_safetensors(path, tensors):
+    """Writes `tensors` (name -> array) as F32 safetensors."""
+    header, offset, blobs = {}, 0, []
+    for name, a in tensors.items():
+        blob = np.ascontiguousarray(a, dtype=np.float32).tobytes()
+        header[name] = {"dtype": "F32", "shape": list(a.shape),
+                        "data_offsets": [offset, offset + len(blob)]}
+        offset += len(blob)
+        blobs.append(blob)
+    text = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def run_one(rt, model, x):
+    """Entry 0 of `model` on the f32 array `x`: its one output, copied."""
+    shape = (ctypes.c_int64 * x.ndim)(*x.shape)
+    t = ctypes.c_void_p()
+    check(rt, rt.attune_tensor_wrap(0, x.ndim, shape,
+                                    x.ctypes.data_as(ctypes.c_void_p),
+                                    ctypes.byref(t)))
+    inputs = (ctypes.c_void_p * 1)(t)
+    outputs = (ctypes.c_void_p * 1)()
+    check(rt, rt.attune_model_run(model, ctypes.c_size_t(0), inputs,
+                                  ctypes.c_size_t(1), outputs,
+                                  ctypes.c_size_t(1)))
+    out = ctypes.c_void_p(outputs[0])
+    dims = rt.attune_tensor_shape(out)
+    y = np.ctypeslib.as_array(
+        ctypes.cast(rt.attune_tensor_data(out), ctypes.POINTER(ctypes.c_float)),
+        shape=tuple(dims[i] for i in range(rt.attune_tensor_rank(out)))).copy()
+    rt.attune_tensor_free(t)
+    rt.attune_tensor_free(out)
+    return y
