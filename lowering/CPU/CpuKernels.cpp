@@ -7,11 +7,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace mlir::attune::cpu {
@@ -381,16 +381,10 @@ Value padColumns(OpBuilder &b, Location loc, Value v, int64_t columns) {
   if (isa_and_nonnull<tensor::EmptyOp>(def))
     return tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
   if (Value bias = broadcastBias(def)) {
-    auto bcast = cast<linalg::GenericOp>(def);
     Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
     Value padded = attune::padWithZeros(b, loc, bias, {columns});
-    auto g = linalg::GenericOp::create(
-        b, loc, TypeRange{empty.getType()}, ValueRange{padded},
-        ValueRange{empty}, bcast.getIndexingMapsArray(),
-        bcast.getIteratorTypesArray());
-    IRMapping map;
-    bcast.getRegion().cloneInto(&g.getRegion(), map);
-    return g.getResult(0);
+    return clone(b, def, TypeRange{empty.getType()}, ValueRange{padded, empty})
+        ->getResult(0);
   }
   SmallVector<int64_t> shape(type.getShape());
   shape.back() = columns;

@@ -40,7 +40,7 @@
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/IRMapping.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -313,34 +313,17 @@ GemmTilingAttr tileGemmTiling(MLIRContext *ctx, const CpuTarget &t,
 
 /// The op that defines `init` if its columns can be computed part by part
 /// and only its GEMM reads it (besides tensor.dim): a linear layer's bias
-/// broadcast (a generic copying a rank-1 bias along the last dim) or zero
-/// fill, into a tensor.empty; null otherwise.
+/// broadcast (broadcastBias) or zero fill, into a tensor.empty; null
+/// otherwise.
 static Operation *columnwiseInit(Value init) {
   Operation *op = init.getDefiningOp();
   int uses = 0;
   for (Operation *user : init.getUsers())
     uses += !isa<tensor::DimOp>(user);
-  if (!op || uses != 1)
+  if (uses != 1 || !(isa_and_nonnull<linalg::FillOp>(op) || broadcastBias(op)))
     return nullptr;
-  if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() ? op : nullptr;
-  auto copy = dyn_cast<linalg::GenericOp>(op);
-  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
-      copy.getNumReductionLoops() != 0 ||
-      !copy.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
-    return nullptr;
-  Value bias = copy.getDpsInputs()[0];
-  AffineMap map = copy.getIndexingMapsArray()[0];
-  auto yield = cast<linalg::YieldOp>(copy.getBody()->getTerminator());
-  if (cast<RankedTensorType>(bias.getType()).getRank() != 1 ||
-      map.getNumResults() != 1 ||
-      map.getResult(0) !=
-          getAffineDimExpr(copy.getNumLoops() - 1, copy.getContext()) ||
-      !copy.getIndexingMapsArray()[1].isIdentity() ||
-      yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != copy.getBody()->getArgument(0))
-    return nullptr;
-  return op;
+  Value dest = cast<DestinationStyleOpInterface>(op).getDpsInits()[0];
+  return dest.getDefiningOp<tensor::EmptyOp>() ? op : nullptr;
 }
 
 /// The last N mod L columns of a linear layer's GEMM (L the lanes) as a
@@ -420,29 +403,18 @@ static void splitLastColumns(linalg::GenericOp gemm, const CpuTarget &t,
     if (auto fill = dyn_cast<linalg::FillOp>(whole))
       return linalg::FillOp::create(b, loc, fill.getInputs(), empty)
           .getResult(0);
-    auto bias = cast<linalg::GenericOp>(whole);
-    auto part = linalg::GenericOp::create(
-        b, loc, TypeRange{empty.getType()},
-        ValueRange{columns(bias.getDpsInputs()[0], from, size)},
-        ValueRange{empty}, bias.getIndexingMapsArray(),
-        bias.getIteratorTypesArray());
-    IRMapping map;
-    bias.getRegion().cloneInto(&part.getRegion(), map);
-    return part.getResult(0);
+    Value bias = columns(broadcastBias(whole), from, size);
+    return clone(b, whole, TypeRange{empty.getType()}, ValueRange{bias, empty})
+        ->getResult(0);
   };
   int64_t main = n - rest;
   for (auto [from, size] : {std::pair{int64_t(0), main}, {main, rest}}) {
     Value init = initOf(from, size);
-    auto part = linalg::GenericOp::create(
-        b, loc, TypeRange{init.getType()},
-        ValueRange{gemm.getDpsInputs()[0], columns(weights, from, size)},
-        ValueRange{init}, gemm.getIndexingMapsArray(),
-        gemm.getIteratorTypesArray());
-    IRMapping map;
-    gemm.getRegion().cloneInto(&part.getRegion(), map);
-    part->setDiscardableAttrs(gemm->getDiscardableAttrDictionary());
+    Operation *part = clone(
+        b, gemm, TypeRange{init.getType()},
+        ValueRange{gemm.getDpsInputs()[0], columns(weights, from, size), init});
     part->setAttr(kGemmAttr, b.getUnitAttr());
-    c = join(part.getResult(0), c, from);
+    c = join(part->getResult(0), c, from);
   }
   for (Operation *user : gemm->getUsers())
     user->removeAttr(kEpilogueAttr);
