@@ -117,6 +117,11 @@ static uintptr_t hugePageSize() {
   return huge;
 }
 
+/// `x` rounded up to a multiple of `to` (a power of two).
+static uintptr_t alignUp(uintptr_t x, uintptr_t to) {
+  return (x + to - 1) & ~(to - 1);
+}
+
 /// Whether the mapping holding `address` maps, at `offset`, the file that
 /// `file` is open on (the same device and inode in /proc/self/maps): a
 /// library opened again is anonymous there already, and a library file
@@ -156,7 +161,7 @@ void cpu::adviseHugePages(void *library) {
                               uintptr_t) {
     if (!(flags & PF_W))
       return;
-    begin = (begin + huge - 1) & ~(huge - 1);
+    begin = alignUp(begin, huge);
     end &= ~(huge - 1);
     if (end > begin)
       (void)madvise(reinterpret_cast<void *>(begin), end - begin,
@@ -186,7 +191,7 @@ void cpu::moveReadOnlyDataToHugePages(void *library) {
                               uintptr_t offset) {
     if (flags & (PF_W | PF_X))
       return;
-    uintptr_t first = (begin + huge - 1) & ~(huge - 1);
+    uintptr_t first = alignUp(begin, huge);
     end &= ~(huge - 1);
     offset += first - begin;
     if (end <= first || !mapsFile(first, file, offset))
@@ -198,7 +203,7 @@ void cpu::moveReadOnlyDataToHugePages(void *library) {
     if (raw == MAP_FAILED)
       return;
     uintptr_t at = reinterpret_cast<uintptr_t>(raw);
-    uintptr_t copy = (at + huge - 1) & ~(huge - 1);
+    uintptr_t copy = alignUp(at, huge);
     if (copy > at)
       munmap(raw, copy - at);
     munmap(reinterpret_cast<void *>(copy + size), at + huge - copy);
