@@ -17,23 +17,11 @@ import sys
 
 import numpy as np
 
+from runtime_ctypes import load
+
 libdir, model_path, golden = sys.argv[1:4]
 device_spec = sys.argv[4] if len(sys.argv) > 4 else None
-rt = ctypes.CDLL(f"{libdir}/libattune_runtime.so")  # RTLD_LOCAL
-rt.attune_status_message.restype = ctypes.c_char_p
-rt.attune_status_message.argtypes = [ctypes.c_void_p]
-rt.attune_status_free.argtypes = [ctypes.c_void_p]
-rt.attune_tensor_data.restype = ctypes.c_void_p
-rt.attune_tensor_data.argtypes = [ctypes.c_void_p]
-rt.attune_tensor_shape.restype = ctypes.POINTER(ctypes.c_int64)
-rt.attune_tensor_shape.argtypes = [ctypes.c_void_p]
-rt.attune_tensor_rank.restype = ctypes.c_size_t
-rt.attune_tensor_rank.argtypes = [ctypes.c_void_p]
-rt.attune_tensor_free.argtypes = [ctypes.c_void_p]
-for name in ["attune_model_open", "attune_tensor_wrap", "attune_model_run",
-             "attune_model_generate", "attune_device_open",
-             "attune_model_open_on"]:
-    getattr(rt, name).restype = ctypes.c_void_p
+rt = load(libdir)  # RTLD_LOCAL
 
 CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
                             ctypes.c_size_t, ctypes.c_int64)

@@ -12,22 +12,14 @@ import sys
 
 import numpy as np
 
+from runtime_ctypes import check as check_status, load
+
 libdir, model_path, device_spec = sys.argv[1:4]
-rt = ctypes.CDLL(f"{libdir}/libattune_runtime.so")  # RTLD_LOCAL
-rt.attune_status_message.restype = ctypes.c_char_p
-rt.attune_status_message.argtypes = [ctypes.c_void_p]
-rt.attune_tensor_data.restype = ctypes.c_void_p
-rt.attune_tensor_num_elements.restype = ctypes.c_size_t
-rt.attune_tensor_shape.restype = ctypes.POINTER(ctypes.c_int64)
-rt.attune_tensor_rank.restype = ctypes.c_size_t
-for name in ["attune_device_open", "attune_model_open_on", "attune_tensor_wrap",
-             "attune_model_run"]:
-    getattr(rt, name).restype = ctypes.c_void_p
+rt = load(libdir)  # RTLD_LOCAL
 
 
 def check(status):
-    if status:
-        sys.exit("error: " + rt.attune_status_message(status).decode())
+    check_status(rt, status)
 
 
 device = ctypes.c_void_p()

@@ -13,17 +13,14 @@ import os
 import re
 import sys
 
+from runtime_ctypes import check as check_status, load
+
 libdir, model_path = sys.argv[1:3]
-rt = ctypes.CDLL(f"{libdir}/libattune_runtime.so")
-rt.attune_status_message.restype = ctypes.c_char_p
-rt.attune_status_message.argtypes = [ctypes.c_void_p]
-for name in ["attune_device_open", "attune_model_open_on"]:
-    getattr(rt, name).restype = ctypes.c_void_p
+rt = load(libdir)
 
 
 def check(status):
-    if status:
-        sys.exit("error: " + rt.attune_status_message(status).decode())
+    check_status(rt, status)
 
 
 device = ctypes.c_void_p()

@@ -10,14 +10,24 @@ import numpy as np
 
 
 def load(libdir):
+    """libattune_runtime.so (RTLD_LOCAL, as ctypes loads it) with the return
+    and argument types of the functions the scripts call."""
     rt = ctypes.CDLL(f"{libdir}/libattune_runtime.so")
     rt.attune_status_message.restype = ctypes.c_char_p
     rt.attune_status_message.argtypes = [ctypes.c_void_p]
+    rt.attune_status_free.argtypes = [ctypes.c_void_p]
     rt.attune_tensor_data.restype = ctypes.c_void_p
-    rt.attune_tensor_rank.restype = ctypes.c_size_t
+    rt.attune_tensor_data.argtypes = [ctypes.c_void_p]
     rt.attune_tensor_shape.restype = ctypes.POINTER(ctypes.c_int64)
-    for name in ["attune_model_open", "attune_model_open_with_weights",
-                 "attune_tensor_wrap", "attune_model_run"]:
+    rt.attune_tensor_shape.argtypes = [ctypes.c_void_p]
+    rt.attune_tensor_rank.restype = ctypes.c_size_t
+    rt.attune_tensor_rank.argtypes = [ctypes.c_void_p]
+    rt.attune_tensor_num_elements.restype = ctypes.c_size_t
+    rt.attune_tensor_free.argtypes = [ctypes.c_void_p]
+    for name in ["attune_device_open", "attune_model_open",
+                 "attune_model_open_with_weights", "attune_model_open_on",
+                 "attune_tensor_wrap", "attune_model_run",
+                 "attune_model_generate"]:
         getattr(rt, name).restype = ctypes.c_void_p
     return rt
 

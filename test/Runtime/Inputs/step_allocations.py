@@ -13,14 +13,10 @@ import sys
 
 import numpy as np
 
+from runtime_ctypes import check as check_status, load
+
 libdir, model_path, first, last = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-rt = ctypes.CDLL(f"{libdir}/libattune_runtime.so")
-for name in ["attune_model_open", "attune_tensor_wrap", "attune_model_run",
-             "attune_model_input"]:
-    getattr(rt, name).restype = ctypes.c_void_p
-rt.attune_status_message.restype = ctypes.c_char_p
-rt.attune_status_message.argtypes = [ctypes.c_void_p]
-rt.attune_tensor_free.argtypes = [ctypes.c_void_p]
+rt = load(libdir)
 
 
 class Info(ctypes.Structure):
@@ -32,8 +28,7 @@ rt.attune_model_input.restype = Info
 
 
 def check(status):
-    if status:
-        sys.exit("error: " + rt.attune_status_message(status).decode())
+    check_status(rt, status)
 
 
 model = ctypes.c_void_p()
