@@ -145,7 +145,8 @@ inline constexpr llvm::StringLiteral kPairRoundingAttr = "attune.pair_rounding";
 //===----------------------------------------------------------------------===//
 
 /// The k loop of a GEMM's full register tiles (attune-tile-gemm marks it,
-/// attune-prefetch-panels adds its prefetches and drops the mark).
+/// attune-prefetch-panels adds its prefetches, attune-split-accumulators
+/// splits the accumulators of those with too few and drops the mark).
 inline constexpr llvm::StringLiteral kPanelKLoopAttr = "attune.panel_k_loop";
 /// The k loop of one row of a GEMM's last rows (fewer than a register
 /// tile: all of a decoding step's), marked and consumed the same way.

@@ -175,6 +175,8 @@ void mlir::attune::buildCpuPipeline(OpPassManager &pm, CpuStage last,
   pm.addNestedPass<func::FuncOp>(createAttuneFreeAfterLastUse());
   pm.addPass(
       createAttunePrefetchPanels({targetCpu(options), options.features}));
+  pm.addPass(
+      createAttuneSplitAccumulators({targetCpu(options), options.features}));
   pm.addPass(createAttuneLowerStridedCopies());
   if (failed(parsePassPipeline(options.parallel ? kCpuParallelLoops : kCpuLoops,
                                pm)))

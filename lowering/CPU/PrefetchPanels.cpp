@@ -334,9 +334,10 @@ struct AttunePrefetchPanelsPass
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops, rowLoops;
     getOperation()->walk([&](scf::ForOp loop) {
-      if (loop->removeAttr(attune::kPanelKLoopAttr))
+      // attune-split-accumulators drops the marks.
+      if (loop->hasAttr(attune::kPanelKLoopAttr))
         loops.push_back(loop);
-      if (loop->removeAttr(attune::kRowKLoopAttr))
+      if (loop->hasAttr(attune::kRowKLoopAttr))
         rowLoops.push_back(loop);
     });
     bool changed = false;

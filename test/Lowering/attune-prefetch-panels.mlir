@@ -23,8 +23,7 @@
 // CHECK:             memref.prefetch %[[FLAT]][%[[AT]]], read, locality<2>, data : memref<2359296xf32>
 // CHECK-COUNT-8:     vector.transfer_read %{{.*}} : memref<48x768x64xf32>, vector<64xf32>
 // CHECK-NOT:         memref.prefetch
-// CHECK:           }
-// CHECK-NOT:     attune.panel_k_loop
+// CHECK:           } {attune.panel_k_loop}
 func.func @panel_loop(%a: memref<128x768xf32>, %rows: index, %nb: index, %k0: index) -> vector<64xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -78,10 +77,11 @@ func.func @dynamic_k(%panels: memref<8x128x64xf32>, %rows: index, %kn: index) ->
 
 // Negative cases: a marked loop that reads no [N/W, K, W] panel (here a
 // rank-2 weight), and an unmarked loop over a panel, get no prefetch; the
-// mark is dropped all the same.
+// mark stays all the same (attune-split-accumulators drops it).
 // CHECK-LABEL: func @no_panel
 // CHECK-NOT:     memref.prefetch
-// CHECK-NOT:     attune.panel_k_loop
+// CHECK:         } {attune.panel_k_loop}
+// CHECK-NOT:     memref.prefetch
 // CHECK:         return
 func.func @no_panel(%w: memref<128x64xf32>, %panels: memref<8x128x64xf32>, %rows: index) -> vector<64xf32> {
   %c0 = arith.constant 0 : index
@@ -253,14 +253,15 @@ func.func @long_k_tile(%panels: memref<4x256x64xf32>, %tile: memref<1x1x128x64xf
 // The k loop of one row (attune.row_k_loop: the last rows of a cache tile,
 // all of a decoding step's) on bf16 panels: each k step prefetches its
 // row of the next k tile, 128 rows ahead in the flat panel buffer (clamped
-// to the last row), 64 bf16 = two lines; no unrolling. On f32 panels the
-// mark is only dropped (measured slower with it). On the Zen 4, whose
-// hardware prefetcher keeps up with the 16-bit panels, the marks are only
-// dropped (CpuTarget::prefetchHalfRows; a decoding step was 1.06-1.45x
-// slower with the prefetches); its register tiles' prefetches stay.
+// to the last row), 64 bf16 = two lines; no unrolling. On f32 panels
+// nothing changes (measured slower with it). On the Zen 4, whose hardware
+// prefetcher keeps up with the 16-bit panels, neither
+// (CpuTarget::prefetchHalfRows; a decoding step was 1.06-1.45x slower with
+// the prefetches); its register tiles' prefetches stay. The marks stay for
+// attune-split-accumulators.
 // ZEN4-LABEL: func @row_loop_bf16
 // ZEN4-NOT:     memref.prefetch
-// ZEN4-NOT:     attune.row_k_loop
+// ZEN4:         } {attune.row_k_loop}
 // ZEN4:         return
 // BAD: --cpu=pentium-ultra: no machine model for this CPU
 // CHECK-LABEL: func @row_loop_bf16
@@ -273,8 +274,7 @@ func.func @long_k_tile(%panels: memref<4x256x64xf32>, %tile: memref<1x1x128x64xf
 // CHECK:           %[[AT2:.*]] = arith.addi %[[AT]], %c32
 // CHECK:           memref.prefetch %[[FLAT]][%[[AT2]]], read, locality<2>, data
 // CHECK-NOT:       memref.prefetch
-// CHECK:         }
-// CHECK-NOT:     attune.row_k_loop
+// CHECK:         } {attune.row_k_loop}
 func.func @row_loop_bf16(%a: memref<1x768xf32>, %nb: index, %k0: index) -> vector<64xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -297,7 +297,7 @@ func.func @row_loop_bf16(%a: memref<1x768xf32>, %nb: index, %k0: index) -> vecto
 
 // CHECK-LABEL: func @row_loop_f32
 // CHECK-NOT:     memref.prefetch
-// CHECK-NOT:     attune.row_k_loop
+// CHECK:         } {attune.row_k_loop}
 // CHECK:         return
 func.func @row_loop_f32(%a: memref<1x768xf32>, %nb: index, %k0: index) -> vector<64xf32> {
   %c0 = arith.constant 0 : index
