@@ -1356,8 +1356,16 @@ def AttuneVectorizeRows : Pass<"attune-vectorize-rows", "::mlir::ModuleOp"> {
     chains one scalar FMA per element). Row kernels that only other row
     kernels of the same rows read (a layer norm's mean and variance) are
     fused into the row loop of the element-wise one they feed. With
-    `parallel`, the rows of a kernel outside any loop are an `scf.forall`.
-    Sets `attune.cpu_kernels` on the module when it vectorized anything.
+    `parallel`, a kernel outside any loop (with the row kernels it fuses) is
+    first an `scf.forall` over blocks of rows, each block's rows then one at
+    a time as above: blocks of at most 16384 elements, a power of two of
+    rows (16 rows of 768, 4 of 3072), taken from the innermost leading dim
+    out (a static dim smaller than a block whole, the rest from the dim
+    outside it: `[B, 1, 768]` in blocks of 16 beams). A kernel of at most
+    one block runs on the calling thread (`attune-omp-schedule`'s serial
+    path): a parallel region costs about 1.5 us on 2 threads, 16 rows of a
+    layer norm 2.9. Sets `attune.cpu_kernels` on the module when it
+    vectorized anything.
 
     With `parallel`, a row update outside any loop (leading parallel loops,
     then reductions, then the row, as above: `q_h Wk_h` of the absorbed
@@ -1371,7 +1379,7 @@ def AttuneVectorizeRows : Pass<"attune-vectorize-rows", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"parallel", "parallel", "bool", /*default=*/"false",
-           "Rows of kernels outside loops as an scf.forall">,
+           "Blocks of rows of kernels outside loops as an scf.forall">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/bit.h"
 
 namespace mlir::attune {
 #define GEN_PASS_DEF_ATTUNEVECTORIZEROWS
@@ -132,10 +133,15 @@ static bool vectorizeRowTiles(RewriterBase &rewriter,
 /// else reads any more are erased, moved from `kernels` to `erased`.
 static SmallVector<Operation *>
 fuseRowProducers(RewriterBase &rewriter, linalg::LinalgOp consumer,
+                 ArrayRef<int64_t> sizes,
                  llvm::SmallPtrSetImpl<Operation *> &kernels,
                  llvm::SmallPtrSetImpl<Operation *> &erased, bool forall) {
   unsigned loops = consumer.getNumLoops();
   int64_t length = consumer.getStaticLoopRanges().back();
+  // The rows of one tile (at most; a tile of a dynamic dim is dynamic).
+  int64_t tileRows = 1;
+  for (int64_t size : sizes.drop_back())
+    tileRows *= std::max<int64_t>(size, 1);
   // The producers that fuse, from the consumer's inputs back, before tiling
   // adds slices of them: row kernels of as many loops, the last over rows
   // of the same length, that only row kernels read.
@@ -156,16 +162,23 @@ fuseRowProducers(RewriterBase &rewriter, linalg::LinalgOp consumer,
   }
   if (fusable.empty())
     return {};
-  SmallVector<int64_t> rowSizes(loops, 1);
-  rowSizes.back() = 0;
   FailureOr<scf::SCFTileAndFuseResult> result = tileAndFuse(
-      rewriter, consumer, rowSizes, forall,
+      rewriter, consumer, sizes, forall,
       [&](tensor::ExtractSliceOp slice, OpResult producer, bool isInit)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        // One row's worth of the producer, not all of it broadcast.
+        // One tile's worth of the producer, not all of it broadcast: at
+        // most one dynamic dim (the tile of a dynamic one), and no more
+        // than a tile's elements in the rest.
         RankedTensorType type = slice.getResultType();
-        if (isInit || !fusable.contains(producer.getOwner()) ||
-            !type.hasStaticShape() || type.getNumElements() > length)
+        int64_t elements = 1, dynamic = 0;
+        for (int64_t d : type.getShape()) {
+          if (ShapedType::isDynamic(d))
+            ++dynamic;
+          else
+            elements *= d;
+        }
+        if (isInit || !fusable.contains(producer.getOwner()) || dynamic > 1 ||
+            elements > length * (dynamic ? 1 : tileRows))
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });
@@ -202,6 +215,13 @@ fuseRowProducers(RewriterBase &rewriter, linalg::LinalgOp consumer,
                                   result->tiledAndFusedOps.end());
 }
 
+/// Tile sizes of one row of `op`: every loop but the last by 1.
+static SmallVector<int64_t> rowSizes(linalg::LinalgOp op) {
+  SmallVector<int64_t> sizes(op.getNumLoops(), 1);
+  sizes.back() = 0;
+  return sizes;
+}
+
 /// The element-wise and row-reduction kernels outside the GEMMs and tiled
 /// attention (layer norm, residual adds, softmax of short attention, ...):
 /// every loop but the last tiled by 1, and the row vectorized (768 floats
@@ -209,7 +229,7 @@ fuseRowProducers(RewriterBase &rewriter, linalg::LinalgOp consumer,
 /// adds, stored every step. Row kernels that only feed others of the same
 /// rows are fused into the row loop of the element-wise one they feed
 /// (fuseRowProducers). Returns whether it vectorized any.
-static bool vectorizeRows(ModuleOp module, bool parallel) {
+static bool vectorizeRows(ModuleOp module) {
   SmallVector<linalg::LinalgOp> ops;
   module.walk([&](linalg::LinalgOp op) {
     if (!hasKernelMark(op) && isRowKernel(op) && !isGemmInit(op))
@@ -226,20 +246,77 @@ static bool vectorizeRows(ModuleOp module, bool parallel) {
       continue;
     int64_t length = op.getStaticLoopRanges().back();
     SmallVector<Operation *> tiles = fuseRowProducers(
-        rewriter, op, kernels, erased, parallelRows(op, parallel));
+        rewriter, op, rowSizes(op), kernels, erased, /*forall=*/false);
     any |= vectorizeRowTiles(rewriter, tiles, length);
   }
   for (linalg::LinalgOp op : ops) {
     if (erased.contains(op))
       continue;
-    SmallVector<int64_t> rowSizes(op.getNumLoops(), 1);
-    rowSizes.back() = 0;
     int64_t length = op.getStaticLoopRanges().back();
     SmallVector<Operation *> rows =
-        tileAndReplace(rewriter, op, rowSizes, parallelRows(op, parallel));
+        tileAndReplace(rewriter, op, rowSizes(op), /*forall=*/false);
     any |= vectorizeRowTiles(rewriter, rows, length);
   }
   return any;
+}
+
+/// Elements (f32) of a block of rows that one thread takes at a time: a
+/// parallel region costs about 1.5 us on 2 threads (Zen 4), a row of 768
+/// of a layer norm with its residual add 0.18 us; with rows one by one, the
+/// region lost up to 16 rows (4 rows: 1.0 us serial, 3.0 on 2 threads).
+/// Blocks of at most 16384 elements (16 rows of 768, 64 KiB), in a power of
+/// two of rows: a kernel of up to 16 rows of 768 is one block, which runs
+/// without waking the threads (attune-omp-schedule's serial path), and 64
+/// rows are 4 blocks, 2 for each of 2 threads (21-row blocks, 21 + 21 on
+/// one thread and 21 + 1 on the other, lost 15 % at 64 rows).
+static constexpr int64_t kRowBlockElements = 16384;
+
+/// The tile sizes of `op`'s blocks of rows: about kRowBlockElements
+/// elements, taken from the innermost leading loop out (a static extent
+/// smaller than the block whole, the rest from the loop outside it: [B, 1,
+/// E], a decoding step's beams, blocks B); the row whole.
+static SmallVector<int64_t> rowBlockSizes(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  sizes.back() = 0;
+  int64_t rows = static_cast<int64_t>(llvm::bit_floor<uint64_t>(
+      std::max<int64_t>(kRowBlockElements / ranges.back(), 1)));
+  for (int64_t d = static_cast<int64_t>(ranges.size()) - 2; d >= 0 && rows > 1;
+       --d) {
+    if (!ShapedType::isDynamic(ranges[d]) && ranges[d] < rows) {
+      sizes[d] = ranges[d];
+      rows = llvm::divideCeil(rows, ranges[d]);
+      continue;
+    }
+    sizes[d] = rows;
+    rows = 1;
+  }
+  return sizes;
+}
+
+/// With `parallel`: each row kernel outside any loop (with the row kernels
+/// it fuses, as fuseRowProducers) as an scf.forall over blocks of rows
+/// (rowBlockSizes), which vectorizeRows then runs one row at a time.
+static void blockRowsForThreads(ModuleOp module) {
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
+    if (!hasKernelMark(op) && isRowKernel(op) && !isGemmInit(op) &&
+        parallelRows(op, /*parallel=*/true))
+      ops.push_back(op);
+  });
+  llvm::SmallPtrSet<Operation *, 16> kernels, erased;
+  for (linalg::LinalgOp op : ops)
+    kernels.insert(op);
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp op : llvm::reverse(ops)) {
+    if (erased.contains(op) || op.getNumReductionLoops() != 0)
+      continue;
+    (void)fuseRowProducers(rewriter, op, rowBlockSizes(op), kernels, erased,
+                           /*forall=*/true);
+  }
+  for (linalg::LinalgOp op : ops)
+    if (!erased.contains(op))
+      (void)tileAndReplace(rewriter, op, rowBlockSizes(op), /*forall=*/true);
 }
 
 /// The leading parallel loops of `op` if it updates whole rows from a
@@ -299,8 +376,10 @@ struct AttuneVectorizeRowsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     parallelRowUpdates(module, parallel);
+    if (parallel)
+      blockRowsForThreads(module);
     // The vector code needs the kernel schedule's lowering patterns.
-    if (!vectorizeRows(module, parallel))
+    if (!vectorizeRows(module))
       return;
     module->setAttr(kCpuKernelsAttr, UnitAttr::get(&getContext()));
     // The rows' reductions as 1-D vector reductions now, before the

@@ -249,10 +249,14 @@ func.func @row_max_tree(%s: tensor<8x64xf32>, %m0: tensor<8xf32>, %l0: tensor<8x
 // chain of scalar adds. The reductions feed only the normalization, so they
 // are fused into its row loop: one loop over the rows, each row's mean,
 // variance and normalized values computed together (from L1), instead of
-// three passes over all the rows. With parallel=true the rows are an
-// scf.forall.
+// three passes over all the rows. With parallel=true, blocks of rows are
+// an scf.forall (16384 elements: 256 rows of 64; a kernel of fewer rows is
+// one block, which runs without waking the threads), each block's rows one
+// at a time as above.
 // PAR-LABEL: func @layer_norm_rows
-// PAR:       scf.forall (%{{.*}}) in (%{{.*}})
+// PAR:       scf.forall (%[[B:.*]]) = (0) to (%[[M:.*]]) step (256)
+// PAR:         %[[ROWS:.*]] = affine.min {{.*}}(%[[B]])[%[[M]]]
+// PAR:         scf.for %{{.*}} = %c0 to %[[ROWS]] step %c1
 // PAR:         vector.reduction <add>, {{.*}} : vector<64xf32> into f32
 // PAR:         vector.reduction <add>, {{.*}} : vector<64xf32> into f32
 // PAR:         math.rsqrt {{.*}} : vector<1x64xf32>

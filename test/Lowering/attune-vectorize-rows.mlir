@@ -71,3 +71,26 @@ func.func @row_updates(%q: tensor<?x12x?x64xf32>, %w: tensor<12x64x768xf32>) -> 
   %0 = attune.matmul %q, %w : (tensor<?x12x?x64xf32>, tensor<12x64x768xf32>) -> tensor<?x12x?x768xf32>
   return %0 : tensor<?x12x?x768xf32>
 }
+
+// -----
+
+// With parallel=true a thread takes blocks of rows of about 16384 elements
+// (a power of two of rows: 16 of 768, 4 of 3072), so that a kernel of a few
+// rows is one block and wakes no threads (a region cost more than 16 rows
+// of a layer norm). A dim of fewer rows than a block ([B, 1, 768]: a
+// decoding step's beams) is taken whole and the block continues outside it.
+// PAR-LABEL:   func.func @row_blocks
+// PAR:         scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 1) step (16, 1)
+// PAR:           scf.for
+// PAR:             vector.reduction <add>
+// PAR:         scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, %{{.*}}) step (1, 4)
+// PAR:           scf.for
+// PAR:             arith.addf {{.*}} : vector<1x1x64xf32>
+// CHECK-LABEL: func.func @row_blocks
+// CHECK-NOT:   scf.forall
+// CHECK:       return
+func.func @row_blocks(%x: tensor<?x1x768xf32>, %r: tensor<?x1x768xf32>, %a: tensor<?x?x3072xf32>, %b: tensor<?x?x3072xf32>) -> (tensor<?x1x768xf32>, tensor<?x?x3072xf32>) {
+  %y = attune.layer_norm %x residual(%r) : (tensor<?x1x768xf32>, tensor<?x1x768xf32>) -> tensor<?x1x768xf32>
+  %s = attune.add %a, %b : (tensor<?x?x3072xf32>, tensor<?x?x3072xf32>) -> tensor<?x?x3072xf32>
+  return %y, %s : tensor<?x1x768xf32>, tensor<?x?x3072xf32>
+}

@@ -1,11 +1,16 @@
 // torch.module: nn.LayerNorm(32)
 // torch.inputs: x=f32[2,5,32]
 // torch.inputs: x=f32[3,5,32]
+// torch.inputs: x=f32[130,5,32]
 // torch.call: (module(x), F.layer_norm(x, (5, 32), eps=1e-6), F.layer_norm(x * 100.0 + 1000.0, (32,)))
 //
 // Affine layer norm over the last dim, plain layer norm over two dims, and a
-// large-mean input (the two-pass variance keeps it accurate).
+// large-mean input (the two-pass variance keeps it accurate). With
+// --parallel on 2 threads: 130 x 5 rows of 32 are two blocks of rows (103
+// x 5 and 27 x 5: blocks of 512 rows of 32, the dim of 5 whole), the small
+// cases one block on the calling thread.
 // RUN: %check-golden %s --work %t --atol 2e-5
+// RUN: %check-golden %s --work %t/parallel --atol 2e-5 --compile-arg=--parallel --run-arg=--threads --run-arg=2
 
 func.func @forward(%x: tensor<?x5x32xf32> {attune.name = "x"})
     -> (tensor<?x5x32xf32>, tensor<?x5x32xf32>, tensor<?x5x32xf32>) {
