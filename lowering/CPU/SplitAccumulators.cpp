@@ -188,7 +188,9 @@ static void splitAccumulators(scf::ForOp loop, int64_t copies) {
   bool remainder = !trip || trip->getZExtValue() % copies != 0;
   if (remainder) {
     Value span = arith::SubIOp::create(b, loc, ub, lb);
-    Value wide = arith::DivUIOp::create(b, loc, span, wideStep);
+    // (Signed: a loop that runs no step, ub < lb, gives ub <= mainUb <=
+    // lb, and neither loop runs.)
+    Value wide = arith::DivSIOp::create(b, loc, span, wideStep);
     mainUb = ab.add(lb, ab.mul(wide, wideStep));
   }
   SmallVector<Value> inits(loop.getInitArgs());

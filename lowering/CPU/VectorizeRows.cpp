@@ -138,10 +138,13 @@ fuseRowProducers(RewriterBase &rewriter, linalg::LinalgOp consumer,
                  llvm::SmallPtrSetImpl<Operation *> &erased, bool forall) {
   unsigned loops = consumer.getNumLoops();
   int64_t length = consumer.getStaticLoopRanges().back();
-  // The rows of one tile (at most; a tile of a dynamic dim is dynamic).
-  int64_t tileRows = 1;
-  for (int64_t size : sizes.drop_back())
+  // The rows of one tile, and its largest extent along one dim (a bound on
+  // any dynamic extent of a slice of it).
+  int64_t tileRows = 1, largest = 1;
+  for (int64_t size : sizes.drop_back()) {
     tileRows *= std::max<int64_t>(size, 1);
+    largest = std::max<int64_t>(largest, size);
+  }
   // The producers that fuse, from the consumer's inputs back, before tiling
   // adds slices of them: row kernels of as many loops, the last over rows
   // of the same length, that only row kernels read.
@@ -166,19 +169,16 @@ fuseRowProducers(RewriterBase &rewriter, linalg::LinalgOp consumer,
       rewriter, consumer, sizes, forall,
       [&](tensor::ExtractSliceOp slice, OpResult producer, bool isInit)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        // One tile's worth of the producer, not all of it broadcast: at
-        // most one dynamic dim (the tile of a dynamic one), and no more
-        // than a tile's elements in the rest.
+        // One tile's worth of the producer, not all of it broadcast: no
+        // more than a tile's elements, a dynamic extent (the tile of a
+        // dynamic dim, or its last partial one) counted as the tile's
+        // largest.
         RankedTensorType type = slice.getResultType();
-        int64_t elements = 1, dynamic = 0;
-        for (int64_t d : type.getShape()) {
-          if (ShapedType::isDynamic(d))
-            ++dynamic;
-          else
-            elements *= d;
-        }
-        if (isInit || !fusable.contains(producer.getOwner()) || dynamic > 1 ||
-            elements > length * (dynamic ? 1 : tileRows))
+        int64_t elements = 1;
+        for (int64_t d : type.getShape())
+          elements *= ShapedType::isDynamic(d) ? largest : d;
+        if (isInit || !fusable.contains(producer.getOwner()) ||
+            elements > length * tileRows)
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });

@@ -102,7 +102,7 @@ func.func @panel_two_rows(%a: memref<2x768xf32>, %w: vector<16xf32>, %init: vect
 // And bf16 dot products (vdpbf16ps) accumulate as FMAs do.
 // CHECK-LABEL: func @dynamic_trip_bf16_dot
 // CHECK:         %[[SPAN:.*]] = arith.subi %[[N:.*]], %c0
-// CHECK:         %[[WIDE:.*]] = arith.divui %[[SPAN]], %c4
+// CHECK:         %[[WIDE:.*]] = arith.divsi %[[SPAN]], %c4
 // CHECK:         %[[STEPS:.*]] = arith.muli %[[WIDE]], %c4
 // CHECK:         %[[END:.*]] = arith.addi %c0{{.*}}, %[[STEPS]]
 // CHECK:         %[[P:.*]]:4 = scf.for %{{.*}} = %c0 to %[[END]] step %c4
