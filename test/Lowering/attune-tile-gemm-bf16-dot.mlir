@@ -48,9 +48,15 @@
 // DOT-COUNT-4:   x86vector.avx512.dot
 // DOT:         } {attune.row_k_loop}
 // Ice Lake (AVX-512 without AVX512-BF16): the same tiles, each pair's two
-// elements widened (a shift, a mask) and two FMAs per vector.
+// elements widened (a shift, a mask) and two FMAs per vector. The panel
+// row is cut into chunks as 32-bit words: slices of the bf16 vector were
+// moved element by element on AVX2.
 // FMA-LABEL: func.func @gelu
 // FMA:         scf.for {{.*}} iter_args({{.*}}) -> (vector<1x1x4x64xf32>)
+// FMA-NOT:       x86vector.avx512.dot
+// FMA-NOT:       vector.extract_strided_slice {{.*}} : vector<128xbf16>
+// FMA:           vector.bitcast {{.*}} : vector<128xbf16> to vector<64xi32>
+// FMA-COUNT-4:   vector.extract_strided_slice {{.*}} : vector<64xi32> to vector<16xi32>
 // FMA-NOT:       x86vector.avx512.dot
 // FMA-COUNT-32:  vector.fma {{.*}} : vector<16xf32>
 // FMA:         } {attune.panel_k_loop}
