@@ -3,6 +3,7 @@
 // RUN: attune-opt %s --split-input-file --attune-tile-attention=compute=bf16 --convert-attune-to-linalg "--attune-select-cpu-tiling=cpu=icelake-server explain" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN-FMA
 // RUN: attune-opt %s --split-input-file --attune-tile-attention=compute=bf16 --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=znver4 --attune-tile-gemm=cpu=znver4 | FileCheck %s --check-prefix=DOT
 // RUN: attune-opt %s --split-input-file --attune-tile-attention=compute=bf16 --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=icelake-server --attune-tile-gemm=cpu=icelake-server | FileCheck %s --check-prefix=FMA
+// RUN: attune-opt %s --split-input-file --attune-tile-attention=compute=bf16 --convert-attune-to-linalg --attune-select-cpu-tiling=cpu=x86-64-v3 -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
 // RUN: not attune-opt %s --split-input-file --attune-tile-attention=compute=f16 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 
 // compute=bf16: the static form's query tiles scaled, transposed and
@@ -58,6 +59,8 @@
 // FMA-NOT: x86vector.avx512.dot
 // FMA: vector.fma
 // FMA-LABEL: func.func @f32_values
+// Emulated (AVX2 here), slower than f32: a warning at the attention.
+// WARN: attune-tile-attention-bf16.mlir:[[@LINE+2]]:8: warning: bf16 compute on x86-64-v3, which has no AVX512-BF16: the bf16 products are emulated with FMAs
 func.func @pairs(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
   %o = attune.attention %q, %k, %v : (tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32>
   return %o : tensor<1x2x128x64xf32>

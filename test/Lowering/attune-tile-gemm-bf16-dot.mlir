@@ -4,6 +4,17 @@
 // RUN: attune-opt %s --split-input-file --convert-attune-to-linalg "--attune-select-cpu-tiling=cpu=znver4 compute=bf16" --attune-pack-gemms --attune-fuse-gemm-inits "--attune-tile-gemm=cpu=znver4" | FileCheck %s --check-prefix=DOT
 // RUN: attune-opt %s --split-input-file --convert-attune-to-linalg "--attune-select-cpu-tiling=cpu=icelake-server compute=bf16" --attune-pack-gemms --attune-fuse-gemm-inits "--attune-tile-gemm=cpu=icelake-server" | FileCheck %s --check-prefix=FMA
 // RUN: not attune-opt %s --split-input-file --convert-attune-to-linalg "--attune-select-cpu-tiling=cpu=znver4 compute=f8" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg "--attune-select-cpu-tiling=cpu=icelake-server compute=bf16" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg "--attune-select-cpu-tiling=cpu=x86-64-v3 compute=bf16" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN-AVX2
+// RUN: attune-opt %s --split-input-file --convert-attune-to-linalg "--attune-select-cpu-tiling=cpu=znver4 compute=bf16" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NO-WARN --allow-empty
+
+// Without AVX512-BF16 the mode is emulated, and slower than f32 where the
+// GEMMs are compute-bound: a warning, once per module, at its first GEMM
+// (not at the f32 GEMM of an odd K); none where vdpbf16ps runs it.
+// WARN: attune-tile-gemm-bf16-dot.mlir:[[@LINE+61]]:8: warning: bf16 compute on icelake-server, which has no AVX512-BF16: the bf16 products are emulated with FMAs (the results vdpbf16ps gives), slower than f32 where the GEMMs are compute-bound
+// WARN-NOT: warning:
+// WARN-AVX2: warning: bf16 compute on x86-64-v3, which has no AVX512-BF16
+// NO-WARN-NOT: warning:
 
 // The bf16 compute mode (--gemm-compute=bf16) of a linear layer's GEMM.
 // attune-select-cpu-tiling marks it in the tiling (bf16_dot), its k tile
