@@ -55,6 +55,9 @@ struct CpuTarget {
 
   /// f32 lanes of a vector register.
   int64_t lanes() const { return vectorBits / 32; }
+  /// Whether the bf16 dot tiles run as vdpbf16ps (AVX512-BF16 on 512-bit
+  /// vectors); elsewhere they are emulated with FMAs.
+  bool bf16Dot() const { return avx512bf16 && lanes() == 16; }
   /// One line for remarks: "znver4 (table): 512-bit x 32, ...".
   std::string describe() const;
 };

@@ -134,9 +134,8 @@ std::string dimText(int64_t d) {
 
 /// How `t` computes bf16 k-pairs, for the remarks.
 std::string pairsRemark(const CpuTarget &t) {
-  return t.avx512bf16 && t.lanes() == 16
-             ? "; bf16 k-pairs, vdpbf16ps"
-             : "; bf16 k-pairs, emulated with FMAs (no AVX512-BF16)";
+  return t.bf16Dot() ? "; bf16 k-pairs, vdpbf16ps"
+                     : "; bf16 k-pairs, emulated with FMAs (no AVX512-BF16)";
 }
 
 /// The k tile for panels of `panel` floats over depth `k`.
@@ -479,11 +478,18 @@ struct AttuneSelectCpuTilingPass
             .getPanel();
       });
     }
+    // The first op whose tiling takes bf16 k-pairs, for the warning below.
+    Operation *firstPairs = nullptr;
+    auto setTiling = [&](linalg::GenericOp op, GemmTilingAttr tiling) {
+      op->setAttr(kTilingAttr, tiling);
+      if (!firstPairs && tiling.getBf16Dot())
+        firstPairs = op;
+      if (explain)
+        op.emitRemark(why);
+    };
     module.walk([&](linalg::GenericOp op) {
       if (op->hasAttr(kTileGemmAttr)) {
-        op->setAttr(kTilingAttr, tileGemmTiling(ctx, *target, op, explainTo));
-        if (explain)
-          op.emitRemark(why);
+        setTiling(op, tileGemmTiling(ctx, *target, op, explainTo));
         return;
       }
       // A linear layer's GEMM, or the epilogue that stands for it.
@@ -496,33 +502,22 @@ struct AttuneSelectCpuTilingPass
         return op == gemm && op.getNumLoops() == 4 &&
                !headUses(gemm, width).empty();
       };
-      op->setAttr(kTilingAttr,
-                  gemmTiling(ctx, *target, m, weights.getDimSize(0),
-                             weights.getDimSize(1), readAsHeads, bf16Dot,
-                             explainTo));
-      if (explain)
-        op.emitRemark(why);
+      setTiling(op, gemmTiling(ctx, *target, m, weights.getDimSize(0),
+                               weights.getDimSize(1), readAsHeads, bf16Dot,
+                               explainTo));
     });
     // bf16 arithmetic asked of a CPU without vdpbf16ps is emulated with
     // FMAs: the same results, but a compute-bound GEMM pays two FMAs and
     // the widening per pair where an f32 GEMM pays two FMAs. Said once, at
     // the first GEMM it applies to.
-    if (!(target->avx512bf16 && target->lanes() == 16)) {
-      Operation *first = nullptr;
-      module.walk([&](Operation *op) {
-        auto tiling = op->getAttrOfType<GemmTilingAttr>(kTilingAttr);
-        if (!first && tiling && tiling.getBf16Dot())
-          first = op;
-      });
-      if (first)
-        first->emitWarning()
-            << "bf16 compute on " << target->name
-            << ", which has no AVX512-BF16: the bf16 products are emulated "
-               "with FMAs (the results vdpbf16ps gives), slower than f32 "
-               "where the GEMMs are compute-bound (on a Zen 3: an encoder "
-               "layer 2.1x, attention 1.5x); memory-bound ones (a decoding "
-               "step) still gain from the halved weight bytes";
-    }
+    if (firstPairs && !target->bf16Dot())
+      firstPairs->emitWarning()
+          << "bf16 compute on " << target->name
+          << ", which has no AVX512-BF16: the bf16 products are emulated "
+             "with FMAs (the results vdpbf16ps gives), slower than f32 "
+             "where the GEMMs are compute-bound (on a Zen 3: an encoder "
+             "layer 2.1x, attention 1.5x); memory-bound ones (a decoding "
+             "step) still gain from the halved weight bytes";
     // Marked ops (of any kind, the transposes too) are work for the kernel
     // schedule.
     bool marked = false;
