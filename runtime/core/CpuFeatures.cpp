@@ -42,7 +42,8 @@ struct CpuidBit {
 };
 
 /// Every feature of artifact::kX86IsaFeatures (FormatTest checks that none
-/// is missing).
+/// is missing), and those artifacts of earlier compilers recorded (aes,
+/// vaes, pclmul, vpclmulqdq, sha, rdrnd, rdseed, adx, xsave).
 constexpr CpuidBit kBits[] = {
     {"cmov", 1, 0, EDX, 15, kNone},
     {"cx8", 1, 0, EDX, 8, kNone},
