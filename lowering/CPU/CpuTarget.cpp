@@ -79,8 +79,13 @@ CpuTarget fromEntry(llvm::StringRef name, const Entry &e) {
   // faster; at 1 thread it is as fast as the serial build, guided 5-11 %
   // slower. Guided was 8-13 % faster than static for the encoder layers on
   // the Intel VMs it was chosen on (session 7).
-  if (name == "znver4") {
+  // Zen 5 (bench/README.md, session 22), static against guided at 2
+  // threads: decoding step 0.54-0.57 against 0.73-0.75 ms, 12 layers at L =
+  // 128 63.9 against 69.2, at L = 512 289 against 297; one layer and
+  // attention within 1-3 % either way.
+  if (name == "znver4" || name == "znver5")
     t.ompSchedule = "static";
+  if (name == "znver4") {
     // Measured on a Zen 4 VM (bench/README.md, session 16): a GPT-2-small
     // decoding step with bf16 weights 13.9-14.2 ms with the prefetches,
     // 9.8-11.0 without (f32 weights: 20.3-20.7).

@@ -43,7 +43,8 @@ struct CpuTarget {
   bool amx = false;
   /// The OpenMP schedule of the worksharing loops, --omp-schedule's
   /// default (docs/design.md, "Threads over tiles"): guided, static on the
-  /// Zen 4, where it was measured faster in every case.
+  /// Zen 4 and Zen 5, where it was measured faster (or as fast) in every
+  /// case.
   std::string ompSchedule = "guided";
   /// Whether a single row's k loop on 16-bit weight panels (a decoding
   /// step's GEMMs with --gemm-weights=bf16/f16) prefetches its row of the

@@ -1,13 +1,15 @@
 // RUN: attune-opt %s "--attune-cpu-pipeline=parallel=true cpu=icelake-server" | FileCheck %s
 // RUN: attune-opt %s "--attune-cpu-pipeline=parallel=true omp-schedule=static cpu=icelake-server" | FileCheck %s --check-prefix=STATIC
 // RUN: attune-opt %s "--attune-cpu-pipeline=parallel=true cpu=znver4" | FileCheck %s --check-prefix=STATIC
+// RUN: attune-opt %s "--attune-cpu-pipeline=parallel=true cpu=znver5" | FileCheck %s --check-prefix=STATIC
 // RUN: attune-opt %s "--attune-cpu-pipeline=parallel=true omp-schedule=guided cpu=znver4" | FileCheck %s
 // RUN: attune-opt %s --attune-cpu-pipeline=cpu=icelake-server | FileCheck %s --check-prefix=SERIAL
 
 // With parallel=true the GEMM's column tiles (each with its GELU epilogue)
 // run as one OpenMP worksharing loop, and the residual add's vectorized rows
 // as another (two parallel regions in all), each with the target's schedule
-// (guided on icelake-server, static on znver4: measured, CpuTarget);
+// (guided on icelake-server, static on znver4 and znver5: measured,
+// CpuTarget);
 // omp-schedule picks one.
 // CHECK-LABEL: llvm.func @forward
 // CHECK: omp.parallel
