@@ -22,6 +22,10 @@ struct Entry {
   const char *names; // LLVM CPU names, space-separated
   int64_t bits, registers, fma, loads, latency, l1dKiB, l2KiB;
   bool bf16, amx;
+  /// CpuTarget::ompSchedule static instead of guided, and
+  /// CpuTarget::prefetchHalfRows: measured, on the CPUs the notes at the
+  /// table give.
+  bool staticSchedule = false, prefetchHalfRows = true;
 };
 
 // Per core, from the vendors' optimization manuals (Intel's, AMD's Software
@@ -47,8 +51,21 @@ constexpr Entry kTable[] = {
     {"znver1", 256, 16, 1, 1, 5, 32, 512, false, false},
     {"znver2", 256, 16, 2, 2, 5, 32, 512, false, false},
     {"znver3", 256, 16, 2, 2, 4, 32, 512, false, false},
-    {"znver4", 512, 32, 1, 1, 4, 32, 1024, true, false},
-    {"znver5", 512, 32, 2, 2, 4, 48, 1024, true, false},
+    // Static schedule, measured against guided at 2 threads. Zen 4
+    // (bench/README.md, session 15): decoding step 1.18-1.5x, linear 768 ->
+    // 3072 at M = 1 and 128 1.17x and 1.12x, encoder layers and attention
+    // equal or 1-2 % faster; at 1 thread as fast as the serial build, guided
+    // 5-11 % slower. Zen 5 (session 22): decoding step 0.54-0.57 against
+    // 0.73-0.75 ms, 12 layers at L = 128 63.9 against 69.2, at L = 512 289
+    // against 297; one layer and attention within 1-3 % either way. Guided
+    // was 8-13 % faster than static for the encoder layers on the Intel VMs
+    // it was chosen on (session 7).
+    // No single-row prefetches on the Zen 4 (session 16): a GPT-2-small
+    // decoding step with bf16 weights 13.9-14.2 ms with them, 9.8-11.0
+    // without (f32 weights: 20.3-20.7); on the Zen 5 (session 22) the same
+    // with and without.
+    {"znver4", 512, 32, 1, 1, 4, 32, 1024, true, false, true, false},
+    {"znver5", 512, 32, 2, 2, 4, 48, 1024, true, false, true, true},
 };
 
 const Entry *findEntry(llvm::StringRef name) {
@@ -73,24 +90,9 @@ CpuTarget fromEntry(llvm::StringRef name, const Entry &e) {
   t.l1d = e.l1dKiB << 10;
   t.l2 = e.l2KiB << 10;
   t.avx512bf16 = e.bf16;
-  // Measured on a Zen 4 VM (bench/README.md, session 15): static against
-  // guided at 2 threads, decoding step 1.18-1.5x, linear 768 -> 3072 at M =
-  // 1 and 128 1.17x and 1.12x, encoder layers and attention equal or 1-2 %
-  // faster; at 1 thread it is as fast as the serial build, guided 5-11 %
-  // slower. Guided was 8-13 % faster than static for the encoder layers on
-  // the Intel VMs it was chosen on (session 7).
-  // Zen 5 (bench/README.md, session 22), static against guided at 2
-  // threads: decoding step 0.54-0.57 against 0.73-0.75 ms, 12 layers at L =
-  // 128 63.9 against 69.2, at L = 512 289 against 297; one layer and
-  // attention within 1-3 % either way.
-  if (name == "znver4" || name == "znver5")
+  if (e.staticSchedule)
     t.ompSchedule = "static";
-  if (name == "znver4") {
-    // Measured on a Zen 4 VM (bench/README.md, session 16): a GPT-2-small
-    // decoding step with bf16 weights 13.9-14.2 ms with the prefetches,
-    // 9.8-11.0 without (f32 weights: 20.3-20.7).
-    t.prefetchHalfRows = false;
-  }
+  t.prefetchHalfRows = e.prefetchHalfRows;
   t.amx = e.amx;
   return t;
 }
