@@ -196,6 +196,7 @@ inline float bf16ToFloat(uint16_t h) {
 // CPU features
 //===----------------------------------------------------------------------===//
 
+// clang-format off
 /// The x86-64 ISA extensions (LLVM's feature names) that generated code may
 /// use and the runtime can test with cpuid. An artifact records those its
 /// target CPU has; the runtime refuses to open it on a CPU that lacks one.
@@ -206,52 +207,20 @@ inline float bf16ToFloat(uint16_t h) {
 /// them (a Zen 5 VM without rdseed refused code compiled for znver4) and
 /// the code runs without them.
 inline constexpr const char *kX86IsaFeatures[] = {
-    "cmov",
-    "cx8",
-    "cx16",
-    "fxsr",
-    "mmx",
-    "sse",
-    "sse2",
-    "sse3",
-    "ssse3",
-    "sse4.1",
-    "sse4.2",
-    "popcnt",
-    "sahf",
-    "lzcnt",
-    "bmi",
-    "bmi2",
-    "movbe",
-    "prfchw",
-    "f16c",
-    "fma",
-    "avx",
-    "avx2",
-    "avxvnni",
-    "avxifma",
-    "avxvnniint8",
-    "avxneconvert",
-    "avx512f",
-    "avx512cd",
-    "avx512bw",
-    "avx512dq",
-    "avx512vl",
-    "avx512ifma",
-    "avx512vbmi",
-    "avx512vbmi2",
-    "avx512vnni",
-    "avx512bitalg",
-    "avx512vpopcntdq",
-    "avx512bf16",
-    "avx512fp16",
-    "avx512vp2intersect",
-    "gfni",
-    "amx-tile",
-    "amx-int8",
-    "amx-bf16",
+    "cmov",        "cx8",          "cx16",        "fxsr",
+    "mmx",         "sse",          "sse2",        "sse3",
+    "ssse3",       "sse4.1",       "sse4.2",      "popcnt",
+    "sahf",        "lzcnt",        "bmi",         "bmi2",
+    "movbe",       "prfchw",       "f16c",        "fma",
+    "avx",         "avx2",         "avxvnni",     "avxifma",
+    "avxvnniint8", "avxneconvert", "avx512f",     "avx512cd",
+    "avx512bw",    "avx512dq",     "avx512vl",    "avx512ifma",
+    "avx512vbmi",  "avx512vbmi2",  "avx512vnni",  "avx512bitalg",
+    "avx512vpopcntdq", "avx512bf16", "avx512fp16", "avx512vp2intersect",
+    "gfni",        "amx-tile",     "amx-int8",    "amx-bf16",
     "amx-fp16",
 };
+// clang-format on
 
 //===----------------------------------------------------------------------===//
 // Metadata
