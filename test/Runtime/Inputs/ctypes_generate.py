@@ -17,35 +17,11 @@ import sys
 
 import numpy as np
 
-from runtime_ctypes import load
+from runtime_ctypes import CALLBACK, Options, load
 
 libdir, model_path, golden = sys.argv[1:4]
 device_spec = sys.argv[4] if len(sys.argv) > 4 else None
 rt = load(libdir)  # RTLD_LOCAL
-
-CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
-                            ctypes.c_size_t, ctypes.c_int64)
-
-
-class Options(ctypes.Structure):
-    _fields_ = [("max_new_tokens", ctypes.c_int64),
-                ("eos_ids", ctypes.POINTER(ctypes.c_int64)),
-                ("num_eos", ctypes.c_size_t),
-                ("pad_id", ctypes.c_int64),
-                ("beam_width", ctypes.c_size_t),
-                ("length_penalty", ctypes.c_float),
-                ("num_return", ctypes.c_size_t),
-                ("temperature", ctypes.c_float),
-                ("top_k", ctypes.c_size_t),
-                ("seed", ctypes.c_uint64),
-                ("capacity", ctypes.c_int64),
-                ("on_token", CALLBACK),
-                ("user", ctypes.c_void_p),
-                ("forced", ctypes.c_void_p),
-                ("encoder_inputs", ctypes.c_void_p),
-                ("num_encoder_inputs", ctypes.c_size_t),
-                ("attention_maps", ctypes.POINTER(ctypes.c_void_p)),
-                ("num_attention_maps", ctypes.c_size_t)]
 
 
 def message(status):

@@ -1,12 +1,38 @@
 """What the runtime tests' ctypes scripts share: libattune_runtime.so with
-the return types they use, a status check, an f32 safetensors writer and
-one run of an entry with one f32 input and one f32 output."""
+the return types they use, attune_generate_options, a status check, an f32
+safetensors writer and one run of an entry with one f32 input and one f32
+output."""
 import ctypes
 import json
 import struct
 import sys
 
 import numpy as np
+
+# attune_token_callback and attune_generate_options (runtime.h).
+CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
+                            ctypes.c_size_t, ctypes.c_int64)
+
+
+class Options(ctypes.Structure):
+    _fields_ = [("max_new_tokens", ctypes.c_int64),
+                ("eos_ids", ctypes.POINTER(ctypes.c_int64)),
+                ("num_eos", ctypes.c_size_t),
+                ("pad_id", ctypes.c_int64),
+                ("beam_width", ctypes.c_size_t),
+                ("length_penalty", ctypes.c_float),
+                ("num_return", ctypes.c_size_t),
+                ("temperature", ctypes.c_float),
+                ("top_k", ctypes.c_size_t),
+                ("seed", ctypes.c_uint64),
+                ("capacity", ctypes.c_int64),
+                ("on_token", CALLBACK),
+                ("user", ctypes.c_void_p),
+                ("forced", ctypes.c_void_p),
+                ("encoder_inputs", ctypes.c_void_p),
+                ("num_encoder_inputs", ctypes.c_size_t),
+                ("attention_maps", ctypes.POINTER(ctypes.c_void_p)),
+                ("num_attention_maps", ctypes.c_size_t)]
 
 
 def load(libdir):
@@ -26,8 +52,8 @@ def load(libdir):
     rt.attune_tensor_free.argtypes = [ctypes.c_void_p]
     for name in ["attune_device_open", "attune_model_open",
                  "attune_model_open_with_weights", "attune_model_open_on",
-                 "attune_tensor_wrap", "attune_model_run",
-                 "attune_model_generate"]:
+                 "attune_tensor_wrap", "attune_tensor_create",
+                 "attune_model_run", "attune_model_generate"]:
         getattr(rt, name).restype = ctypes.c_void_p
     return rt
 
