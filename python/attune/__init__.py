@@ -7,6 +7,8 @@ NumPy arrays (or torch tensors).
     out = model(src_numpy)            # a NumPy array (a tuple for several outputs)
     model = attune.compile("layer.onnx")
     model = attune.load("layer.so")   # an artifact attune-compile made
+    gpt = attune.load("gpt.so")       # a model with a generation step
+    tokens = gpt.generate(prompt, max_new_tokens=24, eos=93)
 
 A torch module is exported with torch.onnx.export (in eval mode, grad
 enabled) and imported by attune-compile, which binds its weights by the
@@ -52,6 +54,33 @@ class _TensorInfo(ctypes.Structure):
                 ("shape", ctypes.POINTER(ctypes.c_int64))]
 
 
+# attune_token_callback and attune_generate_options (runtime.h).
+_TokenCallback = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
+                                  ctypes.c_size_t, ctypes.c_size_t,
+                                  ctypes.c_int64)
+
+
+class _GenerateOptions(ctypes.Structure):
+    _fields_ = [("max_new_tokens", ctypes.c_int64),
+                ("eos_ids", ctypes.POINTER(ctypes.c_int64)),
+                ("num_eos", ctypes.c_size_t),
+                ("pad_id", ctypes.c_int64),
+                ("beam_width", ctypes.c_size_t),
+                ("length_penalty", ctypes.c_float),
+                ("num_return", ctypes.c_size_t),
+                ("temperature", ctypes.c_float),
+                ("top_k", ctypes.c_size_t),
+                ("seed", ctypes.c_uint64),
+                ("capacity", ctypes.c_int64),
+                ("on_token", _TokenCallback),
+                ("user", ctypes.c_void_p),
+                ("forced", ctypes.c_void_p),
+                ("encoder_inputs", ctypes.c_void_p),
+                ("num_encoder_inputs", ctypes.c_size_t),
+                ("attention_maps", ctypes.POINTER(ctypes.c_void_p)),
+                ("num_attention_maps", ctypes.c_size_t)]
+
+
 _rt = None
 
 
@@ -85,6 +114,11 @@ def _runtime():
         "attune_model_set_num_threads": (vp, [vp, ctypes.c_int]),
         "attune_model_run": (vp, [vp, sz, ctypes.POINTER(vp), sz,
                                   ctypes.POINTER(vp), sz]),
+        "attune_generate_options_init": (None, [ctypes.POINTER(
+            _GenerateOptions)]),
+        "attune_model_generate": (vp, [vp, vp, vp, ctypes.POINTER(
+            _GenerateOptions), ctypes.POINTER(vp), ctypes.POINTER(vp),
+            ctypes.POINTER(vp)]),
         "attune_tensor_wrap": (vp, [ctypes.c_int, sz,
                                     ctypes.POINTER(ctypes.c_int64), vp,
                                     ctypes.POINTER(vp)]),
@@ -114,6 +148,43 @@ def _as_numpy(x):
     if hasattr(x, "detach") and hasattr(x, "numpy"):  # a torch tensor
         x = x.detach().cpu().numpy()
     return np.ascontiguousarray(np.asarray(x))
+
+
+def _wrap(a, what, tensors):
+    """A runtime tensor over the NumPy array `a` (which must outlive it),
+    appended to `tensors`."""
+    rt = _runtime()
+    if a.dtype not in _DTYPES:
+        raise AttuneError(f"{what}: dtype {a.dtype} is not supported")
+    t = ctypes.c_void_p()
+    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
+    _check(rt.attune_tensor_wrap(_DTYPES[a.dtype], a.ndim, shape,
+                                 a.ctypes.data_as(ctypes.c_void_p),
+                                 ctypes.byref(t)))
+    tensors.append(t)
+    return t
+
+
+def _take(t):
+    """The runtime tensor `t` (a c_void_p or an address) as a NumPy array;
+    frees `t`."""
+    rt = _runtime()
+    dtype = _NUMPY[rt.attune_tensor_dtype(t)]
+    rank = rt.attune_tensor_rank(t)
+    shape = tuple(rt.attune_tensor_shape(t)[d] for d in range(rank))
+    n = rt.attune_tensor_num_elements(t)
+    buf = (ctypes.c_char * (n * dtype.itemsize)).from_address(
+        rt.attune_tensor_data(t))
+    out = np.frombuffer(bytes(buf), dtype).reshape(shape)
+    rt.attune_tensor_free(t)
+    return out
+
+
+def _token_ids(x, what):
+    a = _as_numpy(x)
+    if a.dtype.kind not in "iu":
+        raise AttuneError(f"{what}: token ids must be integers, got {a.dtype}")
+    return np.ascontiguousarray(a, dtype=np.int64)
 
 
 class Model:
@@ -190,30 +261,89 @@ class Model:
                     raise AttuneError(f"input '{info['name']}': dtype {a.dtype} "
                                       f"is not supported (expected {info['dtype']})")
                 arrays.append(a)
-                t = ctypes.c_void_p()
-                shape = (ctypes.c_int64 * a.ndim)(*a.shape)
-                _check(rt.attune_tensor_wrap(_DTYPES[a.dtype], a.ndim, shape,
-                                             a.ctypes.data_as(ctypes.c_void_p),
-                                             ctypes.byref(t)))
-                tensors.append(t)
+                _wrap(a, f"input '{info['name']}'", tensors)
             ins = (ctypes.c_void_p * len(tensors))(*[t.value for t in tensors])
             outs = (ctypes.c_void_p * len(self.outputs))()
             _check(rt.attune_model_run(self._model, self._entry, ins,
                                        len(tensors), outs, len(self.outputs)))
-            results = []
-            for o in outs:
-                dtype = _NUMPY[rt.attune_tensor_dtype(o)]
-                rank = rt.attune_tensor_rank(o)
-                shape = tuple(rt.attune_tensor_shape(o)[d] for d in range(rank))
-                n = rt.attune_tensor_num_elements(o)
-                buf = (ctypes.c_char * (n * dtype.itemsize)).from_address(
-                    rt.attune_tensor_data(o))
-                results.append(np.frombuffer(bytes(buf), dtype).reshape(shape))
-                rt.attune_tensor_free(o)
+            results = [_take(o) for o in outs]
         finally:
             for t in tensors:
                 rt.attune_tensor_free(t)
         return results[0] if len(results) == 1 else tuple(results)
+
+    def generate(self, prompt, lengths=None, *, max_new_tokens=16, eos=(),
+                 pad=0, beam=1, length_penalty=1.0, n_best=1,
+                 temperature=0.0, top_k=0, seed=0, capacity=0,
+                 encoder_inputs=(), on_token=None, return_scores=False):
+        """Decodes with the model's generation step (attune_model_generate):
+        `prompt` [B, T] token ids (sequence b is prompt[b, :lengths[b]];
+        `lengths` [B], default T each) run once, then one step per new token
+        with the key/value caches written in place, until every sequence
+        chose a token of `eos` (an id or several) or `max_new_tokens`.
+
+        Greedy by default; `temperature` > 0 samples (among the `top_k` most
+        probable if given; the same `seed`, the same tokens); `beam` > 1
+        runs beam search (GNMT's length penalty `length_penalty`) and
+        returns the `n_best` best hypotheses. An encoder-decoder takes its
+        encoder's inputs, in order, as `encoder_inputs` and usually a
+        prompt of <bos> ids [B, 1]. `on_token(sequence, step, token)` is
+        called for each token as it is chosen (not for beam search, whose
+        tokens are known at the end); a true result stops the generation.
+
+        Returns the new tokens, int64 [B, N] (each row up to and including
+        its eos, then `pad`), or [B, n_best, N] for n_best > 1; with
+        `return_scores`, also their summed log probabilities (for beam
+        search the length-penalized scores), f32 [B] or [B, n_best]."""
+        rt = _runtime()
+        o = _GenerateOptions()
+        rt.attune_generate_options_init(ctypes.byref(o))
+        eos = [eos] if isinstance(eos, (int, np.integer)) else list(eos)
+        eos_ids = (ctypes.c_int64 * max(1, len(eos)))(*eos)
+        o.max_new_tokens, o.eos_ids, o.num_eos = max_new_tokens, eos_ids, len(eos)
+        o.pad_id, o.beam_width, o.length_penalty = pad, beam, length_penalty
+        o.num_return, o.temperature, o.top_k = n_best, temperature, top_k
+        o.seed, o.capacity = seed, capacity
+        raised = []
+        if on_token is not None:
+            def call(user, sequence, step, token):
+                try:
+                    return 1 if on_token(sequence, step, token) else 0
+                except BaseException as e:  # raised after the generation
+                    raised.append(e)
+                    return 1
+            o.on_token = _TokenCallback(call)
+        arrays, tensors = [_token_ids(prompt, "prompt")], []
+        tokens, scores = ctypes.c_void_p(), ctypes.c_void_p()
+        try:
+            p = _wrap(arrays[0], "prompt", tensors)
+            l = None
+            if lengths is not None:
+                arrays.append(_token_ids(lengths, "lengths"))
+                l = _wrap(arrays[-1], "lengths", tensors)
+            encoder = []
+            for i, x in enumerate(encoder_inputs):
+                arrays.append(_as_numpy(x))
+                encoder.append(_wrap(arrays[-1], f"encoder input #{i}",
+                                     tensors))
+            ins = (ctypes.c_void_p * max(1, len(encoder)))(
+                *[t.value for t in encoder])
+            o.encoder_inputs = ctypes.cast(ins, ctypes.c_void_p)
+            o.num_encoder_inputs = len(encoder)
+            status = rt.attune_model_generate(self._model, p, l,
+                                              ctypes.byref(o),
+                                              ctypes.byref(tokens),
+                                              ctypes.byref(scores), None)
+            out = [_take(t) if t else None for t in (tokens, scores)]
+            if raised:
+                if status:
+                    rt.attune_status_free(status)
+                raise raised[0]
+            _check(status)
+        finally:
+            for t in tensors:
+                rt.attune_tensor_free(t)
+        return (out[0], out[1]) if return_scores else out[0]
 
     def close(self):
         rt = _runtime()

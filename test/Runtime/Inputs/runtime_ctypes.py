@@ -6,33 +6,16 @@ import ctypes
 import json
 import struct
 import sys
+from pathlib import Path
 
 import numpy as np
 
-# attune_token_callback and attune_generate_options (runtime.h).
-CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
-                            ctypes.c_size_t, ctypes.c_int64)
-
-
-class Options(ctypes.Structure):
-    _fields_ = [("max_new_tokens", ctypes.c_int64),
-                ("eos_ids", ctypes.POINTER(ctypes.c_int64)),
-                ("num_eos", ctypes.c_size_t),
-                ("pad_id", ctypes.c_int64),
-                ("beam_width", ctypes.c_size_t),
-                ("length_penalty", ctypes.c_float),
-                ("num_return", ctypes.c_size_t),
-                ("temperature", ctypes.c_float),
-                ("top_k", ctypes.c_size_t),
-                ("seed", ctypes.c_uint64),
-                ("capacity", ctypes.c_int64),
-                ("on_token", CALLBACK),
-                ("user", ctypes.c_void_p),
-                ("forced", ctypes.c_void_p),
-                ("encoder_inputs", ctypes.c_void_p),
-                ("num_encoder_inputs", ctypes.c_size_t),
-                ("attention_maps", ctypes.POINTER(ctypes.c_void_p)),
-                ("num_attention_maps", ctypes.c_size_t)]
+# attune_token_callback and attune_generate_options (runtime.h), as the
+# Python module mirrors them (its source tree's copy: the scripts run
+# without the build's PYTHONPATH).
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "python"))
+from attune import (_GenerateOptions as Options,  # noqa: E402
+                    _TokenCallback as CALLBACK)
 
 
 def load(libdir):
