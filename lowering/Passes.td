@@ -211,7 +211,14 @@ def AttuneFreeAfterLastUse
     passed to a successor) or a conditional `memref.dealloc` stays as it
     is, and so does a dealloc where any view of the buffer is freed too or
     has its address taken as an integer
-    (`memref.extract_aligned_pointer_as_index`).
+    (`memref.extract_aligned_pointer_as_index`). One free of a view is
+    known not to free the buffer: the deallocation pipeline's free of an
+    `scf.if` result that is either the buffer or a fresh allocation of the
+    other branch (tiled attention's operand padded to the tile, or not),
+    under the condition that selects the fresh one. Left in place, it kept
+    every layer's query heads of a dynamic-length step alive to the end
+    (GPT-2 small, prompt of 1,000 tokens: peak resident memory 723 -> 687
+    MB).
 
     Before:
     ```mlir

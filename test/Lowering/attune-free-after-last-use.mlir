@@ -87,6 +87,78 @@ func.func @yielded(%p: i1, %c: f32, %other: memref<64xf32>, %out: memref<64xf32>
 
 // -----
 
+// Padded or not (tiled attention's operand when its length may not be a
+// multiple of the tile): an scf.if yields the buffer itself or a fresh
+// padded copy, and the deallocation pipeline frees the if's result under
+// the negated condition (its ownership), so only ever the copy. That
+// dealloc is a use of the buffer, not another free of it: the buffer's own
+// dealloc still follows its last use. Under any other condition (here the
+// same one, which would free the buffer itself) it stays.
+// CHECK-LABEL: func @padded_copy_freed
+// CHECK:       %[[A:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK:       %[[R:.*]] = scf.if
+// CHECK:       linalg.copy ins(%[[R]] : memref<?xf32>)
+// CHECK:       scf.if %{{.*}} {
+// CHECK-NEXT:    memref.dealloc
+// CHECK-NEXT:  }
+// CHECK-NEXT:  memref.dealloc %[[A]] : memref<?xf32>
+// CHECK-NEXT:  %[[B:.*]] = memref.alloc() : memref<64xf32>
+func.func @padded_copy_freed(%n: index, %c: f32, %out: memref<?xf32>) {
+  %c64 = arith.constant 64 : index
+  %a = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%c : f32) outs(%a : memref<?xf32>)
+  %aligned = arith.cmpi eq, %n, %c64 : index
+  %r = scf.if %aligned -> memref<?xf32> {
+    scf.yield %a : memref<?xf32>
+  } else {
+    %p = memref.alloc(%c64) : memref<?xf32>
+    memref.copy %a, %p : memref<?xf32> to memref<?xf32>
+    scf.yield %p : memref<?xf32>
+  }
+  linalg.copy ins(%r : memref<?xf32>) outs(%out : memref<?xf32>)
+  %owned = arith.cmpi ne, %n, %c64 : index
+  %base, %offset, %size, %stride = memref.extract_strided_metadata %r : memref<?xf32> -> memref<f32>, index, index, index
+  scf.if %owned {
+    memref.dealloc %base : memref<f32>
+  }
+  %b = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%c : f32) outs(%b : memref<64xf32>)
+  memref.dealloc %b : memref<64xf32>
+  memref.dealloc %a : memref<?xf32>
+  return
+}
+
+// CHECK-LABEL: func @maybe_freed_itself
+// CHECK:       %[[A:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK:       memref.dealloc %{{.*}} : memref<64xf32>
+// CHECK-NEXT:  memref.dealloc %[[A]] : memref<?xf32>
+// CHECK-NEXT:  return
+func.func @maybe_freed_itself(%n: index, %c: f32, %out: memref<?xf32>) {
+  %c64 = arith.constant 64 : index
+  %a = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%c : f32) outs(%a : memref<?xf32>)
+  %aligned = arith.cmpi eq, %n, %c64 : index
+  %r = scf.if %aligned -> memref<?xf32> {
+    scf.yield %a : memref<?xf32>
+  } else {
+    %p = memref.alloc(%c64) : memref<?xf32>
+    memref.copy %a, %p : memref<?xf32> to memref<?xf32>
+    scf.yield %p : memref<?xf32>
+  }
+  linalg.copy ins(%r : memref<?xf32>) outs(%out : memref<?xf32>)
+  %base, %offset, %size, %stride = memref.extract_strided_metadata %r : memref<?xf32> -> memref<f32>, index, index, index
+  scf.if %aligned {
+    memref.dealloc %base : memref<f32>
+  }
+  %b = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%c : f32) outs(%b : memref<64xf32>)
+  memref.dealloc %b : memref<64xf32>
+  memref.dealloc %a : memref<?xf32>
+  return
+}
+
+// -----
+
 // A loop that carries the buffer: its result is a view, used after the loop.
 // CHECK-LABEL: func @iter_arg
 // CHECK:       %[[A:.*]] = memref.alloc() : memref<64xf32>
