@@ -530,15 +530,21 @@ int generate(attune::Model &model,
   double total = std::chrono::duration<double, std::milli>(end - start).count();
   std::printf("generated %zu token(s) in %.2f ms: %.1f tokens/s", produced,
               total, produced / (total / 1000.0));
-  const auto &times = stream.stepTimes;
-  if (times.size() >= 2)
+  // The first token's time (the prefill) and the mean time per step after
+  // it, in ms, of a generation that began at `begin`.
+  auto ms = [](Clock::duration d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+  };
+  auto prefillMs = [&](Clock::time_point begin) {
+    return ms(stream.stepTimes[0] - begin);
+  };
+  auto stepMs = [&] {
+    const auto &at = stream.stepTimes;
+    return ms(at.back() - at[0]) / static_cast<double>(at.size() - 1);
+  };
+  if (stream.stepTimes.size() >= 2)
     std::printf("; first token %.2f ms (prefill), then %.3f ms per step",
-                std::chrono::duration<double, std::milli>(times[0] - start)
-                    .count(),
-                std::chrono::duration<double, std::milli>(times.back() -
-                                                          times[0])
-                        .count() /
-                    static_cast<double>(times.size() - 1));
+                prefillMs(start), stepMs());
   std::printf("\n");
   if (benchRuns > 0) {
     // The same generation again: the first ran on a fresh process (its
@@ -552,16 +558,11 @@ int generate(attune::Model &model,
       if (attune::Status s = model.generate(prompt, lengths, g.options, again);
           !s)
         return fail(s.message());
-      const auto &at = stream.stepTimes;
-      if (at.empty())
+      if (stream.stepTimes.empty())
         continue;
-      prefills.push_back(
-          std::chrono::duration<double, std::milli>(at[0] - begin).count());
-      if (at.size() >= 2)
-        steps.push_back(
-            std::chrono::duration<double, std::milli>(at.back() - at[0])
-                .count() /
-            static_cast<double>(at.size() - 1));
+      prefills.push_back(prefillMs(begin));
+      if (stream.stepTimes.size() >= 2)
+        steps.push_back(stepMs());
     }
     std::sort(prefills.begin(), prefills.end());
     std::sort(steps.begin(), steps.end());
