@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from runtime_ctypes import CALLBACK, Options, check as check_status, load
+from runtime_ctypes import CALLBACK, Options, check as check_status, load, wrap
 
 libdir, model_path, golden = sys.argv[1:4]
 rt = load(libdir)
@@ -34,25 +34,9 @@ def faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
-def wrap(array):
-    t = ctypes.c_void_p()
-    shape = (ctypes.c_int64 * array.ndim)(*array.shape)
-    check(rt.attune_tensor_wrap(4, array.ndim, shape,
-                                array.ctypes.data_as(ctypes.c_void_p),
-                                ctypes.byref(t)))
-    return t
-
-
 model = ctypes.c_void_p()
 check(rt.attune_model_open(model_path.encode(), ctypes.byref(model)))
 
-
-class Info(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int),
-                ("rank", ctypes.c_size_t), ("shape", ctypes.POINTER(ctypes.c_int64))]
-
-
-rt.attune_model_input.restype = Info
 info = rt.attune_model_input(model, 0, 3)  # the first cache, [?, H, C, D]
 cache_shape = [1] + [info.shape[d] for d in range(1, info.rank)]
 caches = rt.attune_model_num_inputs(model, 0) - 3
@@ -67,7 +51,7 @@ def generate():
     o = Options(max_new_tokens=expected.shape[1], pad_id=0,
                 on_token=CALLBACK(0), length_penalty=1.0)
     tokens = ctypes.c_void_p()
-    p, l = wrap(prompt), wrap(lengths)
+    p, l = wrap(rt, prompt), wrap(rt, lengths)
     check(rt.attune_model_generate(model, p, l, ctypes.byref(o),
                                    ctypes.byref(tokens), None, None))
     rt.attune_tensor_free(p)

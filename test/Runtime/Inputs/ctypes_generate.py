@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from runtime_ctypes import CALLBACK, Options, load
+from runtime_ctypes import CALLBACK, Options, load, wrap
 
 libdir, model_path, golden = sys.argv[1:4]
 device_spec = sys.argv[4] if len(sys.argv) > 4 else None
@@ -33,18 +33,6 @@ def message(status):
 def check(status):
     if status:
         sys.exit("error: " + message(status))
-
-
-DTYPES = {np.dtype("float32"): 0, np.dtype("int64"): 4}
-
-
-def wrap(array):
-    t = ctypes.c_void_p()
-    shape = (ctypes.c_int64 * array.ndim)(*array.shape)
-    check(rt.attune_tensor_wrap(DTYPES[array.dtype], array.ndim, shape,
-                                array.ctypes.data_as(ctypes.c_void_p),
-                                ctypes.byref(t)))
-    return t
 
 
 def to_numpy(t, dtype):
@@ -82,7 +70,7 @@ def generate(**kw):
     for k, v in kw.items():
         setattr(o, k, v)
     tokens = ctypes.c_void_p()
-    p, l = wrap(prompt), wrap(lengths)
+    p, l = wrap(rt, prompt), wrap(rt, lengths)
     status = rt.attune_model_generate(model, p, l, ctypes.byref(o),
                                       ctypes.byref(tokens), None, None)
     rt.attune_tensor_free(p)
@@ -104,7 +92,7 @@ def step(tokens, position):
     # The arrays must outlive the run: the tensors wrap their memory.
     arrays = [np.array(tokens, np.int64), np.array([position], np.int64),
               np.array([len(tokens[0])], np.int64)] + caches
-    ins = [wrap(a) for a in arrays]
+    ins = [wrap(rt, a) for a in arrays]
     arr = (ctypes.c_void_p * len(ins))(*ins)
     out = (ctypes.c_void_p * 1)()
     status = rt.attune_model_run(model, 0, arr, len(ins), out, 1)

@@ -1,7 +1,7 @@
 """What the runtime tests' ctypes scripts share: libattune_runtime.so with
-the return types they use, attune_generate_options, a status check, an f32
-safetensors writer and one run of an entry with one f32 input and one f32
-output."""
+the return types they use, attune_generate_options, a status check, a
+tensor over a NumPy array, an f32 safetensors writer and one run of an
+entry with one f32 input and one f32 output."""
 import ctypes
 import json
 import struct
@@ -10,11 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
-# attune_token_callback and attune_generate_options (runtime.h), as the
-# Python module mirrors them (its source tree's copy: the scripts run
-# without the build's PYTHONPATH).
+# attune_token_callback, attune_generate_options, attune_tensor_info and
+# the dtype codes (runtime.h), as the Python module mirrors them (its source
+# tree's copy: the scripts run without the build's PYTHONPATH).
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "python"))
-from attune import (_GenerateOptions as Options,  # noqa: E402
+from attune import (_DTYPES as DTYPES,  # noqa: E402
+                    _GenerateOptions as Options, _TensorInfo as TensorInfo,
                     _TokenCallback as CALLBACK)
 
 
@@ -33,6 +34,7 @@ def load(libdir):
     rt.attune_tensor_rank.argtypes = [ctypes.c_void_p]
     rt.attune_tensor_num_elements.restype = ctypes.c_size_t
     rt.attune_tensor_free.argtypes = [ctypes.c_void_p]
+    rt.attune_model_input.restype = TensorInfo
     for name in ["attune_device_open", "attune_model_open",
                  "attune_model_open_with_weights", "attune_model_open_on",
                  "attune_tensor_wrap", "attune_tensor_create",
@@ -61,13 +63,20 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
+def wrap(rt, array):
+    """A runtime tensor over `array` (which must outlive it)."""
+    t = ctypes.c_void_p()
+    shape = (ctypes.c_int64 * array.ndim)(*array.shape)
+    check(rt, rt.attune_tensor_wrap(DTYPES[array.dtype], array.ndim, shape,
+                                    array.ctypes.data_as(ctypes.c_void_p),
+                                    ctypes.byref(t)))
+    return t
+
+
 def run_one(rt, model, x):
     """Entry 0 of `model` on the f32 array `x`: its one output, copied."""
-    shape = (ctypes.c_int64 * x.ndim)(*x.shape)
-    t = ctypes.c_void_p()
-    check(rt, rt.attune_tensor_wrap(0, x.ndim, shape,
-                                    x.ctypes.data_as(ctypes.c_void_p),
-                                    ctypes.byref(t)))
+    x = np.ascontiguousarray(x, dtype=np.float32)  # outlives the tensor
+    t = wrap(rt, x)
     inputs = (ctypes.c_void_p * 1)(t)
     outputs = (ctypes.c_void_p * 1)()
     check(rt, rt.attune_model_run(model, ctypes.c_size_t(0), inputs,

@@ -13,18 +13,10 @@ import sys
 
 import numpy as np
 
-from runtime_ctypes import check as check_status, load
+from runtime_ctypes import check as check_status, load, wrap
 
 libdir, model_path, first, last = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 rt = load(libdir)
-
-
-class Info(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int),
-                ("rank", ctypes.c_size_t), ("shape", ctypes.POINTER(ctypes.c_int64))]
-
-
-rt.attune_model_input.restype = Info
 
 
 def check(status):
@@ -40,19 +32,10 @@ for i in range(3, rt.attune_model_num_inputs(model, 0)):
     caches.append(np.zeros([1] + shape[1:], np.float32))
 
 
-def wrap(a):
-    t = ctypes.c_void_p()
-    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
-    check(rt.attune_tensor_wrap({np.dtype("float32"): 0, np.dtype("int64"): 4}[a.dtype],
-                                a.ndim, shape, a.ctypes.data_as(ctypes.c_void_p),
-                                ctypes.byref(t)))
-    return t
-
-
 def step(tokens, position):
     arrays = [np.array([tokens], np.int64), np.array([position], np.int64),
               np.array([len(tokens)], np.int64)] + caches
-    ins = [wrap(a) for a in arrays]
+    ins = [wrap(rt, a) for a in arrays]
     out = (ctypes.c_void_p * 1)()
     check(rt.attune_model_run(model, 0, (ctypes.c_void_p * len(ins))(*ins),
                               len(ins), out, 1))
