@@ -80,26 +80,22 @@ constexpr size_t kSparseClearSize = 256 << 10;
 /// last user touched, not page faults over all of it. Where the kernel
 /// refuses either call, the bytes are written.
 void clearBlock(void *p, size_t size) {
-  long pageSize = sysconf(_SC_PAGESIZE);
   auto *bytes = static_cast<char *>(p);
-  if (size < kSparseClearSize || pageSize <= 0) {
+  char *begin, *end;
+  if (size < kSparseClearSize || !wholePages(p, size, &begin, &end)) {
     std::memset(p, 0, size);
     return;
   }
-  uintptr_t page = static_cast<uintptr_t>(pageSize);
-  uintptr_t at = reinterpret_cast<uintptr_t>(p);
-  uintptr_t begin = (at + page - 1) / page * page;
-  uintptr_t end = (at + size) / page * page;
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   // The partial pages at both ends, which the block shares with others.
-  std::memset(bytes, 0, begin - at);
-  std::memset(reinterpret_cast<char *>(end), 0, at + size - end);
+  std::memset(bytes, 0, begin - bytes);
+  std::memset(end, 0, bytes + size - end);
   // Whole pages, in windows of `kWindow` pages: runs of held pages are
   // written, runs of others dropped.
   constexpr size_t kWindow = 4096;
   unsigned char held[kWindow];
-  for (uintptr_t window = begin; window < end; window += kWindow * page) {
-    size_t pages = std::min<uintptr_t>(kWindow, (end - window) / page);
-    auto *first = reinterpret_cast<char *>(window);
+  for (char *first = begin; first < end; first += kWindow * page) {
+    size_t pages = std::min<size_t>(kWindow, (end - first) / page);
     if (mincore(first, pages * page, held) != 0) {
       std::memset(first, 0, pages * page);
       continue;
@@ -165,6 +161,21 @@ void *attune::runtime::bufferAlloc(size_t size) {
 
 void *attune::runtime::bufferAllocZeroed(size_t size) {
   return allocateBlock(size, /*zeroed=*/true);
+}
+
+bool attune::runtime::wholePages(const void *p, size_t bytes, char **begin,
+                                 char **end) {
+  long page = sysconf(_SC_PAGESIZE);
+  if (page <= 0)
+    return false;
+  uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  uintptr_t first = (at + page - 1) / page * page;
+  uintptr_t last = (at + bytes) / page * page;
+  if (last <= first)
+    return false;
+  *begin = reinterpret_cast<char *>(first);
+  *end = reinterpret_cast<char *>(last);
+  return true;
 }
 
 void attune::runtime::bufferFree(void *p) {

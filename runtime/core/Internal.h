@@ -99,6 +99,9 @@ void *bufferAllocZeroed(size_t size);
 void bufferFree(void *p);
 /// Frees the buffers kept for reuse.
 void releaseBuffers();
+/// The whole pages of the system's page size inside [p, p + bytes):
+/// [*begin, *end); false (and nothing set) where there is none.
+bool wholePages(const void *p, size_t bytes, char **begin, char **end);
 
 //===----------------------------------------------------------------------===//
 // The run guard (RunGuard.cpp)

@@ -14,7 +14,6 @@
 
 #include <dlfcn.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <map>
@@ -56,14 +55,9 @@ std::optional<float> beyondF16(const SafetensorsTensor &t) {
 /// load writes it anew), or a read-only mapping of the weights file (read
 /// again from the file if touched).
 void releasePages(const void *data, size_t bytes) {
-  long page = sysconf(_SC_PAGESIZE);
-  if (page <= 0)
-    return;
-  uintptr_t at = reinterpret_cast<uintptr_t>(data);
-  uintptr_t begin = (at + page - 1) / page * page;
-  uintptr_t end = (at + bytes) / page * page;
-  if (end > begin)
-    madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+  char *begin, *end;
+  if (wholePages(data, bytes, &begin, &end))
+    madvise(begin, end - begin, MADV_DONTNEED);
 }
 
 /// The weight preparation being called (under registryMutex), and the
