@@ -4,14 +4,16 @@
 
   /usr/bin/python3 bench/gemm_sweep.py [--build build] [--threads 1]
       [--k 65,257,768,1023,3072] [--n 1,17,63,129,768,1000,2047,4099]
-      [--m 1,2,3,...] [--compile-arg=--gemm-weights=bf16] [--min-ratio 0.9]
+      [--m 1,2,3,...] [--static] [--compile-arg=--gemm-weights=bf16]
+      [--min-ratio 0.9]
 
 bench/run.py times the issue's rows (three layer shapes, three vocabulary
 widths, five M); this times the shapes around and between them: K and N
 odd, prime, just under and just over the register and cache tiles, M from
 1 to a few hundred, each a `y = x W^T + b` model (bench/models'
 linear_KxN with other K and N) compiled once per (K, N) with the M
-dynamic, timed by attune-bench in one process with OpenBLAS's sgemm of the
+dynamic (with --static: once per (M, K, N), M a compile-time constant, as
+a decoding step or an ONNX graph of fixed shape has it), timed by attune-bench in one process with OpenBLAS's sgemm of the
 same M, K, N, randomly interleaved (each the fastest single run).
 
 Prints, per (K, N), Attune's and OpenBLAS's GFLOP/s and their ratio per M,
@@ -39,12 +41,12 @@ DEFAULT_N = "1,17,63,129,768,1000,2047,4099"
 DEFAULT_M = "1,2,3,4,5,7,8,9,15,16,17,31,33,64,100,128,255,512"
 
 MODEL = """\
-// A bench/gemm_sweep.py shape: nn.Linear({k}, {n}), M dynamic.
-func.func @forward(%x: tensor<1x?x{k}xf32> {{attune.name = "x"}}) -> tensor<1x?x{n}xf32> {{
+// A bench/gemm_sweep.py shape: nn.Linear({k}, {n}), M {m_text}.
+func.func @forward(%x: tensor<1x{m}x{k}xf32> {{attune.name = "x"}}) -> tensor<1x{m}x{n}xf32> {{
   %w = attune.weight "weight" : tensor<{n}x{k}xf32>
   %b = attune.weight "bias" : tensor<{n}xf32>
-  %y = attune.linear %x, %w, %b : (tensor<1x?x{k}xf32>, tensor<{n}x{k}xf32>, tensor<{n}xf32>) -> tensor<1x?x{n}xf32>
-  return %y : tensor<1x?x{n}xf32>
+  %y = attune.linear %x, %w, %b : (tensor<1x{m}x{k}xf32>, tensor<{n}x{k}xf32>, tensor<{n}xf32>) -> tensor<1x{m}x{n}xf32>
+  return %y : tensor<1x{m}x{n}xf32>
 }}
 """
 
@@ -77,6 +79,8 @@ def main():
     p.add_argument("--k", default=DEFAULT_K, help="input widths")
     p.add_argument("--n", default=DEFAULT_N, help="output widths")
     p.add_argument("--m", default=DEFAULT_M, help="rows (the dynamic dimension)")
+    p.add_argument("--static", action="store_true",
+                   help="compile each M as a static shape (one library per M)")
     p.add_argument("--compile-arg", action="append", default=[],
                    help="an extra attune-compile flag, e.g. --compile-arg=--gemm-weights=bf16")
     p.add_argument("--min-ratio", type=float, default=0.9,
@@ -96,6 +100,7 @@ def main():
     env = dict(os.environ, OPENBLAS_CORETYPE=openblas_core())
     print(f"CPU: {cpu_model()}")
     print(f"OpenBLAS kernels: {env['OPENBLAS_CORETYPE']}; {args.threads} thread(s)"
+          + ("; M static" if args.static else "; M dynamic")
           + (f"; attune-compile {' '.join(args.compile_arg)}" if args.compile_arg else ""))
     rng = np.random.default_rng(0)
     inputs = {}
@@ -108,19 +113,26 @@ def main():
             inputs[m, k] = x
         for n in ns:
             stem = f"linear_{k}x{n}"
-            model, weights = work / f"{stem}.mlir", work / f"{stem}.safetensors"
-            lib = work / f"{stem}.so"
-            model.write_text(MODEL.format(k=k, n=n))
+            weights = work / f"{stem}.safetensors"
             save_safetensors({"weight": rng.standard_normal((n, k), dtype=np.float32) / k**0.5,
                               "bias": rng.standard_normal(n, dtype=np.float32)}, weights)
-            subprocess.run([str(bin_dir / "attune-compile"), str(model), "--weights", str(weights),
-                            "-o", str(lib), *(["--parallel"] if args.threads > 1 else []),
-                            *args.compile_arg], check=True)
+            libs = {}
+            for m in (ms if args.static else [None]):
+                name = stem if m is None else f"{stem}_m{m}"
+                model, lib = work / f"{name}.mlir", work / f"{name}.so"
+                model.write_text(MODEL.format(k=k, n=n, m="?" if m is None else m,
+                                              m_text="dynamic" if m is None else "static"))
+                subprocess.run([str(bin_dir / "attune-compile"), str(model), "--weights",
+                                str(weights), "-o", str(lib),
+                                *(["--parallel"] if args.threads > 1 else []),
+                                *args.compile_arg], check=True)
+                libs[m] = lib
             cmd = [str(bin_dir / "attune-bench"), "--threads", str(args.threads),
                    "--benchmark_format=json", f"--benchmark_min_time={args.min_time}",
                    f"--benchmark_repetitions={args.repetitions}",
                    "--benchmark_enable_random_interleaving=true"]
             for m in ms:
+                lib = libs[m if args.static else None]
                 cmd += ["--model", f"m{m}={lib}:{inputs[m, k]}", "--sgemm", f"m{m}={m},{k},{n}"]
             out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
             best = {}

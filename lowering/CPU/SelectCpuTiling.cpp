@@ -7,7 +7,9 @@
 // separate from applying. The rule (docs/design.md, "GEMM tiling"):
 //
 // - Register tile `rows` x `panel` (panel = v in {1, 2, 4} vectors of L
-//   lanes, and 3 for linear layers on 16 registers; rows in {1, 2, 4, 8}):
+//   lanes, and 3 for linear layers on 16 registers; rows in {2, 4, 8},
+//   and 1 for tiled attention's exact tiles: a linear layer's last rows
+//   run one at a time anyway):
 //   every candidate whose accumulators, v
 //   weight vectors and one broadcast fit the registers is costed per
 //   output element as
@@ -96,6 +98,12 @@ SmallVector<RegisterTile> registerTiles(const CpuTarget &t, int64_t m,
       tile.vectors = v;
       tile.panel = v * t.lanes();
       if (exact && (ShapedType::isDynamic(m) || m % r || n % tile.panel))
+        continue;
+      // A linear layer's rows that do not fill a register tile run in
+      // tiles of half as many rows, down to 2, then one row at a time
+      // (attune-tile-gemm's row kernel): a tile of one row is that kernel,
+      // and a static M of one row has no remainder to peel from it.
+      if (!exact && r == 1)
         continue;
       double fma = double(r * v) / t.fmaPerCycle;
       double loads = double(r + v) / t.loadsPerCycle;
@@ -423,13 +431,32 @@ static void splitLastColumns(linalg::GenericOp gemm, const CpuTarget &t,
     whole->erase();
 }
 
+/// Whether `op` still has the form the lowering gave a linear layer's
+/// GEMM: C[b, m, n] += A[b, m, k] W[k, n], A and W its two inputs.
+/// Folding can change a marked one: a step of an unrolled recurrence whose
+/// state is a zero constant reads only W once the zeros are folded in.
+static bool isGemm(linalg::GenericOp op) {
+  return op && op.getNumDpsInputs() == 2 && op.getNumDpsInits() == 1 &&
+         op.getNumLoops() == 4 && op.getNumReductionLoops() == 1 &&
+         cast<ShapedType>(op.getDpsInputs()[1].getType()).getRank() == 2;
+}
+
 /// The linear layer's GEMM `op` stands for: itself (attune.gemm), or its
-/// epilogue's producer; null for other ops.
+/// epilogue's producer; null for other ops, and for those marks whose op
+/// is no longer a GEMM (the marks are dropped: the op is left to the
+/// vectorizer, as it is).
 static linalg::GenericOp gemmOf(linalg::GenericOp op) {
+  linalg::GenericOp gemm;
   if (op->hasAttr(kGemmAttr))
-    return op;
-  if (op->hasAttr(kEpilogueAttr))
-    return op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+    gemm = op;
+  else if (op->hasAttr(kEpilogueAttr))
+    gemm = op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+  else
+    return {};
+  if (isGemm(gemm))
+    return gemm;
+  op->removeAttr(kGemmAttr);
+  op->removeAttr(kEpilogueAttr);
   return {};
 }
 

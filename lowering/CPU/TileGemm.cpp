@@ -80,7 +80,7 @@ public:
             "          : (!transform.any_op) -> !transform.any_op\n";
     text += epilogueTiles(t);
     text += tile("%t1", "%lk", "%t1full", gemmSizes({0, 0, 0, 0, kTile(t)}));
-    text += registerTiles(t, parallel ? "%forall" : "%le#0");
+    text += registerTiles(t);
     // The epilogue: W columns of one row at a time.
     text += tile("%er", "%erl:3", "%te", {1, 1, 1, 0});
     text += "      transform.structured.vectorize %er : !transform.any_op\n"
@@ -89,13 +89,13 @@ public:
     text += "    transform.foreach " + mm + " : !transform.any_op {\n"
             "    ^bb0(%gemm: !transform.any_op):\n";
     text += cacheTiles(t);
-    text += registerTiles(t, "%l1#0");
+    text += registerTiles(t);
     text += "    }\n";
     text += match(cg, kGemmCacheTileAttr, t);
     text += "    transform.foreach " + cg + " : !transform.any_op {\n"
             "    ^bb0(%t1full: !transform.any_op):\n";
     text += tile("%t1", "%lk", "%t1full", gemmSizes({0, 0, 0, 0, kTile(t)}));
-    text += registerTiles(t, "%lk");
+    text += registerTiles(t);
     text += "    }\n";
   }
 
@@ -144,7 +144,7 @@ public:
       text += rowByRow("%tf", "fill") + rowByRow("%ts", "sum");
       if (rest && parallel)
         text += rowByRow("%tr", "rest");
-      text += registerTiles(t, loop, /*dot=*/true) + "    }\n";
+      text += registerTiles(t, /*dot=*/true) + "    }\n";
     }
   }
 
@@ -372,13 +372,11 @@ private:
            fuse("%i1", "%iloop", "%i0", "%le");
   }
 
-  /// The register tiles of the cache tile %t1 inside the loop nest `outer`.
-  /// With `dot`, the tiles of a dot-product GEMM (loops (b, m, n, ko, l),
-  /// kDotGemmAttr): `rows` rows x all of N x the lanes per ko step, its k
-  /// loops unmarked (nothing to prefetch: A's and W's rows are read
-  /// contiguously).
-  std::string registerTiles(GemmTilingAttr t, StringRef outer,
-                            bool dot = false) const {
+  /// The register tiles of the cache tile %t1. With `dot`, the tiles of a
+  /// dot-product GEMM (loops (b, m, n, ko, l), kDotGemmAttr): `rows` rows x all
+  /// of N x the lanes per ko step, its k loops unmarked (nothing to prefetch:
+  /// A's and W's rows are read contiguously).
+  std::string registerTiles(GemmTilingAttr t, bool dot = false) const {
     // The sizes of one k step, and of one row's k steps.
     SmallVector<int64_t> kStep =
         dot ? SmallVector<int64_t>{0, 0, 0, 1, 0} : gemmSizes({0, 0, 0, 0, 1});
@@ -435,7 +433,14 @@ private:
            halves.back() + " \"" + kFullRowTilesAttr.str() +
            "\" : !transform.any_op\n";
     }
-    s += canonicalize(outer);
+    // The peeled loops' bodies, not the loops: over a static M a loop of
+    // one iteration or none would be folded away and its handle lost (M = 1
+    // on 2-row tiles: the main loop never runs; M = 2 on 2-row dot-product
+    // tiles: it runs once, the rest never).
+    s += canonicalize("%main");
+    for (const std::string &main : halves)
+      s += canonicalize(main);
+    s += canonicalize(rest);
     // One register tile per k step.
     s += "      %full = transform.structured.match ops{[\"linalg.generic\"]} "
          "in %main\n"

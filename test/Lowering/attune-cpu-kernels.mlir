@@ -144,12 +144,14 @@ func.func @linear_k_tiles(%x: tensor<?x384xf32>, %w: tensor<512x384xf32>, %b: te
   return %y : tensor<?x512xf32>
 }
 
-// Negative case: one decoding step (a single static row) keeps the plain
-// contraction.
+// One decoding step (a single static row) gets the row kernel: its k loop
+// carries the row's 64 accumulators as one vector. It used to keep the
+// plain contraction, which LLVM vectorized with gathers (70x slower).
 // CHECK-LABEL: func @one_row
-// CHECK-NOT: vector.
-// CHECK: linalg.generic
-// CHECK-NOT: vector.
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for {{.*}} -> (vector<1x1x1x64xf32>)
+// CHECK: vector.fma {{.*}} : vector<64xf32>
+// CHECK: attune.row_k_loop
 func.func @one_row(%x: tensor<1x128xf32>, %w: tensor<64x128xf32>) -> tensor<1x64xf32> {
   %y = attune.linear %x, %w : (tensor<1x128xf32>, tensor<64x128xf32>) -> tensor<1x64xf32>
   return %y : tensor<1x64xf32>
