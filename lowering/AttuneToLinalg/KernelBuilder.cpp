@@ -189,12 +189,38 @@ Value KernelBuilder::linear(Value x, Value w, Value bias,
   return act ? applyActivation(*this, y, *act) : y;
 }
 
+/// Rows per batch below which a linear's batches are one GEMM's rows: fewer
+/// than a register tile's few rows twice over.
+static constexpr int64_t kFewStaticRows = 16;
+
 Value KernelBuilder::gemmLinear(Value x, Value w, Value bias,
                                 std::optional<Activation> act) {
   MLIRContext *ctx = b.getContext();
   auto xType = cast<RankedTensorType>(x.getType());
   Type elem = xType.getElementType();
   int64_t outFeatures = cast<RankedTensorType>(w.getType()).getDimSize(0);
+  // [B, M, K] with a few static rows M per batch and B not 1 (PyTorch's
+  // exporter projects a batch-first memory as [L, 1, E]; a batch of
+  // decoding steps is [B, 1, E]): one GEMM of B M rows, [B M, K]. Per
+  // batch, each GEMM was one row kernel reading all of W (an imported
+  // decoder step's 512 x 1 x 768 -> 1536: most of its 30 ms). At most one
+  // of B and M is dynamic, so the rows are one dynamic dim at most.
+  int64_t batch = xType.getRank() == 3 ? xType.getDimSize(0) : 1;
+  int64_t perBatch = xType.getRank() == 3 ? xType.getDimSize(1) : 0;
+  if (batch != 1 && !ShapedType::isDynamic(perBatch) &&
+      perBatch < kFewStaticRows) {
+    Value rows = tensor::CollapseShapeOp::create(
+        b, loc, x, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    Value y = gemmLinear(rows, w, bias, act);
+    SmallVector<OpFoldResult> outSizes = sizes(x);
+    outSizes.back() = b.getIndexAttr(outFeatures);
+    return tensor::ExpandShapeOp::create(
+        b, loc,
+        RankedTensorType::get(
+            {batch, perBatch, outFeatures},
+            cast<RankedTensorType>(y.getType()).getElementType()),
+        y, ArrayRef<ReassociationIndices>{{0, 1}, {2}}, outSizes);
+  }
   bool flat = xType.getRank() == 2;
   // [M, K] -> [1, M, K]: one dynamic dim per reassociation group (MLIR 22's
   // strided-metadata expansion crashes on two).

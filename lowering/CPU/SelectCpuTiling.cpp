@@ -187,6 +187,21 @@ int64_t narrowCacheRowsFor(int64_t rows, int64_t k, int64_t paddedN) {
                            llvm::alignTo(std::max<int64_t>(32, least), rows));
 }
 
+/// `cacheRows`, or the next count of whole register tiles (`rows`) that
+/// does not divide a static M. attune-tile-gemm peels the register tiles'
+/// loop in each cache tile, and transform.loop.peel fails on a loop whose
+/// static trip count divides evenly: cache tiles that divide a static M
+/// (128 rows of 128 or 512) are static, those that do not, or that are
+/// larger than M, have an affine.min extent and peel (a static linear of
+/// 128 rows failed to compile).
+static int64_t notDividing(int64_t cacheRows, int64_t rows, int64_t m) {
+  if (ShapedType::isDynamic(m))
+    return cacheRows;
+  while (m % cacheRows == 0)
+    cacheRows += rows;
+  return cacheRows;
+}
+
 /// The tiling of a linear layer's GEMM, M x K -> N. `readAsHeads(W)`: its
 /// output is all read as attention heads of W columns; a register tile
 /// whose panel is that width is taken where there is one, so that the GEMM
@@ -216,9 +231,11 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
     // start (Zen 4 VM), so a small K must not split a few rows between
     // threads (65 -> 1 at M = 64: two 32-row tiles of 2 k FMAs each took
     // 3.1 us on 2 threads, 0.5 on 1).
-    int64_t cacheRows = std::max<int64_t>(
-        4 * rows,
-        llvm::alignTo(llvm::divideCeil(kMinDotTileFmas, k * n), rows));
+    int64_t cacheRows = notDividing(
+        std::max<int64_t>(
+            4 * rows,
+            llvm::alignTo(llvm::divideCeil(kMinDotTileFmas, k * n), rows)),
+        rows, m);
     if (why) {
       *why = "GEMM " + dimText(m) + " x " + std::to_string(k) + " -> " +
              std::to_string(n) + " on " + t.describe() +
@@ -259,8 +276,10 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
   int64_t forall = std::max<int64_t>(1, kForallColumns / tile.panel);
   int64_t paddedN = llvm::alignTo(n, tile.panel);
   bool narrow = paddedN <= forall * tile.panel;
-  int64_t cacheRows = narrow ? narrowCacheRowsFor(tile.rows, k, paddedN)
-                             : cacheRowsFor(tile.rows);
+  int64_t cacheRows =
+      notDividing(narrow ? narrowCacheRowsFor(tile.rows, k, paddedN)
+                         : cacheRowsFor(tile.rows),
+                  tile.rows, m);
   if (why) {
     *why = "GEMM " + dimText(m) + " x " + dimText(k) + " -> " +
            std::to_string(n) + " on " + t.describe() + ": register tile " +
