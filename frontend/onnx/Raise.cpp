@@ -618,36 +618,59 @@ const Node *unsqueeze0(Importer &I, StringRef name) {
   return axis == SymDim::constant(0) ? unsq : nullptr;
 }
 
-/// M = Unsqueeze(Trilu(ConstantOfShape(-inf), k = 1, upper), 0) (causal) or
-/// Unsqueeze(A, 0) with A a float mask: records it in `mask`.
+/// True if `t` is a float tensor whose every element is -inf.
+static bool allMinusInf(const HostTensor &t) {
+  if (!t.isFloat() || t.numElements() == 0)
+    return false;
+  for (int64_t i = 0, e = t.numElements(); i < e; ++i)
+    if (!(std::isinf(t.asDouble(i)) && t.asDouble(i) < 0))
+      return false;
+  return true;
+}
+
+/// M = Unsqueeze(Trilu(F, k = 1, upper), 0) with F all -inf: a
+/// ConstantOfShape(-inf) (a dynamic export) or that matrix folded into a
+/// constant (a static export: torch folds the shape) is `causal`; any other
+/// Unsqueeze(A, 0), A a float mask (another Trilu included), is the bias A.
+/// Records it in `mask`.
 bool attnMask(Importer &I, StringRef m, MaskTerm &mask) {
   const Node *unsq = unsqueeze0(I, m);
   if (!unsq)
     return false;
   mask.nodes.push_back(unsq);
   std::string inner = unsq->input(0);
-  const Node *trilu = prod(I, inner, "Trilu");
-  if (!trilu) {
+  auto asBias = [&] {
     mask.bias = inner;
     return true;
-  }
-  const Node *fill = prod(I, trilu->input(0), "ConstantOfShape");
+  };
+  const Node *trilu = prod(I, inner, "Trilu");
+  if (!trilu)
+    return asBias();
   std::optional<HostTensor> k =
       trilu->input_size() > 1 ? known(I, trilu->input(1)) : std::nullopt;
-  const onnx::AttributeProto *value = fill ? attr(*fill, "value") : nullptr;
-  if (!fill || attrInt(*trilu, "upper", 1) != 1 || !k ||
-      k->numElements() != 1 || k->asInt(0) != 1 || !value)
-    return false;
-  llvm::Expected<HostTensor> v = readTensor(value->t(), I.model, "value");
-  if (!v) {
-    llvm::consumeError(v.takeError());
-    return false;
+  if (attrInt(*trilu, "upper", 1) != 1 || !k || k->numElements() != 1 ||
+      k->asInt(0) != 1)
+    return asBias();
+  if (const Node *fill = prod(I, trilu->input(0), "ConstantOfShape")) {
+    const onnx::AttributeProto *value = attr(*fill, "value");
+    if (!value)
+      return asBias();
+    llvm::Expected<HostTensor> v = readTensor(value->t(), I.model, "value");
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      return asBias();
+    }
+    if (v->numElements() != 1 || !allMinusInf(*v))
+      return asBias();
+    mask.causal = true;
+    mask.nodes.insert(mask.nodes.end(), {trilu, fill});
+    return true;
   }
-  if (!v->isFloat() || v->numElements() != 1 ||
-      !(std::isinf(v->asDouble(0)) && v->asDouble(0) < 0))
-    return false;
+  std::optional<HostTensor> folded = known(I, trilu->input(0));
+  if (!folded || folded->shape.size() != 2 || !allMinusInf(*folded))
+    return asBias();
   mask.causal = true;
-  mask.nodes.insert(mask.nodes.end(), {trilu, fill});
+  mask.nodes.push_back(trilu);
   return true;
 }
 
@@ -703,6 +726,38 @@ bool keyPaddingMask(Importer &I, StringRef m, MaskTerm &mask) {
   return true;
 }
 
+/// A mask term constant folding computed (a static export folds the
+/// Unsqueeze of torch.triu(full(-inf), 1) and its scaling into one
+/// constant [1, L, S] or [L, S]): all zeros is no mask (a decoding step's
+/// causal mask over its one position), -inf exactly above the diagonal of
+/// a square one is `causal`; anything else is left to the generic form.
+bool foldedMask(const HostTensor &t, MaskTerm &mask) {
+  size_t rank = t.shape.size();
+  if (!t.isFloat() || rank < 2 || rank > 3 || (rank == 3 && t.shape[0] != 1))
+    return false;
+  int64_t l = t.shape[rank - 2], s = t.shape[rank - 1];
+  bool anyInf = false;
+  for (int64_t i = 0; i < l; ++i)
+    for (int64_t j = 0; j < s; ++j) {
+      double v = t.asDouble(i * s + j);
+      bool minusInf = std::isinf(v) && v < 0;
+      if (j > i ? !(minusInf || v == 0) : v != 0)
+        return false;
+      anyInf |= minusInf;
+    }
+  if (!anyInf)
+    return true;
+  // Causal: every element above the diagonal of a square mask is -inf.
+  if (l != s)
+    return false;
+  for (int64_t i = 0; i < l; ++i)
+    for (int64_t j = i + 1; j < s; ++j)
+      if (!std::isinf(t.asDouble(i * s + j)))
+        return false;
+  mask.causal = true;
+  return true;
+}
+
 /// `scores` is MatMul(q, k) or Add(Mul(MatMul, 1), Mul(M, 1)) with M an
 /// attn_mask term or a key_padding_mask term; returns the MatMul and the
 /// mask, or null when the form is another.
@@ -724,8 +779,12 @@ const Node *scoresAndMask(Importer &I, StringRef scores, MaskTerm &mask) {
   if (!mm)
     return nullptr;
   std::string m = unscaled(add->input(1));
-  if (!attnMask(I, m, mask) && !keyPaddingMask(I, m, mask))
+  if (std::optional<HostTensor> folded = known(I, m)) {
+    if (!foldedMask(*folded, mask))
+      return nullptr;
+  } else if (!attnMask(I, m, mask) && !keyPaddingMask(I, m, mask)) {
     return nullptr;
+  }
   mask.nodes.push_back(add);
   return mm;
 }
@@ -903,14 +962,20 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
              vW->data.shape[0] != e || qW->data.shape[1] != e))
     return false;
 
-  // Heads: the q reshape's target [L, B*H, D].
+  // Heads: the q reshape's target [L, B*H, D], computed from the shapes (a
+  // dynamic export) or a constant (a static one).
   llvm::Expected<Val> target = I.get(qr->input(1));
   if (!target)
     return target.takeError();
-  if (target->kind != Val::Sym || target->sym.size() != 3 ||
-      !target->sym[2].isConstant())
+  int64_t d = 0;
+  if (target->kind == Val::Sym && target->sym.size() == 3 &&
+      target->sym[2].isConstant())
+    d = target->sym[2].coeff;
+  else if (target->kind == Val::Host && target->host.isInteger() &&
+           target->host.numElements() == 3)
+    d = target->host.asInt(2);
+  else
     return false;
-  int64_t d = target->sym[2].coeff;
   if (d <= 0 || e % d != 0)
     return false;
   int64_t heads = e / d;
