@@ -261,12 +261,18 @@ Value KernelBuilder::gemmLinear(Value x, Value w, Value bias,
   // static M of a few rows (a decoding step compiled for its shape) as
   // well, whose plain contraction LLVM vectorized across the weights'
   // rows with gathers (768 -> 3072 at M = 1: 6.6 ms against 0.09 tiled).
+  // Not an empty one (a static dim of 0: nothing to tile, and no loop
+  // to peel).
+  bool empty =
+      llvm::is_contained(xType.getShape(), 0) ||
+      llvm::is_contained(cast<RankedTensorType>(w.getType()).getShape(), 0);
   Value y = gemm.getResult(0);
   if (act) {
-    // attune-tile-gemm finds the GEMM through its epilogue.
     y = applyActivation(*this, y, *act);
-    y.getDefiningOp()->setAttr(kEpilogueAttr, UnitAttr::get(ctx));
-  } else {
+    // attune-tile-gemm finds the GEMM through its epilogue.
+    if (!empty)
+      y.getDefiningOp()->setAttr(kEpilogueAttr, UnitAttr::get(ctx));
+  } else if (!empty) {
     gemm->setAttr(kGemmAttr, UnitAttr::get(ctx));
   }
   if (!flat)

@@ -195,7 +195,7 @@ int64_t narrowCacheRowsFor(int64_t rows, int64_t k, int64_t paddedN) {
 /// larger than M, have an affine.min extent and peel (a static linear of
 /// 128 rows failed to compile).
 static int64_t notDividing(int64_t cacheRows, int64_t rows, int64_t m) {
-  if (ShapedType::isDynamic(m))
+  if (ShapedType::isDynamic(m) || m <= 0)
     return cacheRows;
   while (m % cacheRows == 0)
     cacheRows += rows;

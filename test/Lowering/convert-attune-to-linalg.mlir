@@ -33,6 +33,16 @@ func.func @linear_rows(%x: tensor<4x16xf32>, %w: tensor<32x16xf32>) -> tensor<4x
   return %0 : tensor<4x32xf32>
 }
 
+// An empty one (a static dim of 0) is not: nothing to tile.
+// CHECK-LABEL: func @linear_empty
+// CHECK:       linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK-NOT:     attune.gemm
+// CHECK:       return
+func.func @linear_empty(%x: tensor<1x0x16xf32>, %w: tensor<32x16xf32>) -> tensor<1x0x32xf32> {
+  %0 = attune.linear %x, %w : (tensor<1x0x16xf32>, tensor<32x16xf32>) -> tensor<1x0x32xf32>
+  return %0 : tensor<1x0x32xf32>
+}
+
 // -----
 
 // Attention: the causal, windowed, length mask is computed from linalg.index
