@@ -602,6 +602,22 @@ std::optional<SymDim> symScalar(Importer &I, StringRef name) {
   return std::nullopt;
 }
 
+/// The dims a Reshape's shape operand `name` asks for: computed by shape
+/// arithmetic (a dynamic export: a Sym) or a constant (a static export:
+/// torch folds the shapes); empty if it is neither.
+llvm::Expected<std::vector<SymDim>> reshapeTarget(Importer &I, StringRef name) {
+  llvm::Expected<Val> v = I.get(name);
+  if (!v)
+    return v.takeError();
+  if (v->kind == Val::Sym)
+    return v->sym;
+  std::vector<SymDim> dims;
+  if (v->kind == Val::Host && v->host.isInteger() && v->host.shape.size() == 1)
+    for (int64_t i = 0, e = v->host.numElements(); i < e; ++i)
+      dims.push_back(SymDim::constant(v->host.asInt(i)));
+  return dims;
+}
+
 struct MaskTerm {
   bool causal = false;
   std::string bias;       // a float [L, S] mask
@@ -962,20 +978,13 @@ llvm::Expected<bool> raiseMultiHeadAttention(Importer &I, const Node &reshape) {
              vW->data.shape[0] != e || qW->data.shape[1] != e))
     return false;
 
-  // Heads: the q reshape's target [L, B*H, D], computed from the shapes (a
-  // dynamic export) or a constant (a static one).
-  llvm::Expected<Val> target = I.get(qr->input(1));
+  // Heads: the q reshape's target [L, B*H, D].
+  llvm::Expected<std::vector<SymDim>> target = reshapeTarget(I, qr->input(1));
   if (!target)
     return target.takeError();
-  int64_t d = 0;
-  if (target->kind == Val::Sym && target->sym.size() == 3 &&
-      target->sym[2].isConstant())
-    d = target->sym[2].coeff;
-  else if (target->kind == Val::Host && target->host.isInteger() &&
-           target->host.numElements() == 3)
-    d = target->host.asInt(2);
-  else
+  if (target->size() != 3 || !(*target)[2].isConstant())
     return false;
+  int64_t d = (*target)[2].coeff;
   if (d <= 0 || e % d != 0)
     return false;
   int64_t heads = e / d;
@@ -1165,19 +1174,19 @@ heads4d(Importer &I, StringRef name, const std::vector<int64_t> &perm,
   const Node *r = prod(I, t->input(0), "Reshape");
   if (!r)
     return std::nullopt;
-  llvm::Expected<Val> target = I.get(r->input(1));
+  llvm::Expected<std::vector<SymDim>> target = reshapeTarget(I, r->input(1));
   if (!target) {
     llvm::consumeError(target.takeError());
     return std::nullopt;
   }
-  if (target->kind != Val::Sym || target->sym.size() != 4 ||
-      !target->sym[2].isConstant())
+  if (target->size() != 4 || !(*target)[2].isConstant())
     return std::nullopt;
   nodes.insert(nodes.end(), {r, t});
-  return std::make_pair(r->input(0), target->sym[2].coeff);
+  return std::make_pair(r->input(0), (*target)[2].coeff);
 }
 
-/// Cast(Trilu(ConstantOfShape(nonzero), k = 1, upper)): true above the
+/// Cast(Trilu(ConstantOfShape(nonzero), k = 1, upper)), or Trilu of that
+/// matrix folded into a constant (a static export): true above the
 /// diagonal.
 bool isCausalCondition(Importer &I, StringRef name,
                        std::vector<const Node *> &nodes) {
@@ -1186,9 +1195,22 @@ bool isCausalCondition(Importer &I, StringRef name,
   if (!trilu || attrInt(*trilu, "upper", 1) != 1 || trilu->input_size() < 2)
     return false;
   std::optional<HostTensor> k = known(I, trilu->input(1));
-  const Node *fill = prod(I, trilu->input(0), "ConstantOfShape");
-  if (!k || k->numElements() != 1 || k->asInt(0) != 1 || !fill)
+  if (!k || k->numElements() != 1 || k->asInt(0) != 1)
     return false;
+  const Node *fill = prod(I, trilu->input(0), "ConstantOfShape");
+  if (!fill) {
+    // A static export: the filled matrix folded into a constant.
+    std::optional<HostTensor> folded = known(I, trilu->input(0));
+    if (!folded || folded->shape.size() != 2 || folded->numElements() == 0)
+      return false;
+    for (int64_t i = 0, e = folded->numElements(); i < e; ++i)
+      if (folded->asDouble(i) == 0)
+        return false;
+    if (cast)
+      nodes.push_back(cast);
+    nodes.push_back(trilu);
+    return true;
+  }
   const onnx::AttributeProto *value = attr(*fill, "value");
   if (value) {
     llvm::Expected<HostTensor> v = readTensor(value->t(), I.model, "value");
@@ -1251,10 +1273,11 @@ llvm::Expected<bool> raiseAttention4d(Importer &I, const Node &reshape) {
   if (!q || !k || !v || q->second != k->second || q->second != v->second)
     return false;
   int64_t heads = q->second;
-  llvm::Expected<Val> target = I.get(reshape.input(1));
+  llvm::Expected<std::vector<SymDim>> target =
+      reshapeTarget(I, reshape.input(1));
   if (!target)
     return target.takeError();
-  if (target->kind != Val::Sym || target->sym.size() != 3)
+  if (target->size() != 3)
     return false;
   std::vector<Val> xs;
   for (const std::string &name : {q->first, k->first, v->first}) {
@@ -1266,8 +1289,7 @@ llvm::Expected<bool> raiseAttention4d(Importer &I, const Node &reshape) {
       return false;
     xs.push_back(*x);
   }
-  if (target->sym[2] != xs[2].shape[2] &&
-      target->sym[2] != SymDim::constant(-1))
+  if ((*target)[2] != xs[2].shape[2] && (*target)[2] != SymDim::constant(-1))
     return false;
   Location l = I.loc(reshape);
   OpBuilder &b = I.builder;
