@@ -13,8 +13,9 @@ odd, prime, just under and just over the register and cache tiles, M from
 1 to a few hundred, each a `y = x W^T + b` model (bench/models'
 linear_KxN with other K and N) compiled once per (K, N) with the M
 dynamic (with --static: once per (M, K, N), M a compile-time constant, as
-a decoding step or an ONNX graph of fixed shape has it), timed by attune-bench in one process with OpenBLAS's sgemm of the
-same M, K, N, randomly interleaved (each the fastest single run).
+a decoding step or an ONNX graph of fixed shape has it), timed by
+attune-bench in one process with OpenBLAS's sgemm of the same M, K, N,
+randomly interleaved (each the fastest single run).
 
 Prints, per (K, N), Attune's and OpenBLAS's GFLOP/s and their ratio per M,
 then the shapes below --min-ratio (default 0.9) and the ten slowest by

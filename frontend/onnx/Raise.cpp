@@ -634,12 +634,15 @@ const Node *unsqueeze0(Importer &I, StringRef name) {
   return axis == SymDim::constant(0) ? unsq : nullptr;
 }
 
+/// -inf: what torch's masks fill with.
+static bool isMinusInf(double v) { return std::isinf(v) && v < 0; }
+
 /// True if `t` is a float tensor whose every element is -inf.
 static bool allMinusInf(const HostTensor &t) {
   if (!t.isFloat() || t.numElements() == 0)
     return false;
   for (int64_t i = 0, e = t.numElements(); i < e; ++i)
-    if (!(std::isinf(t.asDouble(i)) && t.asDouble(i) < 0))
+    if (!isMinusInf(t.asDouble(i)))
       return false;
   return true;
 }
@@ -698,7 +701,7 @@ bool keyPaddingMask(Importer &I, StringRef m, MaskTerm &mask) {
   if (!where)
     return false;
   std::optional<double> fill = knownScalar(I, where->input(1));
-  if (!fill || !(std::isinf(*fill) && *fill < 0))
+  if (!fill || !isMinusInf(*fill))
     return false;
   std::vector<const Node *> chain;
   std::string cond = where->input(0);
@@ -752,24 +755,23 @@ bool foldedMask(const HostTensor &t, MaskTerm &mask) {
   if (!t.isFloat() || rank < 2 || rank > 3 || (rank == 3 && t.shape[0] != 1))
     return false;
   int64_t l = t.shape[rank - 2], s = t.shape[rank - 1];
-  bool anyInf = false;
+  // Zero on and below the diagonal; above it, zero or -inf.
+  bool anyInf = false, allInf = true;
   for (int64_t i = 0; i < l; ++i)
     for (int64_t j = 0; j < s; ++j) {
       double v = t.asDouble(i * s + j);
-      bool minusInf = std::isinf(v) && v < 0;
-      if (j > i ? !(minusInf || v == 0) : v != 0)
+      if (j <= i ? v != 0 : !(isMinusInf(v) || v == 0))
         return false;
-      anyInf |= minusInf;
+      if (j > i) {
+        anyInf |= isMinusInf(v);
+        allInf &= isMinusInf(v);
+      }
     }
   if (!anyInf)
     return true;
   // Causal: every element above the diagonal of a square mask is -inf.
-  if (l != s)
+  if (l != s || !allInf)
     return false;
-  for (int64_t i = 0; i < l; ++i)
-    for (int64_t j = i + 1; j < s; ++j)
-      if (!std::isinf(t.asDouble(i * s + j)))
-        return false;
   mask.causal = true;
   return true;
 }
@@ -1243,7 +1245,7 @@ llvm::Expected<bool> raiseAttention4d(Importer &I, const Node &reshape) {
   bool causal = false;
   if (const Node *where = prod(I, s, "Where")) {
     std::optional<double> fill = knownScalar(I, where->input(1));
-    if (!fill || !(std::isinf(*fill) && *fill < 0) ||
+    if (!fill || !isMinusInf(*fill) ||
         !isCausalCondition(I, where->input(0), nodes))
       return false;
     causal = true;
