@@ -575,15 +575,16 @@ def Attune_TriluOp : Attune_SameTypeOp<"trilu"> {
     Over the last two dims `[M, N]` (rank >= 2; leading dims are batches),
     element `(i, j)` is kept when `j - i >= diagonal` with `upper`
     (`torch.triu(x, diagonal)`) or `j - i <= diagonal` without
-    (`torch.tril`); every other element becomes 0. Floats or integers.
+    (`torch.tril`); every other element becomes 0 (`false` for `i1`: ONNX
+    `Trilu` on a bool mask). Floats, integers or `i1`.
 
     ```mlir
     %y = attune.trilu %x {upper, diagonal = 1 : i64} : tensor<?x?x?xf32>
     ```
   }];
-  let arguments = (ins Attune_NumericTensor:$input, UnitAttr:$upper,
+  let arguments = (ins Attune_DataTensor:$input, UnitAttr:$upper,
                        DefaultValuedAttr<I64Attr, "0">:$diagonal);
-  let results = (outs Attune_NumericTensor:$result);
+  let results = (outs Attune_DataTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
 }

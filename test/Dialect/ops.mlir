@@ -112,6 +112,7 @@ func.func @mask_bias(%m: tensor<?x?xi1>, %k: tensor<2x1x1x5xi1>) {
 // CHECK: attune.reshape %{{.*}} sizes(%{{.*}}) : tensor<?x128xf32> to tensor<?xf32>
 // CHECK: attune.broadcast %{{.*}} sizes(%{{.*}}) : tensor<128xf32> to tensor<?x128xf32>
 // CHECK: attune.select %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x?xi1>, tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi64>
+// CHECK: attune.trilu %{{.*}} {diagonal = 1 : i64, upper} : tensor<?x?xi1>
 func.func @math(%x: tensor<?x128xf32>, %h: tensor<4xbf16>, %s: tensor<f32>,
                 %c: tensor<?x1xf32>, %ids: tensor<?x?xi64>, %pad: tensor<i64>,
                 %idx: tensor<3x2xi32>) {
@@ -136,6 +137,7 @@ func.func @math(%x: tensor<?x128xf32>, %h: tensor<4xbf16>, %s: tensor<f32>,
   %v = arith.constant dense<1.0> : tensor<128xf32>
   %18 = attune.broadcast %v sizes(%n) : tensor<128xf32> to tensor<?x128xf32>
   %16 = attune.select %4, %ids, %pad : (tensor<?x?xi1>, tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi64>
+  %19 = attune.trilu %4 {upper, diagonal = 1 : i64} : tensor<?x?xi1>
   return
 }
 

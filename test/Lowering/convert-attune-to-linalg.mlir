@@ -252,16 +252,21 @@ func.func @reshape_static(%x: tensor<2x3x4xf32>) -> tensor<4x6xf32> {
 
 // -----
 
-// Trilu keeps j - i >= diagonal (upper), any element type.
+// Trilu keeps j - i >= diagonal (upper), any element type; an i1 mask's
+// dropped elements become false.
 // CHECK-LABEL: func @trilu
 // CHECK: %[[I:.*]] = linalg.index 0
 // CHECK: %[[J:.*]] = linalg.index 1
 // CHECK: %[[D:.*]] = arith.subi
 // CHECK: %[[K:.*]] = arith.cmpi sge, %[[D]], %c-1_i64
 // CHECK: arith.select %[[K]], %{{.*}}, %c0_i64 : i64
-func.func @trilu(%x: tensor<?x?xi64>) -> tensor<?x?xi64> {
+// CHECK: %[[D2:.*]] = arith.subi
+// CHECK: %[[K2:.*]] = arith.cmpi sle, %[[D2]], %c0_i64
+// CHECK: arith.select %[[K2]], %{{.*}}, %false : i1
+func.func @trilu(%x: tensor<?x?xi64>, %m: tensor<2x?x?xi1>) -> (tensor<?x?xi64>, tensor<2x?x?xi1>) {
   %r = attune.trilu %x {upper, diagonal = -1 : i64} : tensor<?x?xi64>
-  return %r : tensor<?x?xi64>
+  %b = attune.trilu %m : tensor<2x?x?xi1>
+  return %r, %b : tensor<?x?xi64>, tensor<2x?x?xi1>
 }
 
 // -----

@@ -83,9 +83,9 @@ class GenericOps(nn.Module):
     """Ops no pattern raises, each through the importer's generic path:
     Erf, Sqrt, Exp, Log, Abs, Neg, Reciprocal, Div and Pow by tensors,
     Max/Min, Equal on token ids, Greater with a cast to float, Where, the
-    reductions, Gather of columns, Trilu, a Reshape that splits a static dim
-    and two that merge and split the dynamic ones, and an Expand of a
-    learned token to [B, L, 16].
+    reductions, Gather of columns, Trilu (of floats and of a bool mask),
+    a Reshape that splits a static dim and two that merge and split the
+    dynamic ones, and an Expand of a learned token to [B, L, 16].
     Inputs: x [B, L, 16] and ids [B, L] (a 0 id marks padding); L >= 3."""
 
     def __init__(self, dim=16):
@@ -103,6 +103,7 @@ class GenericOps(nn.Module):
         c = torch.where(pad, torch.tensor(-1.0), c)
         s = c @ c.transpose(1, 2)
         s = torch.triu(s, diagonal=1) + torch.tril(s, diagonal=-1) * 0.5
+        s = torch.where(torch.tril(s > 0.5), s, s * 0.25)
         r = (c.sum(-1, keepdim=True) + c.amax(dim=-1, keepdim=True)
              - c.amin(dim=(1, 2), keepdim=True)
              + torch.prod(c[:, :, :4] * 0.5 + 1, dim=-1, keepdim=True))
