@@ -569,23 +569,37 @@ std::optional<Projection> projectionOf(Importer &I, StringRef name) {
 
 /// The mask term of the scores, if any: `causal`, or a float bias value.
 /// True if `name` is all zeros by construction: a ConstantOfShape of 0
-/// (torch's default initial state), possibly sliced or reshaped.
+/// (torch's default initial state) or a constant of zeros (what a static
+/// export folds that into), possibly sliced, reshaped or expanded.
 bool isZeros(Importer &I, StringRef name) {
-  const Node *n = I.producer(name);
-  while (n && (n->op_type() == "Slice" || n->op_type() == "Reshape" ||
-               n->op_type() == "Unsqueeze" || n->op_type() == "Expand"))
-    n = I.producer(n->input(0));
-  if (!n || n->op_type() != "ConstantOfShape")
-    return false;
-  const onnx::AttributeProto *value = attr(*n, "value");
-  if (!value)
-    return true;
-  llvm::Expected<HostTensor> v = readTensor(value->t(), I.model, "value");
-  if (!v) {
-    llvm::consumeError(v.takeError());
-    return false;
+  for (int steps = 0; steps <= I.model.graph().node_size(); ++steps) {
+    if (std::optional<HostTensor> t = known(I, name)) {
+      for (int64_t i = 0, e = t->numElements(); i < e; ++i)
+        if (t->asDouble(i) != 0)
+          return false;
+      return true;
+    }
+    const Node *n = I.producer(name);
+    if (!n)
+      return false;
+    if (n->op_type() == "Slice" || n->op_type() == "Reshape" ||
+        n->op_type() == "Unsqueeze" || n->op_type() == "Expand") {
+      name = n->input(0);
+      continue;
+    }
+    if (n->op_type() != "ConstantOfShape")
+      return false;
+    const onnx::AttributeProto *value = attr(*n, "value");
+    if (!value)
+      return true;
+    llvm::Expected<HostTensor> v = readTensor(value->t(), I.model, "value");
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      return false;
+    }
+    return v->numElements() == 1 && v->asDouble(0) == 0;
   }
-  return v->numElements() == 1 && v->asDouble(0) == 0;
+  return false;
 }
 
 /// The constant value of a known integer scalar or one-element Sym.
