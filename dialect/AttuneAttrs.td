@@ -147,6 +147,11 @@ def Attune_GemmTilingAttr : AttrDef<Attune_Dialect, "GemmTiling"> {
       both operands rounded to bf16, the weights packed as k-pairs
       `[N / panel, K / 2, panel, 2]`, each k-pair step one `vdpbf16ps` per
       accumulator vector (accumulated in f32); `k_tile` counts k, not pairs;
+    - `widen_pairs` (default false): bf16 weights (`--gemm-weights=bf16`) in
+      `bf16_dot`'s k-pair panels, A in f32 (not rounded): each 32-bit word
+      of a panel row holds a pair, widened in registers by a shift and a
+      mask (no cross-lane widening), two FMAs per pair; the products are
+      those of the bf16 weights and f32 activations, as without it;
     - `dot` (default false): for N narrower than half a vector (a score or
       classifier head of 1 to 8 columns), where a panel of whole vectors
       would be mostly padding: dot products along K instead. The weights
@@ -167,7 +172,8 @@ def Attune_GemmTilingAttr : AttrDef<Attune_Dialect, "GemmTiling"> {
   let parameters = (ins "int64_t":$panel, "int64_t":$rows, "int64_t":$k_tile,
                         "int64_t":$cache_rows, "int64_t":$forall_panels,
                         DefaultValuedParameter<"bool", "false">:$bf16_dot,
-                        DefaultValuedParameter<"bool", "false">:$dot);
+                        DefaultValuedParameter<"bool", "false">:$dot,
+                        DefaultValuedParameter<"bool", "false">:$widen_pairs);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

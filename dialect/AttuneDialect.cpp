@@ -24,7 +24,7 @@ LogicalResult
 GemmTilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t panel, int64_t rows, int64_t kTile,
                        int64_t cacheRows, int64_t forallPanels, bool bf16Dot,
-                       bool dot) {
+                       bool dot, bool widenPairs) {
   if (panel <= 0 || rows <= 0)
     return emitError() << "panel and rows must be positive, got panel = "
                        << panel << ", rows = " << rows;
@@ -41,6 +41,13 @@ GemmTilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (dot && bf16Dot)
     return emitError() << "dot products along K run in f32: dot and bf16_dot "
                           "exclude each other";
+  if (widenPairs && (bf16Dot || dot))
+    return emitError() << "widen_pairs is the f32 arithmetic on bf16 k-pair "
+                          "panels: it excludes bf16_dot and dot";
+  if (widenPairs && kTile % 2 != 0)
+    return emitError() << "widen_pairs steps k in pairs: k_tile must be "
+                          "even, got "
+                       << kTile;
   if (dot && (kTile != 0 || forallPanels != 0))
     return emitError() << "dot tiles have no k tiles or panels: k_tile and "
                           "forall_panels must be 0, got "

@@ -744,7 +744,9 @@ def AttunePackGemms : Pass<"attune-pack-gemms", "::mlir::ModuleOp"> {
     k-pair panels `P [N/W, K/2, W, 2]` whatever `weight-type` says, A
     rounded to bf16 k-pairs `[B, M, K/2, 2]` in front of it (marked
     `attune.pair_rounding`), and a sixth loop over the pair:
-    `C[b, m, nb, r] += A[b, m, k, p] * P[nb, k, r, p]`.
+    `C[b, m, nb, r] += A[b, m, k, p] * P[nb, k, r, p]`. One with
+    `widen_pairs` gets the same bf16 panels and loops, A only viewed as
+    f32 pairs `[B, M, K/2, 2]` (not rounded).
   }];
   let options = [
     Option<"weightType", "weight-type", "std::string", /*default=*/"\"f32\"",
@@ -1048,6 +1050,10 @@ def AttuneSelectCpuTiling : Pass<"attune-select-cpu-tiling", "::mlir::ModuleOp">
     Option<"compute", "compute", "std::string", /*default=*/"\"f32\"",
            "The linear layers' GEMM arithmetic: f32, or bf16 (operands "
            "rounded to bf16, products accumulated in f32: bf16_dot)">,
+    Option<"weights", "weights", "std::string", /*default=*/"\"f32\"",
+           "The linear layers' panel storage (the pack passes' weight-type: "
+           "f32, bf16 or f16); bf16 with f32 arithmetic takes widen_pairs "
+           "on 512-bit vectors">,
   ];
 }
 

@@ -112,9 +112,9 @@ static std::string targetCpu(const CpuOptions &options) {
 static void addCpuKernelPasses(OpPassManager &pm, const CpuOptions &options) {
   bool parallel = options.parallel;
   // The tiles from the target CPU's model.
-  pm.addPass(createAttuneSelectCpuTiling({targetCpu(options), options.features,
-                                          options.explainTiling,
-                                          options.gemmCompute}));
+  pm.addPass(createAttuneSelectCpuTiling(
+      {targetCpu(options), options.features, options.explainTiling,
+       options.gemmCompute, options.gemmWeights}));
   pm.addPass(createAttunePackHeadGemms({options.gemmWeights}));
   pm.addPass(createAttuneVectorizeRows({parallel}));
   pm.addPass(createAttuneTransposeTiles({parallel}));

@@ -186,19 +186,29 @@ static Value pairPanels(OpBuilder &b, Location loc, Value panels) {
       ->getResult(0);
 }
 
+/// A [B, M, K] (K even) viewed as [B, M, K/2, 2].
+static Value viewAsPairs(OpBuilder &b, Location loc, Value a) {
+  auto type = cast<RankedTensorType>(a.getType());
+  int64_t k = type.getDimSize(2);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, a);
+  return tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get({type.getDimSize(0), type.getDimSize(1), k / 2, 2},
+                            type.getElementType()),
+      a, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+      ArrayRef<OpFoldResult>{sizes[0], sizes[1], b.getIndexAttr(k / 2),
+                             b.getIndexAttr(2)});
+}
+
+Value pairsFor(OpBuilder &b, Location loc, Value a, GemmTilingAttr t) {
+  return t.getBf16Dot() ? roundToPairs(b, loc, a) : viewAsPairs(b, loc, a);
+}
+
 Value roundToPairs(OpBuilder &b, Location loc, Value a) {
   auto type = cast<RankedTensorType>(a.getType());
   int64_t k = type.getDimSize(2);
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, a);
-  auto pairsType = [&](Type element) {
-    return RankedTensorType::get(
-        {type.getDimSize(0), type.getDimSize(1), k / 2, 2}, element);
-  };
-  Value pairs = tensor::ExpandShapeOp::create(
-      b, loc, pairsType(type.getElementType()), a,
-      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
-      ArrayRef<OpFoldResult>{sizes[0], sizes[1], b.getIndexAttr(k / 2),
-                             b.getIndexAttr(2)});
+  Value pairs = viewAsPairs(b, loc, a);
   Value empty = tensor::EmptyOp::create(
       b, loc,
       ArrayRef<OpFoldResult>{sizes[0], sizes[1], b.getIndexAttr(k / 2),

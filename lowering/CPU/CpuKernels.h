@@ -69,6 +69,15 @@ std::pair<Value, Value> packDotWeights(OpBuilder &b, Location loc, Value w,
 /// A [B, M, K] (K even) rounded to bf16 as k-pairs [B, M, K/2, 2]
 /// (marked kPairRoundingAttr with the pairs of one vector step).
 Value roundToPairs(OpBuilder &b, Location loc, Value a);
+/// Whether a GEMM with tiling `t` runs on bf16 k-pair panels: bf16_dot
+/// (A rounded to bf16 pairs) or widen_pairs (A f32, viewed as pairs).
+inline bool onKPairs(GemmTilingAttr t) {
+  return t.getBf16Dot() || t.getWidenPairs();
+}
+/// A [B, M, K] (K even) as the k-pairs [B, M, K/2, 2] a GEMM with tiling
+/// `t` reads: rounded to bf16 (roundToPairs) for bf16_dot, the same f32
+/// values viewed as pairs (a tensor.expand_shape) for widen_pairs.
+Value pairsFor(OpBuilder &b, Location loc, Value a, GemmTilingAttr t);
 /// The element types packed GEMM panels may be stored in, as
 /// --gemm-weights and the pack passes' `weight-type` spell them.
 inline constexpr StringLiteral kPanelStorageNames[] = {"f32", "bf16", "f16"};

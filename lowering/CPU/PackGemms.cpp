@@ -159,12 +159,13 @@ static void packGemms(ModuleOp module, Type storage) {
     // columns. At most W - 1 columns of extra work, where a plain
     // contraction ran 40x slower (N = 2047, docs/design.md "GEMM tiling").
     int64_t padded = llvm::alignTo(n, width);
-    // The bf16 compute mode: weights as bf16 k-pairs, A rounded to bf16
-    // k-pairs by a row kernel in front of the GEMM.
-    bool pairs = tiling.getBf16Dot();
+    // bf16 k-pair panels: in the bf16 compute mode A rounded to bf16
+    // k-pairs by a row kernel in front of the GEMM; with widen_pairs (bf16
+    // weights, f32 arithmetic) A's f32 values viewed as pairs.
+    bool pairs = onKPairs(tiling);
     Value panels = packPanels(b, loc, w, width, storage, pairs);
     if (pairs)
-      a = roundToPairs(b, loc, a);
+      a = pairsFor(b, loc, a, tiling);
     Value paddedInit = padColumns(b, loc, init, padded);
     linalg::GenericOp epi;
     for (Operation *user : gemm->getUsers())

@@ -88,11 +88,11 @@ static void packHeadsGemms(ModuleOp module, Type storage) {
     for (Operation *user : llvm::make_early_inc_range(gemm->getUsers()))
       if (auto dim = dyn_cast<tensor::DimOp>(user))
         b.modifyOpInPlace(dim, [&] { dim.getSourceMutable().assign(init); });
-    // The bf16 compute mode: bf16 k-pairs of both operands (A rounded once,
-    // before the slices).
-    bool pairs = tiling.getBf16Dot();
+    // bf16 k-pair panels (bf16_dot, widen_pairs): A as pairs (rounded once,
+    // before the slices, for bf16_dot).
+    bool pairs = onKPairs(tiling);
     Value panels = packPanels(b, loc, w, width, storage, pairs);
-    Value aPairs = pairs ? roundToPairs(b, loc, a) : Value();
+    Value aPairs = pairs ? pairsFor(b, loc, a, tiling) : Value();
     for (linalg::TransposeOp t : heads) {
       auto expand = t.getInput().getDefiningOp<tensor::ExpandShapeOp>();
       auto slice = expand.getSrc().getDefiningOp<tensor::ExtractSliceOp>();

@@ -68,7 +68,7 @@ public:
   /// The GEMMs with tiling `t`: with an epilogue, then alone, then those
   /// already in cache tiles with their init fused (attune-fuse-gemm-inits).
   void addGemms(GemmTilingAttr t) {
-    pairs = t.getBf16Dot();
+    pairs = onKPairs(t);
     std::string id = std::to_string(groups++);
     std::string epis = "%epis_" + id, mm = "%mm_" + id, cg = "%cg_" + id;
     text += match(epis, kEpilogueAttr, t);
@@ -585,7 +585,7 @@ struct WiderFirst {
     auto key = [](GemmTilingAttr t) {
       return std::make_tuple(-t.getPanel(), -t.getRows(), t.getKTile(),
                              t.getCacheRows(), t.getForallPanels(),
-                             t.getBf16Dot(), t.getDot());
+                             t.getBf16Dot(), t.getDot(), t.getWidenPairs());
     };
     return key(a) < key(b);
   }
@@ -700,8 +700,10 @@ void broadcastFromMemory(ModuleOp module) {
 /// CPU without AVX512-BF16 gets the same arithmetic from FMAs: the products
 /// of two bf16 are exact in f32, so two FMAs per pair (odd element first,
 /// as vdpbf16ps adds them) round as it does, short of its flushing of
-/// subnormals. The reads and the write are those the vectorizer would make,
-/// so that the accumulators are hoisted out of the k loop the same way.
+/// subnormals. A widen_pairs tile (bf16 weights, f32 arithmetic) has A in
+/// f32: FMAs on every CPU, each pair's even element first (k order). The
+/// reads and the write are those the vectorizer would make, so that the
+/// accumulators are hoisted out of the k loop the same way.
 static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
                                            StringRef features) {
   SmallVector<linalg::GenericOp> tiles;
@@ -716,10 +718,12 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
   if (!target)
     return module.emitError("attune-tile-gemm: ") << error;
   int64_t lanes = target->lanes();
-  bool native = target->bf16Dot();
   for (linalg::GenericOp op : tiles) {
     Value a = op.getDpsInputs()[0], p = op.getDpsInputs()[1];
     Value c = op.getDpsInits()[0];
+    // f32 A (widen_pairs): FMAs on the widened pairs, whatever the CPU.
+    bool wideA = getElementTypeOrSelf(a.getType()).isF32();
+    bool native = target->bf16Dot() && !wideA;
     auto cType = cast<RankedTensorType>(c.getType());
     if (!cType.hasStaticShape() ||
         !cast<ShapedType>(a.getType()).hasStaticShape() ||
@@ -814,9 +818,9 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
       // The row's pair: one 32-bit read (a broadcast load).
       SmallVector<Value> at(aType.getRank(), zero);
       at[rowDim] = arith::ConstantIndexOp::create(b, loc, i);
-      Value pair =
-          vector::TransferReadOp::create(b, loc, VectorType::get({2}, bf16), a,
-                                         at, bf16Zero, ArrayRef<bool>{true});
+      Value pair = vector::TransferReadOp::create(
+          b, loc, VectorType::get({2}, wideA ? f32 : bf16), a, at,
+          wideA ? f32Zero : bf16Zero, ArrayRef<bool>{true});
       Value aWord, aEven, aOdd;
       if (native) {
         Value word =
@@ -827,8 +831,9 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
                 b, loc, wordsType, vector::ExtractOp::create(b, loc, word, 0)));
       } else {
         auto element = [&](int64_t e) -> Value {
-          Value element = vector::ExtractOp::create(b, loc, pair, e);
-          Value x = arith::ExtFOp::create(b, loc, f32, element);
+          Value x = vector::ExtractOp::create(b, loc, pair, e);
+          if (!wideA)
+            x = arith::ExtFOp::create(b, loc, f32, x);
           return vector::BroadcastOp::create(b, loc, accType, x);
         };
         aEven = element(0);
@@ -842,6 +847,12 @@ static LogicalResult vectorizeBf16DotTiles(ModuleOp module, StringRef cpu,
         if (native) {
           piece = x86vector::DotBF16Op::create(b, loc, accType, piece, aWord,
                                                chunks[ch]);
+        } else if (wideA) {
+          // k order, as the f32 GEMM on bf16 panels adds them.
+          piece =
+              vector::FMAOp::create(b, loc, aEven, widened[ch].first, piece);
+          piece =
+              vector::FMAOp::create(b, loc, aOdd, widened[ch].second, piece);
         } else {
           piece =
               vector::FMAOp::create(b, loc, aOdd, widened[ch].second, piece);

@@ -27,6 +27,15 @@ func.func @bf16_dot_tiling() attributes {attune.tiling = #attune.gemm_tiling<pan
 
 // -----
 
+// bf16 weight k-pairs widened in registers (A in f32).
+// CHECK-LABEL: func.func @widen_pairs_tiling
+// CHECK-SAME:  #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2, widen_pairs = true>
+func.func @widen_pairs_tiling() attributes {attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2, widen_pairs = true>} {
+  return
+}
+
+// -----
+
 // Dot products along K (N narrower than half a vector).
 // CHECK-LABEL: func.func @dot_tiling
 // CHECK-SAME:  #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 0, cache_rows = 128, forall_panels = 0, dot = true>

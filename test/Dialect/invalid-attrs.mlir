@@ -35,6 +35,20 @@ func.func @dot_bf16() attributes {attune.tiling = #attune.gemm_tiling<panel = 16
 
 // -----
 
+// expected-error @+1 {{widen_pairs is the f32 arithmetic on bf16 k-pair panels: it excludes bf16_dot and dot}}
+func.func @widen_bf16() attributes {attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2, bf16_dot = true, widen_pairs = true>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{widen_pairs steps k in pairs: k_tile must be even, got 65}}
+func.func @odd_widen_k_tile() attributes {attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 65, cache_rows = 128, forall_panels = 2, widen_pairs = true>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{dot tiles have no k tiles or panels: k_tile and forall_panels must be 0, got 128 and 0}}
 func.func @dot_k_tile() attributes {attune.tiling = #attune.gemm_tiling<panel = 16, rows = 8, k_tile = 128, cache_rows = 128, forall_panels = 0, dot = true>} {
   return

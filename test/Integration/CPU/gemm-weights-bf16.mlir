@@ -17,10 +17,16 @@
 // RUN: %check-golden %s --work %t/parallel --atol 3e-5 --compile-arg=--gemm-weights=bf16 --compile-arg=--parallel --run-arg=--threads --run-arg=2
 // RUN: %check-golden %s --work %t/external --atol 3e-5 --compile-arg=--gemm-weights=bf16 --compile-arg=--weights-external
 // The panels are bf16 constants (the layer's arrive as bf16 arguments), the
-// GEMM widens them by a shift; no rounding is left for run time.
+// GEMM widens them by a shift; no rounding is left for run time. On
+// 512-bit vectors the panels are k-pairs (widen_pairs: a shift and a mask
+// widen a panel row's pairs; K = 200 as 100 pairs); on AVX2 one weight per
+// 16-bit lane (a vpmovzxwd and a shift). The golden runs above take
+// whichever the host has; bf16-without-avx512bf16.test runs the AVX2 form.
 // RUN: attune-compile %s --weights %golden/gemm-weights-bf16/weights.safetensors --cpu=icelake-server --gemm-weights=bf16 --emit=linalg | FileCheck %s
+// RUN: attune-compile %s --weights %golden/gemm-weights-bf16/weights.safetensors --cpu=haswell --gemm-weights=bf16 --emit=linalg | FileCheck %s --check-prefix=AVX2
+// AVX2:        arith.constant dense_resource<a.weight_t_p24_bf16> : tensor<14x200x24xbf16>
 // CHECK-LABEL: func.func @forward(
-// CHECK:       arith.constant dense_resource<a.weight_t_p64_bf16> : tensor<6x200x64xbf16>
+// CHECK:       arith.constant dense_resource<a.weight_t_p64x2_bf16> : tensor<6x100x64x2xbf16>
 // CHECK-NOT:   arith.truncf
 // CHECK:       arith.shli
 // CHECK-LABEL: func.func private @forward_encoder_layer(

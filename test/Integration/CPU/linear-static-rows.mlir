@@ -35,7 +35,7 @@
 // CHECK-DAG: GEMM 256 x 64 -> 256 on znver4 {{.*}} cache_rows 132
 // And --gemm-weights applies to them: the decoding step's panels are bf16.
 // RUN: attune-compile %s --weights %golden/linear-static-rows/weights.safetensors --cpu=znver4 --gemm-weights=bf16 --emit=linalg | FileCheck %s --check-prefix=BF16
-// BF16: arith.constant dense_resource<e.weight_t_p64_bf16> : tensor<4x768x64xbf16>
+// BF16: arith.constant dense_resource<e.weight_t_p64x2_bf16> : tensor<4x384x64x2xbf16>
 
 func.func @forward(%x: tensor<1x3x70xf32> {attune.name = "x"}, %y: tensor<2x200xf32> {attune.name = "y"}, %z: tensor<2x1x768xf32> {attune.name = "z"}, %v: tensor<1x256x64xf32> {attune.name = "v"}) -> (tensor<1x3x768xf32>, tensor<2x33xf32>, tensor<2x1xf32>, tensor<2x1x17xf32>, tensor<1x256x256xf32>) {
   %wa = attune.weight "a.weight" : tensor<129x70xf32>
