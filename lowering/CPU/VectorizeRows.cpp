@@ -50,6 +50,15 @@ static bool isRowKernel(linalg::LinalgOp op) {
   if (!isa<linalg::GenericOp, linalg::TransposeOp>(op.getOperation()) ||
       loops < 2 || op.getNumDpsInits() == 0 || !op.hasPureTensorSemantics())
     return false;
+  // No i1 tensors: a vector of i1 is bit-packed in memory (LLVM loads 16
+  // booleans of a mask as 2 bytes), where a tensor of i1 holds one byte
+  // each. Vectorized, a static [2, 16] bool key_padding_mask's bias read
+  // the wrong bytes and the mask was lost; LLVM's own vectorizer widens the
+  // scalar loop's byte loads correctly.
+  auto isBool = [](Type t) { return getElementTypeOrSelf(t).isInteger(1); };
+  if (llvm::any_of(op->getOperandTypes(), isBool) ||
+      llvm::any_of(op->getResultTypes(), isBool))
+    return false;
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   for (unsigned d = 0; d + 1 < loops; ++d)
     if (iters[d] != utils::IteratorType::parallel)

@@ -94,3 +94,19 @@ func.func @row_blocks(%x: tensor<?x1x768xf32>, %r: tensor<?x1x768xf32>, %a: tens
   %s = attune.add %a, %b : (tensor<?x?x3072xf32>, tensor<?x?x3072xf32>) -> tensor<?x?x3072xf32>
   return %y, %s : tensor<?x1x768xf32>, tensor<?x?x3072xf32>
 }
+
+// -----
+
+// Kernels over i1 tensors stay scalar: a vector of i1 is bit-packed in
+// memory, a tensor of i1 one byte per element (a static [2, 16] bool
+// key_padding_mask's bias, vectorized, read 2 bytes a row and lost the
+// mask). The f32 kernel beside it is vectorized.
+// CHECK-LABEL: func.func @bool_rows
+// CHECK:       linalg.generic {{.*}} ins(%{{.*}} : tensor<2x16xi1>) outs(%{{.*}} : tensor<2x16xf32>)
+// CHECK-NOT:   vector<1x16xi1>
+// CHECK:       vector.transfer_read {{.*}} vector<1x16xf32>
+func.func @bool_rows(%m: tensor<2x16xi1>, %x: tensor<2x16xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>) {
+  %b = attune.mask_bias %m : tensor<2x16xi1> to tensor<2x16xf32>
+  %y = attune.activation <relu> %x : tensor<2x16xf32>
+  return %b, %y : tensor<2x16xf32>, tensor<2x16xf32>
+}
