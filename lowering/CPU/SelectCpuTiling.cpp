@@ -268,16 +268,20 @@ GemmTilingAttr gemmTiling(MLIRContext *ctx, const CpuTarget &t, int64_t m,
   // weights with f32 arithmetic on 512-bit vectors (widen_pairs): a shift
   // and a mask widen 16 pairs of a panel row, where widening 16 weights
   // takes a vpmovzxwd and a shift (768 -> 50257 at M = 1 on a Zen 5:
-  // 1.58-1.63 ms against 1.83-1.85).
+  // 3.80 -> 3.28 ms, interleaved medians; bench/README.md).
   std::string pairsWhy;
   widenPairs = widenPairs && !bf16Dot && t.lanes() == 16;
   bool pairs = bf16Dot || widenPairs;
+  // Where k-pairs do not apply: bf16 compute falls back to f32, bf16
+  // weights to one weight per lane.
+  std::string unpaired =
+      bf16Dot ? "; f32, not bf16: " : "; bf16 weights, not k-pairs: ";
   if (pairs && (ShapedType::isDynamic(k) || k % 2)) {
     pairs = false;
-    pairsWhy = "; f32, not bf16: K is odd";
+    pairsWhy = unpaired + "K is odd";
   } else if (pairs && tile.panel % t.lanes()) {
     pairs = false;
-    pairsWhy = "; f32, not bf16: the panel is not whole vectors";
+    pairsWhy = unpaired + "the panel is not whole vectors";
   } else if (bf16Dot) {
     pairsWhy = pairsRemark(t);
   } else if (pairs) {

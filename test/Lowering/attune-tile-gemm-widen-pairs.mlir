@@ -18,7 +18,7 @@
 // TILING-LABEL: func.func @odd_k
 // TILING-NOT:   widen_pairs
 // EXPLAIN:      remark: GEMM ? x 256 -> 512 {{.*}}; bf16 weight k-pairs, widened in registers (A in f32)
-// EXPLAIN:      remark: GEMM ? x 255 -> 64 {{.*}}; f32, not bf16: K is odd
+// EXPLAIN:      remark: GEMM ? x 255 -> 64 {{.*}}; bf16 weights, not k-pairs: K is odd
 // AVX2-NOT:     widen_pairs
 // COMPUTE:      attune.tiling = #attune.gemm_tiling<panel = 64, rows = 4, k_tile = 128, cache_rows = 128, forall_panels = 2, bf16_dot = true>
 // COMPUTE-NOT:  widen_pairs
