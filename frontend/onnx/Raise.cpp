@@ -567,7 +567,6 @@ std::optional<Projection> projectionOf(Importer &I, StringRef name) {
   return std::nullopt;
 }
 
-/// The mask term of the scores, if any: `causal`, or a float bias value.
 /// True if `name` is all zeros by construction: a ConstantOfShape of 0
 /// (torch's default initial state) or a constant of zeros (what a static
 /// export folds that into), possibly sliced, reshaped or expanded.
@@ -632,6 +631,8 @@ llvm::Expected<std::vector<SymDim>> reshapeTarget(Importer &I, StringRef name) {
   return dims;
 }
 
+/// The mask term of the scores, if any: `causal`, a float bias value or a
+/// key_padding_mask; `nodes` are the ones it replaces.
 struct MaskTerm {
   bool causal = false;
   std::string bias;       // a float [L, S] mask

@@ -521,9 +521,9 @@ struct AttuneSelectCpuTilingPass
           << compute << ": expected f32 or bf16";
       return signalPassFailure();
     }
-    if (!llvm::is_contained({"f32", "bf16", "f16"}, StringRef(weights))) {
+    if (!llvm::is_contained(kPanelStorageNames, weights)) {
       module.emitError("attune-select-cpu-tiling: weights=")
-          << weights << ": expected f32, bf16 or f16";
+          << weights << ": expected " << panelStorageChoices();
       return signalPassFailure();
     }
     bool bf16Dot = compute == "bf16";
